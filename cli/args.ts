@@ -1,0 +1,65 @@
+/**
+ * Command-line parsing: `llm-wiki <command> [args] [--vault DIR] [--json]`.
+ * Usage errors are a `UsageError` (exit code 2), never a stack trace.
+ */
+import { parseArgs } from "node:util";
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+}
+
+export interface Parsed {
+  command: string;
+  positionals: string[];
+  values: Record<string, string | boolean | undefined>;
+}
+
+const COMMON: Record<string, OptionSpec> = {
+  vault: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
+/** Parses `argv` (without node and script) for `command`'s options plus the common ones. */
+export function parseCommand(
+  argv: string[],
+  options: Record<string, Record<string, OptionSpec>>,
+): Parsed {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    return { command: "help", positionals: [], values: {} };
+  }
+  if (command === "--version" || command === "-v")
+    return { command: "version", positionals: [], values: {} };
+  const own = options[command];
+  if (own === undefined) throw new UsageError(`unknown command "${command}"`);
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: { ...COMMON, ...own },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { command, positionals: parsed.positionals, values: parsed.values };
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A positive integer option, or `fallback` when absent. */
+export function intOption(
+  value: string | boolean | undefined,
+  name: string,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} takes a positive whole number`);
+  return n;
+}

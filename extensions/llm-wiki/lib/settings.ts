@@ -1,0 +1,160 @@
+/**
+ * Host settings, in an `llm-wiki` namespace: Pi's settings files for the
+ * extension, a settings file for the MCP server and the CLI. Each key is
+ * validated on its own; an invalid value is dropped with a diagnostic and
+ * its default applies, so a typo never crashes a host or disables recall.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { type Static, type TSchema, Type } from "typebox";
+import { Value } from "typebox/value";
+import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+
+export const SETTINGS_NAMESPACE = "llm-wiki";
+
+export const RETRIEVAL_MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+const ModelsSchema = Type.Object(
+  {
+    embed: Type.Optional(Type.String({ minLength: 1 })),
+    rerank: Type.Optional(Type.String({ minLength: 1 })),
+    generate: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
+const SETTING_SCHEMAS = {
+  autoRecall: Type.Boolean(),
+  retrievalMode: Type.Union([
+    Type.Literal("lexical"),
+    Type.Literal("hybrid"),
+    Type.Literal("adaptive"),
+    Type.Literal("quality"),
+  ]),
+  turnBudgetMs: Type.Integer({ minimum: 50, maximum: 60_000 }),
+  includePersonal: Type.Boolean(),
+  recallMaxChars: Type.Integer({ minimum: 500, maximum: 100_000 }),
+  models: ModelsSchema,
+} satisfies Record<string, TSchema>;
+
+type SchemaMap = typeof SETTING_SCHEMAS;
+/** Resolved host settings. */
+export type WikiSettings = { [K in keyof SchemaMap]: Static<SchemaMap[K]> };
+
+export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
+  autoRecall: true,
+  retrievalMode: "adaptive",
+  turnBudgetMs: 1_500,
+  includePersonal: true,
+  recallMaxChars: 8_000,
+  models: {},
+});
+
+/**
+ * Merges `llm-wiki` sections, later sources winning, and validates each key.
+ * `sources` are `{ label, section }` pairs; the label names the file in diagnostics.
+ */
+export function resolveSettings(sources: Array<{ label: string; section: unknown }>): {
+  settings: WikiSettings;
+  diagnostics: Diagnostic[];
+} {
+  const settings: WikiSettings = { ...DEFAULT_SETTINGS, models: {} };
+  const diagnostics: Diagnostic[] = [];
+  for (const { label, section } of sources) {
+    if (section === undefined) continue;
+    if (section === null || typeof section !== "object" || Array.isArray(section)) {
+      diagnostics.push(
+        diagnostic(
+          "settings_invalid",
+          "warning",
+          `${label}: "${SETTINGS_NAMESPACE}" must be an object`,
+        ),
+      );
+      continue;
+    }
+    for (const [key, value] of Object.entries(section as Record<string, unknown>)) {
+      if (!(key in SETTING_SCHEMAS)) {
+        diagnostics.push(
+          diagnostic(
+            "settings_unknown_key",
+            "warning",
+            `${label}: unknown setting "${key}" ignored`,
+          ),
+        );
+        continue;
+      }
+      const schema = SETTING_SCHEMAS[key as keyof SchemaMap];
+      if (!Value.Check(schema, value)) {
+        diagnostics.push(
+          diagnostic(
+            "settings_invalid_value",
+            "warning",
+            `${label}: invalid value ${JSON.stringify(value)} for "${key}"; using the default ${JSON.stringify(DEFAULT_SETTINGS[key as keyof SchemaMap])}`,
+          ),
+        );
+        continue;
+      }
+      Object.assign(settings, {
+        [key]: key === "models" ? { ...settings.models, ...(value as object) } : value,
+      });
+    }
+  }
+  return { settings, diagnostics };
+}
+
+/** Reads the `llm-wiki` section of a JSON settings file; absent file → undefined section. */
+export function readSettingsSection(path: string): { section: unknown; diagnostics: Diagnostic[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return { section: undefined, diagnostics: [] };
+  }
+  try {
+    const data = JSON.parse(text) as unknown;
+    if (data && typeof data === "object" && !Array.isArray(data)) {
+      return { section: (data as Record<string, unknown>)[SETTINGS_NAMESPACE], diagnostics: [] };
+    }
+    return {
+      section: undefined,
+      diagnostics: [
+        diagnostic("settings_invalid", "warning", `${path}: not a JSON object; ignored`),
+      ],
+    };
+  } catch (error) {
+    return {
+      section: undefined,
+      diagnostics: [
+        diagnostic(
+          "settings_invalid",
+          "warning",
+          `${path}: invalid JSON (${errorMessage(error)}); ignored`,
+        ),
+      ],
+    };
+  }
+}
+
+/** The settings file the CLI and MCP server read: `$LLM_WIKI_SETTINGS`, else the XDG config folder. */
+export function cliSettingsPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.LLM_WIKI_SETTINGS) return env.LLM_WIKI_SETTINGS;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "llm-wiki", "settings.json");
+}
+
+/** Settings for the CLI and MCP hosts, from their settings file. */
+export function loadCliSettings(env: NodeJS.ProcessEnv = process.env): {
+  settings: WikiSettings;
+  diagnostics: Diagnostic[];
+} {
+  const path = cliSettingsPath(env);
+  const read = readSettingsSection(path);
+  const resolved = resolveSettings([{ label: path, section: read.section }]);
+  return {
+    settings: resolved.settings,
+    diagnostics: [...read.diagnostics, ...resolved.diagnostics],
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Creating a vault: idempotent, never overwriting. A second call on an
+ * existing vault creates only what is missing and reports what was there.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { newVaultConfig } from "./config.ts";
+import { appendEvent } from "./events.ts";
+import { createFileExclusive } from "./fs-safe.ts";
+import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
+
+/** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
+export const VAULT_GITIGNORE =
+  "# Derived by llm-wiki; rebuildable, never authoritative.\nmeta/qmd/\nmeta/registry.json\nmeta/backlinks.json\nmeta/*.lock\n";
+
+export interface BootstrapOptions {
+  root: string;
+  name?: string;
+  topic?: string;
+  mode?: string;
+}
+
+export interface BootstrapResult {
+  vault: VaultPaths;
+  /** True when the vault did not exist before this call. */
+  created: boolean;
+  /** Vault-relative paths this call created. */
+  createdPaths: string[];
+}
+
+/** Creates the vault at `root` (or completes a partial one). */
+export function bootstrapVault(options: BootstrapOptions): BootstrapResult {
+  const vault = vaultPaths(options.root, "project");
+  const existed = existsSync(vault.config);
+  const createdPaths: string[] = [];
+  const ensureDir = (abs: string, rel: string) => {
+    if (!existsSync(abs)) {
+      mkdirSync(abs, { recursive: true });
+      createdPaths.push(rel);
+    }
+  };
+  ensureDir(vault.dir, ".llm-wiki/");
+  for (const folder of PAGE_FOLDERS) ensureDir(join(vault.wiki, folder), `wiki/${folder}/`);
+  ensureDir(join(vault.raw, "sources"), "raw/sources/");
+  ensureDir(vault.meta, "meta/");
+  const config = newVaultConfig(
+    options.name ?? basename(options.root),
+    options.topic,
+    options.mode ?? "project",
+  );
+  if (createFileExclusive(vault.config, `${JSON.stringify(config, null, 2)}\n`)) {
+    createdPaths.push("config.json");
+  }
+  if (createFileExclusive(join(vault.dir, ".gitignore"), VAULT_GITIGNORE)) {
+    createdPaths.push(".gitignore");
+  }
+  if (!existed) {
+    appendEvent(vault, { kind: "vault_initialized", name: config.name, mode: config.mode });
+  }
+  return { vault, created: !existed, createdPaths };
+}

@@ -1,0 +1,74 @@
+/**
+ * The vault's `config.json`: name, topic, mode, vault_id, knowledge_format.
+ * Unknown keys are kept; invalid values are dropped with a diagnostic.
+ */
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import type { VaultPaths } from "./paths.ts";
+
+export const VAULT_MODES = ["project", "personal", "research", "team"] as const;
+
+export interface VaultConfig {
+  name?: string;
+  topic?: string;
+  mode?: string;
+  vault_id?: string;
+  knowledge_format?: string;
+  [key: string]: unknown;
+}
+
+const STRING_KEYS = ["name", "topic", "mode", "vault_id", "knowledge_format"] as const;
+
+/** Reads and validates the vault config; never throws. */
+export function readVaultConfig(paths: VaultPaths): {
+  config: VaultConfig;
+  diagnostics: Diagnostic[];
+} {
+  const diagnostics: Diagnostic[] = [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(paths.config, "utf8"));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    diagnostics.push(
+      diagnostic(
+        missing ? "config_missing" : "config_invalid",
+        "warning",
+        missing
+          ? ".llm-wiki/config.json is missing; defaults apply"
+          : `.llm-wiki/config.json is not valid JSON (${errorMessage(error)}); defaults apply`,
+        { path: ".llm-wiki/config.json" },
+      ),
+    );
+    return { config: {}, diagnostics };
+  }
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    diagnostics.push(
+      diagnostic("config_invalid", "warning", ".llm-wiki/config.json is not an object", {
+        path: ".llm-wiki/config.json",
+      }),
+    );
+    return { config: {}, diagnostics };
+  }
+  const config: VaultConfig = { ...(raw as Record<string, unknown>) };
+  for (const key of STRING_KEYS) {
+    const value = config[key];
+    if (value !== undefined && typeof value !== "string") {
+      delete config[key];
+      diagnostics.push(
+        diagnostic("config_invalid_value", "warning", `config.json: "${key}" must be a string`, {
+          path: ".llm-wiki/config.json",
+        }),
+      );
+    }
+  }
+  return { config, diagnostics };
+}
+
+/** A fresh config for `init`. */
+export function newVaultConfig(name: string, topic: string | undefined, mode: string): VaultConfig {
+  const config: VaultConfig = { name, mode, vault_id: randomUUID(), knowledge_format: "okf" };
+  if (topic) config.topic = topic;
+  return config;
+}

@@ -1,0 +1,57 @@
+/**
+ * Exact registry lookup (`wiki_search`): ids, titles, aliases and tags, with
+ * exact id/title/alias matches first. No index, no model: instant answers
+ * for names the caller already knows.
+ */
+import type { PageMeta } from "./page.ts";
+
+export type LookupMatch = "id" | "title" | "alias" | "tag" | "partial";
+
+export interface LookupHit {
+  id: string;
+  title: string;
+  type: string;
+  role: PageMeta["role"];
+  match: LookupMatch;
+  description?: string;
+}
+
+const RANK: Record<LookupMatch, number> = { id: 0, title: 1, alias: 2, tag: 3, partial: 4 };
+
+function norm(text: string): string {
+  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+function classify(page: PageMeta, q: string): LookupMatch | undefined {
+  const id = norm(page.id);
+  if (id === q || id.split("/").pop() === q) return "id";
+  if (norm(page.title) === q) return "title";
+  const aliases = page.aliases.map(norm);
+  if (aliases.includes(q)) return "alias";
+  if (page.tags.map(norm).includes(q)) return "tag";
+  if (q.length >= 2 && [id, norm(page.title), ...aliases].some((s) => s.includes(q)))
+    return "partial";
+  return undefined;
+}
+
+/** Pages matching `query`, best match kind first, then by id. */
+export function lookupPages(pages: Iterable<PageMeta>, query: string, limit: number): LookupHit[] {
+  const q = norm(query);
+  if (q === "") return [];
+  const hits: LookupHit[] = [];
+  for (const page of pages) {
+    const match = classify(page, q);
+    if (match === undefined) continue;
+    const hit: LookupHit = {
+      id: page.id,
+      title: page.title,
+      type: page.type,
+      role: page.role,
+      match,
+    };
+    if (page.description) hit.description = page.description;
+    hits.push(hit);
+  }
+  hits.sort((a, b) => RANK[a.match] - RANK[b.match] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.slice(0, limit);
+}

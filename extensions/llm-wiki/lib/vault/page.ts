@@ -1,0 +1,249 @@
+/**
+ * Parsing one wiki page: gray-matter frontmatter, type and role, the fields
+ * every host reads, and a diagnostic (never an exception) for a page that
+ * cannot be accepted.
+ */
+import { createHash } from "node:crypto";
+import matter from "gray-matter";
+import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+
+/** Types whose pages are the vault's curated knowledge. */
+export const CANONICAL_TYPES = [
+  "entity",
+  "concept",
+  "synthesis",
+  "analysis",
+  "requirement",
+  "skill",
+  "case",
+] as const;
+
+/** Types whose pages are evidence: captured sources and what was observed. */
+export const EVIDENCE_TYPES = [
+  "source",
+  "observation",
+  "insight",
+  "retro",
+  "decision",
+  "note",
+  "event",
+  "trajectory",
+  "reference",
+] as const;
+
+export const PAGE_STATUSES = [
+  "draft",
+  "stable",
+  "deprecated",
+  "skeleton",
+  "ingested",
+  "insight",
+  "observation",
+  "stub",
+] as const;
+
+export type PageRole = "canonical" | "evidence";
+export type PageStatus = (typeof PAGE_STATUSES)[number];
+
+/** Pages above this size are refused: a wiki page is notes, not a data dump. */
+export const MAX_PAGE_BYTES = 1024 * 1024;
+
+/** What every host needs to know about a page, without its body. */
+export interface PageMeta {
+  /** Path under `wiki/` without `.md`, e.g. `concepts/rag`. */
+  id: string;
+  /** Vault-relative path, e.g. `wiki/concepts/rag.md`. */
+  path: string;
+  type: string;
+  role: PageRole;
+  title: string;
+  description?: string;
+  summary?: string;
+  aliases: string[];
+  tags: string[];
+  status?: PageStatus;
+  sources: string[];
+  created?: string;
+  updated?: string;
+  staleAfter?: string;
+  recallTriggers: string[];
+}
+
+/** A parsed page: its metadata, all frontmatter (unknown keys kept) and body. */
+export interface Page extends PageMeta {
+  frontmatter: Record<string, unknown>;
+  body: string;
+  /** sha256 of the file's bytes. */
+  hash: string;
+}
+
+export type ParseResult =
+  | { ok: true; page: Page; diagnostics: Diagnostic[] }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+const canonicalSet: ReadonlySet<string> = new Set(CANONICAL_TYPES);
+const knownTypes: ReadonlySet<string> = new Set([...CANONICAL_TYPES, ...EVIDENCE_TYPES]);
+const statusSet: ReadonlySet<string> = new Set(PAGE_STATUSES);
+
+/** Role of a page type: canonical for curated knowledge, evidence otherwise. */
+export function roleOf(type: string): PageRole {
+  return canonicalSet.has(type) ? "canonical" : "evidence";
+}
+
+/** sha256 hex of bytes or text. */
+export function hashContent(content: string | Uint8Array): string {
+  return createHash("sha256").update(content).digest("hex");
+}
+
+function asText(value: unknown): string | undefined {
+  if (typeof value === "string") return value.trim() === "" ? undefined : value.trim();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value instanceof Date && !Number.isNaN(value.getTime()))
+    return value.toISOString().slice(0, 10);
+  return undefined;
+}
+
+function asList(value: unknown): string[] {
+  if (Array.isArray(value)) {
+    return value.map(asText).filter((v): v is string => v !== undefined);
+  }
+  const one = asText(value);
+  if (one === undefined) return [];
+  // `tags: a, b` is a common hand-written shorthand for a list.
+  return one.includes(",")
+    ? one
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [one];
+}
+
+/** Sources may be ids or objects with an id/path field; keep what names a page. */
+function asSources(value: unknown): string[] {
+  if (!Array.isArray(value)) return asList(value);
+  const out: string[] = [];
+  for (const item of value) {
+    if (item && typeof item === "object" && !Array.isArray(item)) {
+      const record = item as Record<string, unknown>;
+      const ref = asText(record.id) ?? asText(record.page) ?? asText(record.path);
+      if (ref) out.push(ref);
+    } else {
+      const ref = asText(item);
+      if (ref) out.push(ref);
+    }
+  }
+  return out;
+}
+
+function firstHeading(body: string): string | undefined {
+  const match = /^#\s+(.+?)\s*#*\s*$/m.exec(body);
+  return match?.[1];
+}
+
+function isBinary(bytes: Uint8Array): boolean {
+  const probe = bytes.subarray(0, 8192);
+  if (probe.includes(0)) return true;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Parses the bytes of the page at vault-relative `path` with id `id`.
+ * A page that cannot be accepted yields `ok: false` and an error diagnostic
+ * naming the path and the reason; soft problems are warnings on an accepted page.
+ */
+export function parsePage(id: string, path: string, bytes: Uint8Array): ParseResult {
+  const fail = (code: string, message: string): ParseResult => ({
+    ok: false,
+    diagnostics: [diagnostic(code, "error", `${path}: ${message}`, { path })],
+  });
+  if (bytes.byteLength > MAX_PAGE_BYTES) {
+    return fail(
+      "page_too_large",
+      `page is ${bytes.byteLength} bytes; the limit is ${MAX_PAGE_BYTES}`,
+    );
+  }
+  if (isBinary(bytes)) return fail("page_binary", "page is not UTF-8 text");
+
+  const text = Buffer.from(bytes)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "");
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    // An options object turns off gray-matter's content cache, which would
+    // otherwise hand back a stale parse for identical text.
+    parsed = matter(text, { excerpt: false });
+  } catch (error) {
+    return fail(
+      "frontmatter_parse_error",
+      `frontmatter is not valid YAML (${errorMessage(error)})`,
+    );
+  }
+  const data = parsed.data as unknown;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    return fail("frontmatter_parse_error", "frontmatter is not a mapping");
+  }
+  const fm = data as Record<string, unknown>;
+  const rawType = asText(fm.type)?.toLowerCase();
+  if (rawType === undefined) {
+    return fail("page_missing_type", "frontmatter has no `type`");
+  }
+  if (!knownTypes.has(rawType)) {
+    return fail(
+      "page_unknown_type",
+      `unknown type "${rawType}" (expected one of ${[...knownTypes].join(", ")})`,
+    );
+  }
+
+  const diagnostics: Diagnostic[] = [];
+  const statusText = asText(fm.status)?.toLowerCase();
+  let status: PageStatus | undefined;
+  if (statusText !== undefined) {
+    if (statusSet.has(statusText)) status = statusText as PageStatus;
+    else {
+      diagnostics.push(
+        diagnostic("page_unknown_status", "warning", `${path}: unknown status "${statusText}"`, {
+          path,
+        }),
+      );
+    }
+  }
+  const body = parsed.content;
+  const page: Page = {
+    id,
+    path,
+    type: rawType,
+    role: roleOf(rawType),
+    title: asText(fm.title) ?? firstHeading(body) ?? id.split("/").pop() ?? id,
+    aliases: asList(fm.aliases),
+    tags: asList(fm.tags),
+    sources: asSources(fm.sources),
+    recallTriggers: asList(fm.recall_triggers),
+    frontmatter: fm,
+    body,
+    hash: hashContent(bytes),
+  };
+  const optional: Array<[keyof PageMeta, unknown]> = [
+    ["description", fm.description],
+    ["summary", fm.summary],
+    ["created", fm.created],
+    ["updated", fm.updated],
+    ["staleAfter", fm.stale_after],
+  ];
+  for (const [key, value] of optional) {
+    const text = asText(value);
+    if (text !== undefined) Object.assign(page, { [key]: text });
+  }
+  if (status !== undefined) page.status = status;
+  return { ok: true, page, diagnostics };
+}
+
+/** The metadata part of a page, as stored in the registry. */
+export function pageMeta(page: Page): PageMeta {
+  const { frontmatter: _fm, body: _body, hash: _hash, ...meta } = page;
+  return meta;
+}

@@ -1,0 +1,29 @@
+/**
+ * Page slugs. Letters and digits of every script are kept, so two titles that
+ * differ only in non-Latin characters get different slugs (older tools
+ * stripped them and silently overwrote one observation with another).
+ */
+import { createHash } from "node:crypto";
+
+const MAX_SLUG_CHARS = 80;
+
+function shortHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 8);
+}
+
+/** Lowercase kebab-case slug of `title`; never empty. */
+export function slugify(title: string): string {
+  const normal = title.normalize("NFKC").toLowerCase();
+  const slug = normal
+    .replace(/[^\p{L}\p{N}\p{M}]+/gu, "-")
+    .replace(/^-+|-+$/g, "")
+    .replace(/-{2,}/g, "-");
+  if (slug === "") return `page-${shortHash(normal)}`;
+  const chars = [...slug];
+  if (chars.length <= MAX_SLUG_CHARS) return slug;
+  // A cut slug could collide with another long title's: keep them apart.
+  return `${chars
+    .slice(0, MAX_SLUG_CHARS - 9)
+    .join("")
+    .replace(/-+$/, "")}-${shortHash(normal)}`;
+}
