@@ -5,12 +5,25 @@
  * reported errors, 2 usage.
  */
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import {
+  renderBootstrap,
+  renderDiagnostics,
+  renderRecallResult,
+  renderReindex,
+  renderSearch,
+  renderStatus,
+} from "../extensions/llm-wiki/lib/render-text.ts";
+import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import {
+  createWikiService,
+  type VaultSelector,
+  type WikiService,
+} from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { intOption, type OptionSpec, type Parsed, parseCommand, UsageError } from "./args.ts";
-import { renderDiagnostics, renderSearch, renderStatus } from "./render.ts";
+import { createProgress } from "./progress.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
 
@@ -18,6 +31,10 @@ commands:
   init [--name N] [--topic T] [--mode M]   create a vault here (or at --vault)
   status                                   pages, roles, links and diagnostics
   search <query> [--limit N]               exact lookup by id, title, alias or tag
+  recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
+         [--auto]                          the automatic per-turn policy instead
+  reindex [--all] [--vectors] [--force]    bring the search index up to date
+          [--which active|project|personal|all]
 
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
@@ -28,7 +45,32 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
   status: {},
   search: { limit: { type: "string" } },
+  recall: { mode: { type: "string" }, max: { type: "string" }, auto: { type: "boolean" } },
+  reindex: {
+    all: { type: "boolean" },
+    vectors: { type: "boolean" },
+    force: { type: "boolean" },
+    which: { type: "string" },
+  },
 };
+
+const MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
+
+function modeOption(value: string | boolean | undefined): RetrievalMode | undefined {
+  if (value === undefined) return undefined;
+  const found = MODES.find((m) => m === value);
+  if (!found) throw new UsageError(`--mode takes one of ${MODES.join(", ")}`);
+  return found;
+}
+
+const SELECTORS = ["active", "project", "personal", "all"] as const;
+
+function selector(value: string | boolean | undefined): VaultSelector {
+  if (value === undefined) return "active";
+  const found = SELECTORS.find((s) => s === value);
+  if (!found) throw new UsageError(`--which takes one of ${SELECTORS.join(", ")}`);
+  return found;
+}
 
 interface Outcome {
   ok: boolean;
@@ -37,7 +79,7 @@ interface Outcome {
   diagnostics: Diagnostic[];
 }
 
-type Handler = (service: WikiService, args: Parsed) => Outcome;
+type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome>;
 
 const HANDLERS: Record<string, Handler> = {
   init(service, { values }) {
@@ -46,10 +88,7 @@ const HANDLERS: Record<string, Handler> = {
       ...(typeof values.topic === "string" ? { topic: values.topic } : {}),
       ...(typeof values.mode === "string" ? { mode: values.mode } : {}),
     });
-    const text = result.created
-      ? `created vault at ${result.vault.dir}`
-      : `vault already exists at ${result.vault.dir}${result.createdPaths.length ? ` (completed: ${result.createdPaths.join(", ")})` : ""}`;
-    return { ok: true, result, text, diagnostics: [] };
+    return { ok: true, result, text: renderBootstrap(result), diagnostics: [] };
   },
   status(service) {
     const result = service.status();
@@ -61,16 +100,60 @@ const HANDLERS: Record<string, Handler> = {
     const result = service.search({ query, limit: intOption(values.limit, "limit", 10) });
     return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
   },
+  async recall(service, { positionals, values }) {
+    const query = positionals.join(" ");
+    if (query.trim() === "") throw new UsageError("recall needs a query");
+    const mode = modeOption(values.mode);
+    const max = intOption(values.max, "max", 5);
+    if (max > 10) throw new UsageError("--max is at most 10");
+    // A one-shot command cannot count on a background indexer: bring a missing
+    // or stale index up to date first (cheap when nothing changed).
+    const index = service.status().vault?.index;
+    if (index && index.state !== "ready") await service.reindex({ scope: "changed" });
+    const result = await service.recall({
+      query,
+      policy: values.auto ? "automatic" : "explicit",
+      maxResults: max,
+      ...(mode ? { mode } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderRecallResult(result),
+      diagnostics: result.diagnostics,
+    };
+  },
+  async reindex(service, { values }) {
+    const progress = createProgress(process.stderr);
+    const result = await service.reindex({
+      scope: values.all ? "all" : "changed",
+      components: values.vectors ? ["lexical", "vectors"] : ["lexical"],
+      force: values.force === true,
+      vault: selector(values.which),
+      onProgress: values.json ? undefined : progress.update,
+    });
+    progress.done();
+    return { ok: result.ok, result, text: renderReindex(result), diagnostics: result.diagnostics };
+  },
 };
 
+/** The package version; found walking up, so it works from the sources and from `dist/`. */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
+  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name?: string;
+        version: string;
+      };
+      if (pkg.name === "llm-wiki") return pkg.version;
+    } catch {
+      // Not here: keep walking.
+    }
+    if (dirname(dir) === dir) return "unknown";
+  }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   let parsed: Parsed;
   try {
     parsed = parseCommand(argv, OPTIONS);
@@ -99,7 +182,7 @@ function main(argv: string[]): number {
   });
   let outcome: Outcome;
   try {
-    outcome = handler(service, parsed);
+    outcome = await handler(service, parsed);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`llm-wiki: ${error.message}\n`);
@@ -107,6 +190,8 @@ function main(argv: string[]): number {
     }
     process.stderr.write(`llm-wiki: ${(error as Error).message}\n`);
     return 1;
+  } finally {
+    await service.close();
   }
   const diagnostics = [...settingsDiagnostics, ...outcome.diagnostics];
   if (parsed.values.json) {
@@ -123,4 +208,4 @@ function main(argv: string[]): number {
   return outcome.ok ? 0 : 1;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

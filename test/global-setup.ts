@@ -1,14 +1,14 @@
 /**
- * Runs once before the suite. Isolates every test process from the user's
- * real caches and vaults so no test can read or download a model by accident.
+ * Runs once before the suite: isolates tests from the user's real caches and
+ * generates the tiny test models (a no-op when they are up to date).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ensureTestModels } from "../scripts/generate-test-models.ts";
 
-export default function setup(): void {
-  const root = join(import.meta.dirname, "..", ".cache", "test-env");
-  const xdg = join(root, "xdg-cache");
-  mkdirSync(xdg, { recursive: true });
-  process.env.XDG_CACHE_HOME = xdg;
-  process.env.LLM_WIKI_TEST = "1";
+export default async function setup(): Promise<void> {
+  mkdirSync(join(import.meta.dirname, "..", ".cache", "test-env", "xdg-cache"), {
+    recursive: true,
+  });
+  await ensureTestModels();
 }

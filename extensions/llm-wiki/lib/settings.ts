@@ -76,7 +76,8 @@ export function resolveSettings(sources: Array<{ label: string; section: unknown
       continue;
     }
     for (const [key, value] of Object.entries(section as Record<string, unknown>)) {
-      if (!(key in SETTING_SCHEMAS)) {
+      // hasOwn, not `in`: "constructor" or "__proto__" must not pass for a setting.
+      if (!Object.hasOwn(SETTING_SCHEMAS, key)) {
         diagnostics.push(
           diagnostic(
             "settings_unknown_key",

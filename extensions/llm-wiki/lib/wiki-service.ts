@@ -4,10 +4,14 @@
  * result, so the three hosts cannot drift apart.
  */
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
-import { DEFAULT_SETTINGS, type WikiSettings } from "./settings.ts";
+import type { IndexStatus } from "./index/index-state.ts";
+import { type ModelRole, resolveModels } from "./index/models.ts";
+import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
+import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
+import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
-import { type LookupHit, lookupPages } from "./vault/lookup.ts";
+import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import { type EnsurePageInput, type EnsurePageResult, ensurePage } from "./vault/page-write.ts";
 import {
   type DiscoveryEnv,
@@ -18,7 +22,8 @@ import {
   vaultExists,
   vaultFromArg,
 } from "./vault/paths.ts";
-import { type Registry, refreshRegistry } from "./vault/registry.ts";
+import type { Registry } from "./vault/registry.ts";
+import { createVaultHandles, type VaultHandles } from "./vault-handles.ts";
 
 /** Which vault an operation acts on. */
 export type VaultSelector = "active" | "project" | "personal" | "all";
@@ -46,7 +51,28 @@ export interface StatusResult {
     byRole: { canonical: number; evidence: number };
     malformed: number;
     links: { resolved: number; missing: number; ambiguous: number };
+    index: IndexStatus;
   };
+  retrieval: {
+    mode: RetrievalMode;
+    models: Record<ModelRole, { uri: string; source: string; available: boolean; reason?: string }>;
+  };
+  diagnostics: Diagnostic[];
+}
+
+export interface ReindexInput {
+  scope?: ReindexScope;
+  components?: ReindexComponent[];
+  force?: boolean;
+  vault?: VaultSelector;
+  signal?: AbortSignal;
+  onProgress?: (event: { vault: string; phase: string; current: number; total: number }) => void;
+  lockWaitMs?: number;
+}
+
+export interface ReindexResult {
+  ok: boolean;
+  reports: ReindexReport[];
   diagnostics: Diagnostic[];
 }
 
@@ -56,6 +82,8 @@ export interface SearchResult {
   hits: Array<LookupHit & { vault: VaultPaths["kind"] }>;
   diagnostics: Diagnostic[];
 }
+
+export type BootstrapOpResult = BootstrapResult & { ok: true; diagnostics: Diagnostic[] };
 
 export interface EnsurePageOpResult extends Partial<EnsurePageResult> {
   ok: boolean;
@@ -81,6 +109,14 @@ export interface WikiService {
   status(input?: { vault?: VaultSelector }): StatusResult;
   /** The up-to-date registry of a vault (incremental refresh). */
   registry(vault: VaultPaths): Registry;
+  /** Recalls pages for a query (explicit or automatic policy) through the one retrieval service. */
+  recall(input: RecallInput): Promise<RecallResult>;
+  /** Brings the search index of the selected vaults up to date. */
+  reindex(input?: ReindexInput): Promise<ReindexResult>;
+  /** Per-vault handles (registry, index, open store) this service keeps. */
+  readonly handles: VaultHandles;
+  /** Closes open stores; call on host shutdown. */
+  close(): Promise<void>;
 }
 
 /** Diagnostic for an operation that needs a vault and found none. */
@@ -103,6 +139,9 @@ export function noVaultDiagnostic(explicit?: string): Diagnostic {
 export function createWikiService(options: WikiServiceOptions): WikiService {
   const env = options.env ?? process.env;
   const settings = options.settings ?? DEFAULT_SETTINGS;
+  const handles = createVaultHandles(
+    resolveModels(settings.models, env as NodeJS.ProcessEnv, options.cwd),
+  );
 
   const explicit = (): VaultPaths | undefined =>
     options.vault === undefined ? undefined : vaultFromArg(options.vault, env);
@@ -128,12 +167,88 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
   const missing = (): Diagnostic[] => [noVaultDiagnostic(options.vault)];
 
-  const registry = (vault: VaultPaths): Registry => refreshRegistry(vault);
+  const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
+
+  const modelsSummary = (): StatusResult["retrieval"]["models"] => {
+    const availability = handles.availability();
+    const out = {} as StatusResult["retrieval"]["models"];
+    for (const role of ["embed", "rerank", "generate"] as const) {
+      const m = handles.models[role];
+      const a = availability[role];
+      out[role] = { uri: m.uri, source: m.source, available: a.available };
+      if (a.reason) out[role].reason = a.reason;
+    }
+    return out;
+  };
 
   return {
     settings,
     resolveVaults,
     registry,
+    handles,
+
+    async close() {
+      await handles.closeAll();
+    },
+
+    recall(input) {
+      if (options.vault !== undefined) {
+        const v = explicit();
+        return recallOperation(handles, v ? { [v.kind]: v } : {}, settings, input, missing);
+      }
+      const project = findProjectVault(options.cwd, env);
+      const personal = findPersonalVault(env);
+      return recallOperation(
+        handles,
+        { ...(project ? { project } : {}), ...(personal ? { personal } : {}) },
+        settings,
+        input,
+        missing,
+      );
+    },
+
+    async reindex(input = {}) {
+      const vaults = resolveVaults(input.vault ?? "active");
+      if (vaults.length === 0) return { ok: false, reports: [], diagnostics: missing() };
+      const diagnostics: Diagnostic[] = [];
+      let components = input.components ?? ["lexical"];
+      if (components.includes("vectors")) {
+        const embed = handles.availability().embed;
+        if (!embed.available) {
+          components = components.filter((c) => c !== "vectors");
+          diagnostics.push(
+            diagnostic(
+              "model_unavailable",
+              "error",
+              `vectors not built: embed model unavailable (${embed.reason ?? embed.uri})`,
+              {
+                ...(embed.repair ? { repair: embed.repair } : {}),
+              },
+            ),
+          );
+        }
+      }
+      const reports: ReindexReport[] = [];
+      for (const v of vaults) {
+        const handle = handles.get(v);
+        const reg = handle.refresh();
+        const report = await handle.index.reindex(reg, {
+          components,
+          ...(input.scope ? { scope: input.scope } : {}),
+          ...(input.force ? { force: true } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+          ...(input.lockWaitMs !== undefined ? { lockWaitMs: input.lockWaitMs } : {}),
+          onProgress: (e) => input.onProgress?.({ vault: v.root, ...e }),
+        });
+        reports.push(report);
+      }
+      const failed = reports.some((r) => r.diagnostics.some((d) => d.severity === "error"));
+      return {
+        ok: !failed && diagnostics.every((d) => d.severity !== "error"),
+        reports,
+        diagnostics,
+      };
+    },
 
     bootstrap(input) {
       const root =
@@ -173,14 +288,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         for (const hit of lookupPages(reg.pages.values(), query, limit))
           hits.push({ ...hit, vault: v.kind });
       }
+      // Exact matches from any vault before partial ones; the stable sort keeps
+      // the project vault first among equal matches.
+      hits.sort((a, b) => MATCH_RANK[a.match] - MATCH_RANK[b.match]);
       return { ok: true, query, hits: hits.slice(0, limit), diagnostics };
     },
 
     status({ vault = "active" } = {}) {
       const [v] = resolveVaults(vault);
-      if (!v) return { ok: false, diagnostics: missing() };
+      const retrieval = { mode: settings.retrievalMode, models: modelsSummary() };
+      if (!v) return { ok: false, retrieval, diagnostics: missing() };
       const { config, diagnostics } = readVaultConfig(v);
-      const reg = registry(v);
+      const handle = handles.get(v);
+      const reg = handle.refresh();
+      const index = handle.index.status(reg);
       const byType: Record<string, number> = {};
       const byRole = { canonical: 0, evidence: 0 };
       for (const page of reg.pages.values()) {
@@ -202,9 +323,15 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           missing: reg.linkProblems.filter((p) => p.status === "missing").length,
           ambiguous: reg.linkProblems.filter((p) => p.status === "ambiguous").length,
         },
+        index,
       };
       if (config.name) summary.name = config.name;
-      return { ok: true, vault: summary, diagnostics: [...diagnostics, ...reg.diagnostics] };
+      return {
+        ok: true,
+        vault: summary,
+        retrieval,
+        diagnostics: [...diagnostics, ...reg.diagnostics, ...index.diagnostics],
+      };
     },
   };
 }

@@ -19,10 +19,20 @@ export type LinkResolution =
   | { status: "missing" }
   | { status: "ambiguous"; candidates: string[] };
 
-const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm;
+// Fences may be indented: a code block inside a list item is still code.
+const FENCE = /^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[^\n]*$/gm;
 const INLINE_CODE = /`[^`\n]*`/g;
 const WIKI_LINK = /\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]/g;
 const MD_LINK = /\[([^\]\n]*)\]\(\s*<?([^)\s>]+\.md)(?:#[^)\s]*)?>?(?:\s+"[^"]*")?\s*\)/g;
+
+/** `decodeURI` throws on a stray `%` (`100%.md`); such an href is kept as written. */
+function decodeHref(href: string): string {
+  try {
+    return decodeURI(href);
+  } catch {
+    return href;
+  }
+}
 
 /** Links written in `body` of the page `pageId`, code spans and blocks excluded. */
 export function extractLinks(pageId: string, body: string): RawLink[] {
@@ -35,7 +45,7 @@ export function extractLinks(pageId: string, body: string): RawLink[] {
     links.push(label ? { target, label, kind: "wiki" } : { target, kind: "wiki" });
   }
   for (const m of text.matchAll(MD_LINK)) {
-    const href = decodeURI(m[2] ?? "");
+    const href = decodeHref(m[2] ?? "");
     if (/^[a-z][a-z0-9+.-]*:/i.test(href)) continue; // http:, file:, mailto: …
     const base = posix.dirname(pageId);
     const joined = href.startsWith("/") ? href.slice(1) : posix.join(base, href);

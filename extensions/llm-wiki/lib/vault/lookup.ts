@@ -16,7 +16,14 @@ export interface LookupHit {
   description?: string;
 }
 
-const RANK: Record<LookupMatch, number> = { id: 0, title: 1, alias: 2, tag: 3, partial: 4 };
+/** Order of match kinds, best first; merged results from several vaults sort by it too. */
+export const MATCH_RANK: Readonly<Record<LookupMatch, number>> = {
+  id: 0,
+  title: 1,
+  alias: 2,
+  tag: 3,
+  partial: 4,
+};
 
 function norm(text: string): string {
   return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
@@ -52,6 +59,8 @@ export function lookupPages(pages: Iterable<PageMeta>, query: string, limit: num
     if (page.description) hit.description = page.description;
     hits.push(hit);
   }
-  hits.sort((a, b) => RANK[a.match] - RANK[b.match] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  hits.sort(
+    (a, b) => MATCH_RANK[a.match] - MATCH_RANK[b.match] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return hits.slice(0, limit);
 }

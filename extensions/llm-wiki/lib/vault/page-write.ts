@@ -83,29 +83,36 @@ export function ensurePage(
   let body = input.content ?? "";
   let pasted: Record<string, unknown> = {};
   if (/^\uFEFF?---\r?\n/.test(body)) {
+    let problem: string | undefined;
     try {
       const parsed = matter(body, { excerpt: false });
-      pasted = parsed.data as Record<string, unknown>;
-      body = parsed.content.replace(/^\r?\n/, "");
-      diagnostics.push(
-        diagnostic(
-          "page_frontmatter_merged",
-          "info",
-          "frontmatter found in the content was merged",
-        ),
-      );
+      const data: unknown = parsed.data;
+      // A leading `---` rule around a paragraph parses as a YAML string, not fields.
+      if (data !== null && typeof data === "object" && !Array.isArray(data)) {
+        pasted = data as Record<string, unknown>;
+        body = parsed.content.replace(/^\r?\n/, "");
+      } else problem = "is not a mapping";
     } catch (error) {
-      diagnostics.push(
-        diagnostic(
-          "page_frontmatter_kept_as_text",
-          "warning",
-          `content starts like frontmatter but is not valid YAML (${errorMessage(error)}); kept as text`,
-        ),
-      );
+      problem = `is not valid YAML (${(errorMessage(error).split("\n")[0] ?? "").replace(/:\s*$/, "")})`;
     }
+    diagnostics.push(
+      problem === undefined
+        ? diagnostic(
+            "page_frontmatter_merged",
+            "info",
+            "frontmatter found in the content was merged",
+          )
+        : diagnostic(
+            "page_frontmatter_kept_as_text",
+            "warning",
+            `content starts like frontmatter but ${problem}; kept as text`,
+          ),
+    );
   }
   const today = now.toISOString().slice(0, 10);
-  const data: Record<string, unknown> = { ...pasted, ...(input.extra ?? {}) };
+  // Hosts pass absent optional fields as `undefined`, which YAML cannot dump.
+  const extra = Object.entries(input.extra ?? {}).filter(([, value]) => value !== undefined);
+  const data: Record<string, unknown> = { ...pasted, ...Object.fromEntries(extra) };
   Object.assign(data, { type, title });
   if (input.description !== undefined) data.description = input.description;
   if (input.tags !== undefined) data.tags = input.tags;
@@ -114,7 +121,12 @@ export function ensurePage(
   data.status = input.status ?? data.status ?? "draft";
   data.created ??= today;
   data.updated ??= today;
-  const text = matter.stringify(body.endsWith("\n") || body === "" ? body : `${body}\n`, data);
+  // A file object, not a string: given a string, gray-matter would parse a
+  // body that starts with `---` as frontmatter (and throw on a bad one).
+  const text = matter.stringify(
+    { content: body.endsWith("\n") || body === "" ? body : `${body}\n` },
+    data,
+  );
 
   const folder = folderOfType(type);
   const base = slugify(title);

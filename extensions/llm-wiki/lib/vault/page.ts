@@ -178,10 +178,9 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     // otherwise hand back a stale parse for identical text.
     parsed = matter(text, { excerpt: false });
   } catch (error) {
-    return fail(
-      "frontmatter_parse_error",
-      `frontmatter is not valid YAML (${errorMessage(error)})`,
-    );
+    // YAML errors carry a multi-line source excerpt; a diagnostic is one line.
+    const reason = (errorMessage(error).split("\n")[0] ?? "").replace(/:\s*$/, "");
+    return fail("frontmatter_parse_error", `frontmatter is not valid YAML (${reason})`);
   }
   const data = parsed.data as unknown;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {

@@ -42,6 +42,8 @@ export interface LinkProblem {
 export interface Registry {
   /** Accepted pages by id, in id order. */
   pages: Map<string, PageMeta>;
+  /** sha256 of each accepted page's bytes, by id. */
+  hashes: Map<string, string>;
   /** Outgoing resolved links by page id. */
   links: Map<string, string[]>;
   /** Incoming links by page id. */
@@ -118,13 +120,24 @@ function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
     }
   };
   visit(paths.wiki);
-  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  // By id, not path: `a.md` sorts after `a-b.md`, yet `a` comes before `a-b`.
+  const keyed = out.map((file) => ({ file, id: idOf(file.rel) }));
+  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return keyed.map(({ file }) => file);
 }
 
 function readRegistryFile(paths: VaultPaths): RegistryFile {
   try {
     const data = JSON.parse(readFileSync(paths.registry, "utf8")) as RegistryFile;
-    if (data && data.version === REGISTRY_VERSION && typeof data.files === "object") return data;
+    const files: unknown = data?.files;
+    if (
+      data?.version === REGISTRY_VERSION &&
+      typeof files === "object" &&
+      files !== null &&
+      !Array.isArray(files)
+    ) {
+      return data;
+    }
   } catch {
     // Missing or corrupt: it is derived, so start again.
   }
@@ -190,11 +203,13 @@ export function refreshRegistry(paths: VaultPaths): Registry {
   stats.removed = Object.keys(previous.files).filter((rel) => !(rel in next.files)).length;
 
   const pages = new Map<string, PageMeta>();
+  const hashes = new Map<string, string>();
   const outgoing = new Map<string, RawLink[]>();
   for (const rec of Object.values(next.files)) {
     if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
     if (rec.meta) {
       pages.set(rec.meta.id, rec.meta);
+      hashes.set(rec.meta.id, rec.hash);
       outgoing.set(rec.meta.id, rec.links ?? []);
     }
   }
@@ -204,7 +219,7 @@ export function refreshRegistry(paths: VaultPaths): Registry {
   const backlinksText = `${JSON.stringify(Object.fromEntries(backlinks), null, 2)}\n`;
   persist(paths.registry, registryText, diagnostics);
   persist(paths.backlinks, backlinksText, diagnostics);
-  return { pages, links, backlinks, linkProblems, diagnostics, stats };
+  return { pages, hashes, links, backlinks, linkProblems, diagnostics, stats };
 }
 
 function resolveAll(

@@ -1,0 +1,203 @@
+/**
+ * The index's status ladder, read from small files only (never by opening a
+ * store): `missing | ready | stale | recovering | error`, with counts and the
+ * exact repair command.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { writeFileAtomic } from "../vault/fs-safe.ts";
+import type { Registry } from "../vault/registry.ts";
+import { type GenerationPaths, generationPaths, type IndexLayout, readCurrent } from "./layout.ts";
+import { type Manifest, planMirror, readManifest } from "./mirror.ts";
+
+export type IndexState = "missing" | "ready" | "stale" | "recovering" | "error";
+
+/** What `state.json` remembers between processes: the outcome of the last run. */
+export interface IndexStateFile {
+  lastBuiltAt?: string;
+  lastError?: string;
+  lastErrorAt?: string;
+}
+
+/**
+ * What one generation's store holds (`store.json` in the generation). Kept
+ * with the generation, not in `state.json`, so a rebuild that dies before its
+ * swap cannot make the live generation report another one's counts.
+ */
+export interface GenerationStoreStatus {
+  documents: number;
+  needsEmbedding: number;
+  hasVectors: boolean;
+  vectorModel?: string;
+  embeddedAt?: string;
+}
+
+export interface IndexStatus {
+  state: IndexState;
+  generation?: string;
+  documents: number;
+  canonical: number;
+  evidence: number;
+  /** Pages added, changed or removed since the index was last updated. */
+  pending: number;
+  needsEmbedding: number;
+  vectors: { present: boolean; model?: string };
+  lastBuiltAt?: string;
+  lastError?: string;
+  repair?: string;
+  diagnostics: Diagnostic[];
+}
+
+export function readStateFile(layout: IndexLayout): IndexStateFile {
+  try {
+    return JSON.parse(readFileSync(layout.state, "utf8")) as IndexStateFile;
+  } catch {
+    return {};
+  }
+}
+
+export function updateStateFile(
+  layout: IndexLayout,
+  patch: Partial<IndexStateFile>,
+): IndexStateFile {
+  const next = { ...readStateFile(layout), ...patch };
+  for (const key of Object.keys(next) as Array<keyof IndexStateFile>) {
+    if (next[key] === undefined) delete next[key];
+  }
+  writeFileAtomic(layout.state, `${JSON.stringify(next, null, 2)}\n`);
+  return next;
+}
+
+/** A generation's store status; undefined when absent or unreadable. */
+export function readStoreStatus(gen: GenerationPaths): GenerationStoreStatus | undefined {
+  try {
+    const data = JSON.parse(readFileSync(gen.store, "utf8")) as GenerationStoreStatus;
+    return typeof data.documents === "number" ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeStoreStatus(gen: GenerationPaths, status: GenerationStoreStatus): void {
+  writeFileAtomic(gen.store, `${JSON.stringify(status, null, 2)}\n`);
+}
+
+function vectorsOf(store: GenerationStoreStatus | undefined): IndexStatus["vectors"] {
+  const present = store?.hasVectors === true;
+  return store?.vectorModel ? { present, model: store.vectorModel } : { present };
+}
+
+/** Counts of a usable live generation against the registry. */
+function countsOf(
+  gen: GenerationPaths,
+  manifest: Manifest,
+  registry: Registry,
+): Pick<
+  IndexStatus,
+  "generation" | "documents" | "canonical" | "evidence" | "pending" | "needsEmbedding" | "vectors"
+> {
+  const entries = Object.values(manifest.entries);
+  const store = readStoreStatus(gen);
+  const plan = planMirror(registry, manifest);
+  return {
+    generation: gen.name,
+    documents: entries.length,
+    canonical: entries.filter((e) => e.role === "canonical").length,
+    evidence: entries.filter((e) => e.role === "evidence").length,
+    pending: plan.write.length + plan.remove.filter((r) => !registry.pages.has(r.id)).length,
+    needsEmbedding: store?.needsEmbedding ?? 0,
+    vectors: vectorsOf(store),
+  };
+}
+
+/** Reads the status of a vault's index against its current registry. */
+export function readIndexStatus(layout: IndexLayout, registry: Registry): IndexStatus {
+  const state = readStateFile(layout);
+  const base: IndexStatus = {
+    state: "missing",
+    documents: 0,
+    canonical: 0,
+    evidence: 0,
+    pending: registry.pages.size,
+    needsEmbedding: 0,
+    vectors: { present: false },
+    diagnostics: [],
+  };
+  if (state.lastBuiltAt) base.lastBuiltAt = state.lastBuiltAt;
+  if (state.lastError) base.lastError = state.lastError;
+  const current = readCurrent(layout);
+  const gen = current === undefined ? undefined : generationPaths(layout, current);
+  const manifest =
+    gen && existsSync(gen.complete) && existsSync(gen.db) ? readManifest(gen) : undefined;
+  if (existsSync(layout.journal)) {
+    // The live generation still answers meanwhile: report what it holds.
+    return {
+      ...base,
+      ...(gen && manifest ? countsOf(gen, manifest, registry) : {}),
+      state: "recovering",
+      repair: "llm-wiki reindex",
+      diagnostics: [
+        diagnostic(
+          "index_recovering",
+          "warning",
+          "an index swap was interrupted; the next index operation completes it",
+          {
+            repair: "llm-wiki reindex",
+          },
+        ),
+      ],
+    };
+  }
+  if (current === undefined || gen === undefined) {
+    return {
+      ...base,
+      repair: "llm-wiki reindex",
+      diagnostics: [
+        diagnostic("index_missing", "warning", "this vault has no search index yet", {
+          repair: "llm-wiki reindex",
+        }),
+      ],
+    };
+  }
+  if (manifest === undefined) {
+    return {
+      ...base,
+      state: "error",
+      generation: current,
+      repair: "llm-wiki reindex --force",
+      diagnostics: [
+        diagnostic(
+          "index_invalid",
+          "error",
+          `the index generation ${current} is incomplete or unreadable`,
+          {
+            repair: "llm-wiki reindex --force",
+          },
+        ),
+      ],
+    };
+  }
+  const counts = countsOf(gen, manifest, registry);
+  const failedSince =
+    state.lastError !== undefined &&
+    (state.lastBuiltAt === undefined || (state.lastErrorAt ?? "") > state.lastBuiltAt);
+  const status: IndexStatus = {
+    ...base,
+    ...counts,
+    state: counts.pending > 0 || failedSince ? "stale" : "ready",
+  };
+  if (status.state === "stale") {
+    status.repair = "llm-wiki reindex";
+    status.diagnostics.push(
+      diagnostic(
+        "index_stale",
+        "warning",
+        failedSince
+          ? `the last index update failed (${state.lastError}); searches use the previous index`
+          : `${counts.pending} page(s) changed since the index was last updated`,
+        { repair: "llm-wiki reindex" },
+      ),
+    );
+  }
+  return status;
+}

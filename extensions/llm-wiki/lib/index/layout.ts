@@ -1,0 +1,86 @@
+/**
+ * Where a vault's derived index lives, under `meta/qmd/`:
+ *
+ *   CURRENT          name of the live generation (replaced atomically)
+ *   gen-<stamp>/     one generation: index.sqlite, documents/<collection>/<pageId>.md,
+ *                    manifest.json, store.json (its counts and vectors), COMPLETE; a
+ *                    rebuild writes a new one beside the live one, live once CURRENT names it
+ *   journal.json     present only while a swap is in progress
+ *   state.json       last build outcome and last error
+ *
+ * Every path stored in these files is relative, so a vault copied or moved to
+ * another folder keeps a ready index.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { VaultPaths } from "../vault/paths.ts";
+
+export interface IndexLayout {
+  root: string;
+  pointer: string;
+  journal: string;
+  state: string;
+  lock: string;
+}
+
+/** The index layout of `vault`. */
+export function indexLayout(vault: VaultPaths): IndexLayout {
+  return {
+    root: vault.qmd,
+    pointer: join(vault.qmd, "CURRENT"),
+    journal: join(vault.qmd, "journal.json"),
+    state: join(vault.qmd, "state.json"),
+    lock: join(vault.meta, "index.lock"),
+  };
+}
+
+/** Files of one generation folder. */
+export interface GenerationPaths {
+  name: string;
+  dir: string;
+  db: string;
+  documents: string;
+  manifest: string;
+  /** Counts and vector model of this generation's store, so they swap with it. */
+  store: string;
+  /** Written last in a rebuild: a staging folder without it is incomplete. */
+  complete: string;
+}
+
+/** Paths of the generation (or staging) folder `name`. */
+export function generationPaths(layout: IndexLayout, name: string): GenerationPaths {
+  const dir = join(layout.root, name);
+  return {
+    name,
+    dir,
+    db: join(dir, "index.sqlite"),
+    documents: join(dir, "documents"),
+    manifest: join(dir, "manifest.json"),
+    store: join(dir, "store.json"),
+    complete: join(dir, "COMPLETE"),
+  };
+}
+
+const GENERATION_NAME = /^(gen|staging)-[0-9a-z-]+$/;
+
+/** Name of the live generation, or undefined when there is none (or the pointer is invalid). */
+export function readCurrent(layout: IndexLayout): string | undefined {
+  try {
+    const name = readFileSync(layout.pointer, "utf8").trim();
+    return GENERATION_NAME.test(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A new, sortable, unique folder name with `prefix` (`gen` or `staging`). */
+export function newGenerationName(prefix: "gen" | "staging", now: Date = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:.TZ]/g, "")
+    .toLowerCase();
+  const rand = Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, "0");
+  return `${prefix}-${stamp}-${process.pid.toString(36)}-${rand}`;
+}

@@ -1,0 +1,178 @@
+/**
+ * The validated mirror QMD indexes: one file per accepted page, under
+ * `documents/<collection>/<pageId>.md` of a generation. Only pages the vault
+ * parser accepted are mirrored, rewritten as title, description, aliases and
+ * tags followed by the body, so BM25's title weight lands on the real title
+ * and frontmatter noise stays out. Pages are spread over a few collections
+ * per role because QMD's `update()` rescans whole collections.
+ */
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { writeFileAtomic } from "../vault/fs-safe.ts";
+import { type Page, type PageRole, parsePage } from "../vault/page.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import type { Registry } from "../vault/registry.ts";
+import type { GenerationPaths } from "./layout.ts";
+
+/** Collections per role; one page change rescans about 1/8 of its role. */
+export const SHARDS_PER_ROLE = 8;
+const MANIFEST_VERSION = 1;
+
+export interface ManifestEntry {
+  hash: string;
+  role: PageRole;
+  collection: string;
+}
+
+/** What a generation's mirror holds: one entry per mirrored page id. */
+export interface Manifest {
+  version: number;
+  entries: Record<string, ManifestEntry>;
+}
+
+export interface CollectionSpec {
+  name: string;
+  dir: string;
+  role: PageRole;
+}
+
+/** All collections of a generation (fixed set, so every store opens with the same config). */
+export function collectionsOf(gen: GenerationPaths): CollectionSpec[] {
+  const out: CollectionSpec[] = [];
+  for (const role of ["canonical", "evidence"] as const) {
+    for (let i = 0; i < SHARDS_PER_ROLE; i += 1) {
+      const name = `${role}-${i}`;
+      out.push({ name, role, dir: join(gen.documents, name) });
+    }
+  }
+  return out;
+}
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The collection a page belongs to: its role and a stable shard of its id. */
+export function collectionOf(pageId: string, role: PageRole): string {
+  return `${role}-${fnv1a(pageId) % SHARDS_PER_ROLE}`;
+}
+
+/** The text QMD indexes for `page`. */
+export function mirrorText(page: Page): string {
+  const lines = [`# ${page.title}`, ""];
+  const about = page.description ?? page.summary;
+  if (about) lines.push(about, "");
+  if (page.aliases.length > 0) lines.push(`Aliases: ${page.aliases.join(", ")}`, "");
+  if (page.tags.length > 0) lines.push(`Tags: ${page.tags.join(", ")}`, "");
+  if (page.recallTriggers.length > 0) lines.push(`Triggers: ${page.recallTriggers.join("; ")}`, "");
+  lines.push(page.body.trim(), "");
+  return lines.join("\n");
+}
+
+/** Reads a generation's manifest; undefined when absent or invalid. */
+export function readManifest(gen: GenerationPaths): Manifest | undefined {
+  try {
+    const data = JSON.parse(readFileSync(gen.manifest, "utf8")) as Manifest;
+    if (data.version === MANIFEST_VERSION && data.entries && typeof data.entries === "object")
+      return data;
+  } catch {
+    // Absent or corrupt: the caller rebuilds.
+  }
+  return undefined;
+}
+
+export function writeManifest(gen: GenerationPaths, manifest: Manifest): void {
+  const sorted = Object.fromEntries(
+    Object.entries(manifest.entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
+  writeFileAtomic(
+    gen.manifest,
+    `${JSON.stringify({ version: manifest.version, entries: sorted })}\n`,
+  );
+}
+
+export function emptyManifest(): Manifest {
+  return { version: MANIFEST_VERSION, entries: {} };
+}
+
+/** Pages to (re)write and remove so the mirror matches the registry. */
+export interface MirrorPlan {
+  write: string[];
+  remove: Array<{ id: string; collection: string }>;
+}
+
+/** Compares the registry with a manifest; empty plan when the mirror is up to date. */
+export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
+  const write: string[] = [];
+  const remove: MirrorPlan["remove"] = [];
+  for (const [id, meta] of registry.pages) {
+    const entry = manifest.entries[id];
+    const collection = collectionOf(id, meta.role);
+    if (!entry || entry.hash !== registry.hashes.get(id) || entry.collection !== collection) {
+      write.push(id);
+      if (entry && entry.collection !== collection)
+        remove.push({ id, collection: entry.collection });
+    }
+  }
+  for (const [id, entry] of Object.entries(manifest.entries)) {
+    if (!registry.pages.has(id)) remove.push({ id, collection: entry.collection });
+  }
+  return { write, remove };
+}
+
+function mirrorPath(gen: GenerationPaths, collection: string, id: string): string {
+  return join(gen.documents, collection, `${id}.md`);
+}
+
+/**
+ * Applies `plan` to the generation's mirror and returns the new manifest and
+ * the collections that changed. The manifest is not written here: the caller
+ * writes it only after QMD has indexed the change.
+ */
+export function applyMirror(
+  vault: VaultPaths,
+  gen: GenerationPaths,
+  registry: Registry,
+  manifest: Manifest,
+  plan: MirrorPlan,
+): { manifest: Manifest; changed: Set<string>; diagnostics: Diagnostic[] } {
+  const entries = { ...manifest.entries };
+  const changed = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const { id, collection } of plan.remove) {
+    rmSync(mirrorPath(gen, collection, id), { force: true });
+    if (entries[id]?.collection === collection) delete entries[id];
+    changed.add(collection);
+  }
+  for (const id of plan.write) {
+    const meta = registry.pages.get(id);
+    if (!meta) continue;
+    let page: Page;
+    try {
+      const parsed = parsePage(id, meta.path, readFileSync(join(vault.dir, meta.path)));
+      if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
+      page = parsed.page;
+    } catch (error) {
+      // Changed or removed since the registry was read: the next refresh catches up.
+      diagnostics.push(
+        diagnostic("index_page_skipped", "warning", `${meta.path}: ${errorMessage(error)}`, {
+          path: meta.path,
+        }),
+      );
+      continue;
+    }
+    const collection = collectionOf(id, page.role);
+    const target = mirrorPath(gen, collection, id);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileAtomic(target, mirrorText(page));
+    entries[id] = { hash: page.hash, role: page.role, collection };
+    changed.add(collection);
+  }
+  return { manifest: { version: manifest.version, entries }, changed, diagnostics };
+}

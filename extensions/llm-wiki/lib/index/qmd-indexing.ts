@@ -1,0 +1,341 @@
+/**
+ * One vault's index lifecycle: recovery of interrupted swaps, full rebuilds
+ * in a staging generation swapped in through a journal, incremental updates
+ * of the live generation, embeddings, and the open store a long-running host
+ * keeps between calls. Every write happens under the vault's index lock.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { writeFileAtomic } from "../vault/fs-safe.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import type { Registry } from "../vault/registry.ts";
+import { crashPoint } from "./crash-points.ts";
+import {
+  type GenerationStoreStatus,
+  type IndexStatus,
+  readIndexStatus,
+  readStoreStatus,
+  updateStateFile,
+  writeStoreStatus,
+} from "./index-state.ts";
+import {
+  type GenerationPaths,
+  generationPaths,
+  type IndexLayout,
+  indexLayout,
+  newGenerationName,
+  readCurrent,
+} from "./layout.ts";
+import { acquireLock, type LockHandle } from "./lock.ts";
+import {
+  applyMirror,
+  collectionsOf,
+  emptyManifest,
+  planMirror,
+  readManifest,
+  writeManifest,
+} from "./mirror.ts";
+import type { ResolvedModels } from "./models.ts";
+import { openQmdStore, type QmdStore } from "./qmd-store.ts";
+
+export type ReindexScope = "changed" | "all";
+export type ReindexComponent = "lexical" | "vectors";
+
+export interface ReindexOptions {
+  scope?: ReindexScope;
+  components?: ReindexComponent[];
+  /** Rebuild even when nothing changed. */
+  force?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (event: { phase: string; current: number; total: number }) => void;
+  lockWaitMs?: number;
+}
+
+export interface ReindexReport {
+  vault: string;
+  action: "none" | "incremental" | "rebuild";
+  written: number;
+  removed: number;
+  embedded: number;
+  recovered: boolean;
+  durationMs: number;
+  status: IndexStatus;
+  diagnostics: Diagnostic[];
+}
+
+interface Journal {
+  from?: string;
+  to: string;
+}
+
+/** A vault's index, as held by one process. */
+export interface VaultIndex {
+  readonly vault: VaultPaths;
+  status(registry: Registry): IndexStatus;
+  /** Brings the index up to date with the registry (rebuilding when needed). */
+  reindex(registry: Registry, options?: ReindexOptions): Promise<ReindexReport>;
+  /** The open store of the live generation, or undefined when there is none; reopened after a swap. */
+  store(): Promise<QmdStore | undefined>;
+  close(): Promise<void>;
+}
+
+export interface VaultIndexOptions {
+  models: ResolvedModels;
+}
+
+function readJournal(layout: IndexLayout): Journal | undefined {
+  try {
+    const data = JSON.parse(readFileSync(layout.journal, "utf8")) as Journal;
+    return typeof data.to === "string" ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A generation a store may be opened on: complete, with its database still there. */
+function usable(gen: GenerationPaths): boolean {
+  return existsSync(gen.complete) && existsSync(gen.db);
+}
+
+/**
+ * Finishes or undoes an interrupted swap and removes abandoned generations.
+ * Runs under the lock, so no other process is building a generation now.
+ */
+function recover(layout: IndexLayout): boolean {
+  let recovered = false;
+  if (existsSync(layout.journal)) {
+    const journal = readJournal(layout);
+    if (journal) {
+      const current = readCurrent(layout);
+      const target = generationPaths(layout, journal.to);
+      if (current !== journal.to && existsSync(target.complete)) {
+        writeFileAtomic(layout.pointer, `${journal.to}\n`);
+      }
+    }
+    rmSync(layout.journal, { force: true });
+    recovered = true;
+  }
+  const live = readCurrent(layout);
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(layout.root);
+  } catch {
+    return recovered;
+  }
+  for (const name of entries) {
+    if (/^(gen|staging)-/.test(name) && name !== live) {
+      rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
+      recovered = true;
+    }
+  }
+  return recovered;
+}
+
+/** Opens the index handle of `vault`; nothing is read or opened until used. */
+export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): VaultIndex {
+  const layout = indexLayout(vault);
+  let open: { generation: string; store: QmdStore } | undefined;
+
+  const openGeneration = (gen: GenerationPaths): Promise<QmdStore> =>
+    openQmdStore({ dbPath: gen.db, collections: collectionsOf(gen), models: options.models });
+
+  const closeOpen = async (): Promise<void> => {
+    const current = open;
+    open = undefined;
+    if (current) await current.store.close();
+  };
+
+  const liveStore = async (): Promise<QmdStore | undefined> => {
+    const current = readCurrent(layout);
+    if (current === undefined) {
+      await closeOpen();
+      return undefined;
+    }
+    if (open?.generation === current) return open.store;
+    await closeOpen();
+    const gen = generationPaths(layout, current);
+    // Opening a generation whose database is gone would create an empty one.
+    if (!usable(gen)) return undefined;
+    open = { generation: current, store: await openGeneration(gen) };
+    return open.store;
+  };
+
+  const rebuild = async (registry: Registry, opts: ReindexOptions, diagnostics: Diagnostic[]) => {
+    const name = newGenerationName("gen");
+    const gen = generationPaths(layout, name);
+    const all = { write: [...registry.pages.keys()], remove: [] };
+    opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
+    const mirrored = applyMirror(vault, gen, registry, emptyManifest(), all);
+    diagnostics.push(...mirrored.diagnostics);
+    crashPoint("after-mirror");
+    const store = await openGeneration(gen);
+    let embedded = 0;
+    try {
+      await store.update({
+        onProgress: (p) =>
+          opts.onProgress?.({ phase: "index", current: p.current, total: p.total }),
+      });
+      crashPoint("after-update");
+      if (opts.components?.includes("vectors")) {
+        const result = await store.embed({
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          onProgress: (p) => opts.onProgress?.({ phase: "embed", current: p.done, total: p.total }),
+        });
+        embedded = result.embedded;
+      }
+      await recordStoreStatus(store, gen, opts.components?.includes("vectors") === true);
+    } finally {
+      await store.close();
+    }
+    writeManifest(gen, mirrored.manifest);
+    crashPoint("after-manifest");
+    writeFileAtomic(gen.complete, `${new Date().toISOString()}\n`);
+    crashPoint("after-complete");
+    const from = readCurrent(layout);
+    const journal: Journal = from ? { from, to: name } : { to: name };
+    writeFileAtomic(layout.journal, `${JSON.stringify(journal)}\n`);
+    crashPoint("after-journal");
+    writeFileAtomic(layout.pointer, `${name}\n`);
+    crashPoint("after-pointer");
+    if (from) rmSync(generationPaths(layout, from).dir, { recursive: true, force: true });
+    crashPoint("after-cleanup");
+    rmSync(layout.journal, { force: true });
+    return { written: all.write.length, removed: 0, embedded };
+  };
+
+  /** Records what `gen`'s store holds, inside `gen`, so the counts swap with it. */
+  const recordStoreStatus = async (store: QmdStore, gen: GenerationPaths, embeddedNow: boolean) => {
+    const s = await store.status();
+    const next: GenerationStoreStatus = {
+      documents: s.documents,
+      needsEmbedding: s.needsEmbedding,
+      hasVectors: s.hasVectors,
+    };
+    if (s.vectorModel) next.vectorModel = s.vectorModel;
+    const embeddedAt = embeddedNow ? new Date().toISOString() : readStoreStatus(gen)?.embeddedAt;
+    if (embeddedAt) next.embeddedAt = embeddedAt;
+    writeStoreStatus(gen, next);
+  };
+
+  const incremental = async (
+    registry: Registry,
+    opts: ReindexOptions,
+    diagnostics: Diagnostic[],
+  ) => {
+    const current = readCurrent(layout);
+    if (current === undefined) return undefined;
+    const gen = generationPaths(layout, current);
+    const manifest = usable(gen) ? readManifest(gen) : undefined;
+    if (!manifest) return undefined;
+    const plan = planMirror(registry, manifest);
+    const store = await liveStore();
+    if (!store) return undefined;
+    let embedded = 0;
+    if (plan.write.length > 0 || plan.remove.length > 0) {
+      const mirrored = applyMirror(vault, gen, registry, manifest, plan);
+      diagnostics.push(...mirrored.diagnostics);
+      await store.update({ collections: [...mirrored.changed].sort() });
+      writeManifest(gen, mirrored.manifest);
+    }
+    if (opts.components?.includes("vectors")) {
+      const result = await store.embed({
+        ...(opts.force ? { force: true } : {}),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        onProgress: (p) => opts.onProgress?.({ phase: "embed", current: p.done, total: p.total }),
+      });
+      embedded = result.embedded;
+    }
+    const changed = plan.write.length > 0 || plan.remove.length > 0;
+    if (changed || opts.components?.includes("vectors") || readStoreStatus(gen) === undefined) {
+      await recordStoreStatus(store, gen, opts.components?.includes("vectors") === true);
+    }
+    return { written: plan.write.length, removed: plan.remove.length, embedded };
+  };
+
+  return {
+    vault,
+
+    status(registry) {
+      return readIndexStatus(layout, registry);
+    },
+
+    async reindex(registry, opts = {}) {
+      const started = performance.now();
+      const diagnostics: Diagnostic[] = [];
+      let lock: LockHandle;
+      try {
+        lock = await acquireLock(layout.lock, {
+          op: `reindex ${opts.scope ?? "changed"}`,
+          ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}),
+        });
+      } catch (error) {
+        if (error instanceof WikiError) {
+          return report("none", { written: 0, removed: 0, embedded: 0 }, false, [error.diagnostic]);
+        }
+        throw error;
+      }
+      let action: ReindexReport["action"] = "none";
+      let counts = { written: 0, removed: 0, embedded: 0 };
+      let recovered = false;
+      try {
+        const before = readCurrent(layout);
+        recovered = recover(layout);
+        if (readCurrent(layout) !== before) await closeOpen();
+        const wantRebuild = opts.scope === "all" || opts.force === true;
+        const done = wantRebuild ? undefined : await incremental(registry, opts, diagnostics);
+        if (done) {
+          counts = done;
+          action = done.written + done.removed + done.embedded > 0 ? "incremental" : "none";
+        } else {
+          await closeOpen();
+          counts = await rebuild(registry, opts, diagnostics);
+          action = "rebuild";
+        }
+        updateStateFile(layout, {
+          lastBuiltAt: new Date().toISOString(),
+          lastError: undefined,
+          lastErrorAt: undefined,
+        });
+      } catch (error) {
+        const message = errorMessage(error);
+        updateStateFile(layout, { lastError: message, lastErrorAt: new Date().toISOString() });
+        diagnostics.push(
+          error instanceof WikiError
+            ? error.diagnostic
+            : diagnostic(
+                "index_failed",
+                "error",
+                `indexing failed: ${message}; the previous index stays in use`,
+                {
+                  repair: "llm-wiki reindex --force",
+                },
+              ),
+        );
+        // A half-built generation is removed by the next recovery.
+      } finally {
+        lock.release();
+      }
+      return report(action, counts, recovered, diagnostics);
+
+      function report(
+        act: ReindexReport["action"],
+        c: { written: number; removed: number; embedded: number },
+        rec: boolean,
+        diags: Diagnostic[],
+      ): ReindexReport {
+        return {
+          vault: vault.root,
+          action: act,
+          ...c,
+          recovered: rec,
+          durationMs: Math.round(performance.now() - started),
+          status: readIndexStatus(layout, registry),
+          diagnostics: diags,
+        };
+      }
+    },
+
+    store: liveStore,
+    close: closeOpen,
+  };
+}

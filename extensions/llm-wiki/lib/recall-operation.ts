@@ -1,0 +1,214 @@
+/**
+ * The recall operation shared by every host: picks the vaults and policy,
+ * decides model capabilities up front (no model call can start a download),
+ * runs the retrieval service and renders the result.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+import {
+  AUTOMATIC_RENDER,
+  LINKS_FIRST_PAGE_THRESHOLD,
+  type RenderableHit,
+  renderRecall,
+} from "./recall.ts";
+import {
+  type RetrievalCapabilities,
+  type RetrievalHit,
+  type RetrievalVault,
+  retrieve,
+  type TraceStep,
+} from "./retrieval.ts";
+import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
+import type { RetrievalMode, WikiSettings } from "./settings.ts";
+import { parsePage } from "./vault/page.ts";
+import type { VaultPaths } from "./vault/paths.ts";
+import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
+
+export type RecallPolicyName = "automatic" | "explicit";
+
+export interface RecallInput {
+  query: string;
+  /** `explicit` (default): both vaults, floor 0.25. `automatic`: project only, floor 0.50, at most 3. */
+  policy?: RecallPolicyName;
+  maxResults?: number;
+  mode?: RetrievalMode;
+  signal?: AbortSignal;
+}
+
+/** One recalled page in a host's answer. */
+export interface RecallItem extends RetrievalHit {
+  /** Path relative to the vault's root folder, e.g. `.llm-wiki/wiki/concepts/rag.md`. */
+  path: string;
+  /** Absolute path, readable with a file tool. */
+  file: string;
+}
+
+export interface RecallResult {
+  ok: boolean;
+  query: string;
+  policy: RecallPolicyName;
+  requestedMode: RetrievalMode;
+  modeUsed: RetrievalMode | "none";
+  results: RecallItem[];
+  /** The text a model receives (empty when nothing was recalled). */
+  rendered: string;
+  diagnostics: Diagnostic[];
+  trace: TraceStep[];
+  durationMs: number;
+}
+
+function capabilities(handles: VaultHandles, vectorsIndexed: boolean): RetrievalCapabilities {
+  const a = handles.availability();
+  const caps: RetrievalCapabilities = {
+    vectors: a.embed.available && vectorsIndexed,
+    expansion: a.generate.available && a.rerank.available,
+  };
+  if (!a.embed.available) {
+    caps.vectorsMissing = diagnostic(
+      "model_unavailable",
+      "info",
+      `vector search skipped: embed model unavailable (${a.embed.reason ?? a.embed.uri}); used lexical`,
+      {
+        ...(a.embed.repair ? { repair: a.embed.repair } : {}),
+      },
+    );
+  } else if (!vectorsIndexed) {
+    caps.vectorsMissing = diagnostic(
+      "vectors_missing",
+      "info",
+      "vector search skipped: the index has no vectors yet; used lexical",
+      {
+        repair: "llm-wiki reindex --vectors",
+      },
+    );
+  }
+  if (!caps.expansion) {
+    const missing = [a.generate, a.rerank].find((m) => !m.available);
+    caps.expansionMissing = diagnostic(
+      "model_unavailable",
+      "info",
+      `expansion and reranking skipped: ${missing?.role} model unavailable (${missing?.reason ?? missing?.uri})`,
+      {
+        ...(missing?.repair ? { repair: missing.repair } : {}),
+      },
+    );
+  }
+  return caps;
+}
+
+function retrievalVault(handle: VaultHandle, refresh: boolean): RetrievalVault {
+  const registry = refresh ? handle.refresh() : handle.registry();
+  return {
+    kind: handle.paths.kind,
+    status: handle.index.status(registry),
+    pages: registry.pages,
+    store: () => handle.index.store(),
+  };
+}
+
+function bodyOf(vault: VaultPaths, id: string, path: string): string | undefined {
+  try {
+    const parsed = parsePage(id, path, readFileSync(join(vault.dir, path)));
+    return parsed.ok ? parsed.page.body : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs one recall for a host. `vaults` are the candidate vaults, project first. */
+export async function recallOperation(
+  handles: VaultHandles,
+  vaults: { project?: VaultPaths; personal?: VaultPaths },
+  settings: WikiSettings,
+  input: RecallInput,
+  noVault: () => Diagnostic[],
+): Promise<RecallResult> {
+  const policyName = input.policy ?? "explicit";
+  const policy =
+    policyName === "automatic"
+      ? AUTOMATIC_POLICY
+      : explicitPolicy(input.maxResults ?? EXPLICIT_DEFAULT_RESULTS);
+  const mode = input.mode ?? settings.retrievalMode;
+  const chosen: VaultPaths[] = [];
+  if (vaults.project) chosen.push(vaults.project);
+  if (policy.includePersonal && settings.includePersonal && vaults.personal)
+    chosen.push(vaults.personal);
+  const base = { query: input.query, policy: policyName, requestedMode: mode } as const;
+  if (chosen.length === 0) {
+    // Automatic recall without a vault is a quiet no-op, not an error.
+    const diagnostics = policyName === "explicit" ? noVault() : [];
+    return {
+      ...base,
+      ok: policyName === "automatic",
+      modeUsed: "none",
+      results: [],
+      rendered: "",
+      diagnostics,
+      trace: [],
+      durationMs: 0,
+    };
+  }
+  const byKind = new Map<string, VaultHandle>();
+  const rv = chosen.map((paths) => {
+    const handle = handles.get(paths);
+    byKind.set(paths.kind, handle);
+    // Automatic recall runs on every turn: it uses the registry as last refreshed.
+    return retrievalVault(handle, policyName === "explicit");
+  });
+  const outcome = await retrieve(rv, {
+    query: input.query,
+    policy,
+    mode,
+    capabilities: capabilities(
+      handles,
+      rv.every((v) => v.status.vectors.present),
+    ),
+    ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  const results: RecallItem[] = [];
+  const renderable: RenderableHit[] = [];
+  let pageCount = 0;
+  for (const v of rv) pageCount = Math.max(pageCount, v.pages.size);
+  for (const hit of outcome.hits) {
+    const handle = byKind.get(hit.vault);
+    if (!handle) continue;
+    const meta = handle.registry().pages.get(hit.id);
+    const rel = meta?.path ?? `wiki/${hit.id}.md`;
+    results.push({ ...hit, path: `.llm-wiki/${rel}`, file: join(handle.paths.dir, rel) });
+    const r: RenderableHit = {
+      id: hit.id,
+      title: hit.title,
+      type: hit.type,
+      vault: hit.vault,
+      score: hit.score,
+      path: `.llm-wiki/${rel}`,
+    };
+    if (meta?.description) r.description = meta.description;
+    if (hit.excerpt) r.excerpt = hit.excerpt;
+    if (meta?.status === "deprecated") r.deprecated = true;
+    if (hit.type === "skill" || hit.type === "case") {
+      const body = bodyOf(handle.paths, hit.id, rel);
+      if (body) r.body = body;
+    }
+    renderable.push(r);
+  }
+  const rendered = renderRecall(renderable, {
+    ...AUTOMATIC_RENDER,
+    maxChars: settings.recallMaxChars,
+    linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
+  });
+  const ok = !outcome.diagnostics.some((d) => d.severity === "error");
+  return {
+    ...base,
+    query: outcome.query,
+    ok,
+    modeUsed: outcome.modeUsed,
+    results,
+    rendered,
+    diagnostics: outcome.diagnostics,
+    trace: outcome.trace,
+    durationMs: outcome.durationMs,
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The pure parts of retrieval: query normalisation, adaptive escalation
+ * triggers, the bounded final multiplier, reciprocal-rank fusion and the
+ * recall policies. Constants come from the Phase 3 plan (DESIGN.md); change
+ * them only with benchmark evidence.
+ */
+import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+
+export const QUERY_MAX_CHARS = 2_000;
+export const RRF_K = 60;
+export const ESCALATE_MARGIN = 0.08;
+export const ESCALATE_JACCARD = 0.4;
+export const EXACT_NO_ESCALATE = 0.8;
+
+/** How many results recall returns and how confident each must be. */
+export interface RecallPolicy {
+  name: "automatic" | "explicit";
+  includePersonal: boolean;
+  /** Floor on the final score (confidence × bounded multiplier). */
+  minScore: number;
+  maxPerVault: number;
+  maxResults: number;
+}
+
+/** Automatic recall on every user turn: precision first. */
+export const AUTOMATIC_POLICY: Readonly<RecallPolicy> = Object.freeze({
+  name: "automatic",
+  includePersonal: false,
+  minScore: 0.5,
+  maxPerVault: 10,
+  maxResults: 3,
+});
+
+export const EXPLICIT_DEFAULT_RESULTS = 5;
+export const EXPLICIT_MAX_RESULTS = 10;
+
+/** Recall the agent or a person asked for: both vaults, a lower floor. */
+export function explicitPolicy(maxResults: number = EXPLICIT_DEFAULT_RESULTS): RecallPolicy {
+  const n = Math.max(1, Math.min(EXPLICIT_MAX_RESULTS, Math.floor(maxResults)));
+  return {
+    name: "explicit",
+    includePersonal: true,
+    minScore: 0.25,
+    maxPerVault: 10,
+    maxResults: n,
+  };
+}
+
+export type NormalizedQuery = { ok: true; query: string } | { ok: false; diagnostic: Diagnostic };
+
+/** NFKC, trimmed, whitespace collapsed; empty → no result; too long → diagnostic, never truncated. */
+export function normalizeQuery(raw: string): NormalizedQuery {
+  const query = raw.normalize("NFKC").trim().replace(/\s+/g, " ");
+  if (query === "") {
+    return {
+      ok: false,
+      diagnostic: diagnostic("recall_query_empty", "info", "the query is empty; nothing to recall"),
+    };
+  }
+  if (query.length > QUERY_MAX_CHARS) {
+    return {
+      ok: false,
+      diagnostic: diagnostic(
+        "recall_query_too_long",
+        "warning",
+        `the query has ${query.length} characters; the limit is ${QUERY_MAX_CHARS}. Ask with the key terms instead.`,
+      ),
+    };
+  }
+  return { ok: true, query };
+}
+
+const INTERROGATIVES = new Set([
+  "who",
+  "what",
+  "when",
+  "where",
+  "why",
+  "how",
+  "which",
+  "compare",
+  "explain",
+]);
+
+/** True when the query's first word asks a question. */
+export function interrogativePrefix(query: string): boolean {
+  const first = query
+    .trim()
+    .split(/\s+/)[0]
+    ?.toLowerCase()
+    .replace(/[^\p{L}]/gu, "");
+  return first !== undefined && INTERROGATIVES.has(first);
+}
+
+/** |A ∩ B| / |A ∪ B|; 1 for two empty lists. */
+export function jaccardOverlap(a: readonly string[], b: readonly string[]): number {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  const union = new Set([...sa, ...sb]).size;
+  if (union === 0) return 1;
+  let both = 0;
+  for (const x of sa) if (sb.has(x)) both += 1;
+  return both / union;
+}
+
+/** Inputs of the adaptive escalation decision. */
+export interface EscalationInput {
+  query: string;
+  /** Normalised scores of the fused list, best first. */
+  scores: readonly number[];
+  lexTop5: readonly string[];
+  vecTop5: readonly string[];
+  /** Best exact-match confidence among the hits (0 when none). */
+  exactConfidence: number;
+}
+
+/** Why adaptive mode would escalate to expansion and reranking, or undefined to stay. */
+export function escalationReason(input: EscalationInput): string | undefined {
+  if (input.exactConfidence >= EXACT_NO_ESCALATE) return undefined;
+  const [first = 0, second = 0] = input.scores;
+  if (input.scores.length >= 2 && first - second < ESCALATE_MARGIN) return "margin";
+  if (jaccardOverlap(input.lexTop5, input.vecTop5) < ESCALATE_JACCARD) return "overlap";
+  if (interrogativePrefix(input.query)) return "interrogative";
+  return undefined;
+}
+
+/** The bounded final multiplier: exact +0.05, canonical +0.03, evidence −0.02, deprecated −0.08, clamped. */
+export function boundedMultiplier(
+  exact: boolean,
+  role: "canonical" | "evidence",
+  deprecated: boolean,
+): number {
+  let m = 1;
+  if (exact) m += 0.05;
+  m += role === "canonical" ? 0.03 : -0.02;
+  if (deprecated) m -= 0.08;
+  return Math.min(1.1, Math.max(0.9, m));
+}
+
+/** Reciprocal rank of a 0-based rank. */
+export function reciprocalRank(rank: number): number {
+  return 1 / (RRF_K + rank + 1);
+}
+
+/**
+ * Fuses ranked lists by reciprocal rank. Earlier lists win ties (the project
+ * vault is passed first), then the item's key, so the order is stable.
+ */
+export function fuseByRank<T>(lists: ReadonlyArray<readonly T[]>, key: (item: T) => string): T[] {
+  const fused = new Map<string, { item: T; score: number; list: number; rank: number }>();
+  lists.forEach((list, li) => {
+    list.forEach((item, rank) => {
+      const k = key(item);
+      const prev = fused.get(k);
+      const rr = reciprocalRank(rank);
+      if (prev) prev.score += rr;
+      else fused.set(k, { item, score: rr, list: li, rank });
+    });
+  });
+  return [...fused.entries()]
+    .sort(
+      ([ka, a], [kb, b]) =>
+        b.score - a.score || a.rank - b.rank || a.list - b.list || (ka < kb ? -1 : ka > kb ? 1 : 0),
+    )
+    .map(([, v]) => v.item);
+}

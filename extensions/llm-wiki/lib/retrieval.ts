@@ -1,0 +1,432 @@
+/**
+ * The one retrieval service behind every recall (Pi tool, automatic hook,
+ * MCP, CLI): mode selection, fallback chains, per-list scores, the bounded
+ * final multiplier, floors and reciprocal-rank fusion across vaults, with
+ * structured diagnostics and a trace of what ran and how long it took.
+ * A failed or slow step falls toward a cheaper mode or no recall, never
+ * toward unrelated memory; an empty result is a valid answer.
+ */
+import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+import type { IndexStatus } from "./index/index-state.ts";
+import type { QmdHit, QmdStore } from "./index/qmd-store.ts";
+import {
+  boundedMultiplier,
+  escalationReason,
+  fuseByRank,
+  normalizeQuery,
+  type RecallPolicy,
+} from "./retrieval-policy.ts";
+import type { RetrievalMode } from "./settings.ts";
+import type { PageMeta } from "./vault/page.ts";
+
+/** The store operations retrieval uses. */
+export type RetrievalStore = Pick<QmdStore, "searchLex" | "searchVector" | "searchExpanded">;
+
+/** One vault as retrieval sees it. */
+export interface RetrievalVault {
+  kind: "project" | "personal";
+  status: IndexStatus;
+  /** Opens (or reuses) the vault's store; undefined when there is no index. */
+  store(): Promise<RetrievalStore | undefined>;
+  /** Page metadata by id, for exact matches, titles and deprecation. */
+  pages: ReadonlyMap<string, PageMeta>;
+}
+
+/** What the model-backed paths may use, decided before any model call. */
+export interface RetrievalCapabilities {
+  /** Embed model available and the index has vectors. */
+  vectors: boolean;
+  /** Generate and rerank models available. */
+  expansion: boolean;
+  /** Why a capability is missing, for the diagnostic. */
+  vectorsMissing?: Diagnostic;
+  expansionMissing?: Diagnostic;
+}
+
+export interface RetrievalRequest {
+  query: string;
+  policy: RecallPolicy;
+  mode: RetrievalMode;
+  capabilities: RetrievalCapabilities;
+  /** Wall-clock budget for the whole retrieval; the cheaper result in hand wins on overrun. */
+  budgetMs?: number;
+  intent?: string;
+  signal?: AbortSignal;
+}
+
+/** One recalled page. */
+export interface RetrievalHit {
+  id: string;
+  vault: "project" | "personal";
+  title: string;
+  type: string;
+  role: "canonical" | "evidence";
+  /** Final score: confidence × bounded multiplier, at most 1. */
+  score: number;
+  confidence: number;
+  exact: boolean;
+  excerpt?: string;
+  source: QmdHit["source"];
+}
+
+export interface TraceStep {
+  step: string;
+  vault?: "project" | "personal";
+  ms: number;
+  hits?: number;
+  note?: string;
+}
+
+export interface RetrievalOutcome {
+  query: string;
+  requestedMode: RetrievalMode;
+  /** The most capable mode that actually produced results, per the trace. */
+  modeUsed: RetrievalMode | "none";
+  hits: RetrievalHit[];
+  diagnostics: Diagnostic[];
+  trace: TraceStep[];
+  durationMs: number;
+}
+
+const MODE_RANK: Record<RetrievalMode, number> = { lexical: 0, hybrid: 1, adaptive: 2, quality: 3 };
+
+class BudgetExceeded extends Error {
+  constructor() {
+    super("turn budget exceeded");
+  }
+}
+
+/** Rejects when `ms` runs out first; the loser keeps running but its result is ignored. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!Number.isFinite(ms)) return promise;
+  if (ms <= 0) throw new BudgetExceeded();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BudgetExceeded()), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function norm(text: string): string {
+  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+/** Page ids whose id, basename, title or alias equals the query exactly. */
+export function exactMatches(pages: ReadonlyMap<string, PageMeta>, query: string): Set<string> {
+  const q = norm(query);
+  const out = new Set<string>();
+  for (const [id, page] of pages) {
+    const lid = id.toLowerCase();
+    if (
+      lid === q ||
+      lid.split("/").pop() === q ||
+      norm(page.title) === q ||
+      page.aliases.some((a) => norm(a) === q)
+    ) {
+      out.add(id);
+    }
+  }
+  return out;
+}
+
+interface Candidate {
+  hit: QmdHit;
+  confidence: number;
+}
+
+/** The absolute confidence a store list gives a hit (lexical coverage, vector similarity, rerank score). */
+function confidenceOf(hit: QmdHit): number {
+  return Math.max(0, Math.min(1, hit.confidence ?? hit.score));
+}
+
+/** Fuses a lexical and a vector list by rank; a page's confidence is its best evidence. */
+function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
+  const best = new Map<string, number>();
+  for (const h of [...lex, ...vec])
+    best.set(h.pageId, Math.max(best.get(h.pageId) ?? 0, confidenceOf(h)));
+  return fuseByRank([lex, vec], (h) => h.pageId).map((hit) => ({
+    hit: { ...hit, source: "hybrid" },
+    confidence: best.get(hit.pageId) ?? 0,
+  }));
+}
+
+interface VaultRun {
+  candidates: Candidate[];
+  mode: RetrievalMode;
+}
+
+/** Runs the requested mode on one store, falling back toward cheaper modes. */
+async function runVault(
+  vault: RetrievalVault,
+  store: RetrievalStore,
+  req: RetrievalRequest,
+  query: string,
+  deadline: number,
+  trace: TraceStep[],
+  diagnostics: Diagnostic[],
+): Promise<VaultRun> {
+  const limit = req.policy.maxPerVault;
+  const timed = async <T>(
+    step: string,
+    work: () => Promise<T>,
+    count: (r: T) => number,
+  ): Promise<T> => {
+    const t0 = performance.now();
+    try {
+      const result = await within(work(), deadline - performance.now());
+      trace.push({
+        step,
+        vault: vault.kind,
+        ms: Math.round(performance.now() - t0),
+        hits: count(result),
+      });
+      return result;
+    } catch (error) {
+      trace.push({
+        step,
+        vault: vault.kind,
+        ms: Math.round(performance.now() - t0),
+        note: errorMessage(error),
+      });
+      throw error;
+    }
+  };
+  const fallback = (from: string, error: unknown, to: string) => {
+    const code =
+      (error as { code?: string }).code === "model_unavailable"
+        ? "model_unavailable"
+        : error instanceof BudgetExceeded
+          ? "recall_budget_exceeded"
+          : "retrieval_failed";
+    diagnostics.push(
+      diagnostic(
+        code,
+        code === "retrieval_failed" ? "warning" : "info",
+        `${from} retrieval ${error instanceof BudgetExceeded ? "ran out of time" : `failed (${errorMessage(error)})`}; used ${to}`,
+        {
+          ...((error as { repair?: string }).repair
+            ? { repair: (error as { repair: string }).repair }
+            : {}),
+        },
+      ),
+    );
+  };
+
+  // Lexical first: about a millisecond, model-free, and always the result in hand.
+  const lex = await timed(
+    "lexical",
+    () => store.searchLex(query, { limit }),
+    (r) => r.length,
+  );
+  let current: VaultRun = {
+    candidates: lex.map((hit) => ({ hit, confidence: confidenceOf(hit) })),
+    mode: "lexical",
+  };
+  if (req.mode === "lexical") return current;
+
+  if (!req.capabilities.vectors) {
+    if (req.capabilities.vectorsMissing) diagnostics.push(req.capabilities.vectorsMissing);
+    return current;
+  }
+  let vec: QmdHit[];
+  try {
+    vec = await timed(
+      "vector",
+      () => store.searchVector(query, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
+      (r) => r.length,
+    );
+  } catch (error) {
+    fallback("vector", error, "lexical");
+    return current;
+  }
+  current = { candidates: fuseLexVec(lex, vec).slice(0, limit), mode: "hybrid" };
+  if (req.mode === "hybrid") return current;
+
+  if (req.mode === "adaptive") {
+    const exact = exactMatches(vault.pages, query);
+    const exactConfidence = Math.max(
+      0,
+      ...current.candidates.filter((c) => exact.has(c.hit.pageId)).map((c) => c.confidence),
+    );
+    const reason = escalationReason({
+      query,
+      scores: current.candidates.map((c) => c.hit.score),
+      lexTop5: lex.slice(0, 5).map((h) => h.pageId),
+      vecTop5: vec.slice(0, 5).map((h) => h.pageId),
+      exactConfidence,
+    });
+    if (reason === undefined) return { ...current, mode: "adaptive" };
+    trace.push({ step: "escalate", vault: vault.kind, ms: 0, note: reason });
+  }
+  if (!req.capabilities.expansion) {
+    if (req.capabilities.expansionMissing) diagnostics.push(req.capabilities.expansionMissing);
+    return current;
+  }
+  try {
+    const expanded = await timed(
+      "expanded",
+      () =>
+        store.searchExpanded(query, {
+          limit,
+          ...(req.intent ? { intent: req.intent } : {}),
+          ...(req.signal ? { signal: req.signal } : {}),
+        }),
+      (r) => r.length,
+    );
+    return {
+      candidates: expanded.map((hit) => ({ hit, confidence: confidenceOf(hit) })),
+      mode: req.mode,
+    };
+  } catch (error) {
+    fallback("expanded", error, "hybrid");
+    return current;
+  }
+}
+
+/** Runs one recall over `vaults` (project first) under `req.policy`. */
+export async function retrieve(
+  vaults: readonly RetrievalVault[],
+  req: RetrievalRequest,
+): Promise<RetrievalOutcome> {
+  const started = performance.now();
+  const trace: TraceStep[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const done = (
+    query: string,
+    hits: RetrievalHit[],
+    modeUsed: RetrievalOutcome["modeUsed"],
+  ): RetrievalOutcome => ({
+    query,
+    requestedMode: req.mode,
+    modeUsed,
+    hits,
+    diagnostics,
+    trace,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const normalized = normalizeQuery(req.query);
+  if (!normalized.ok) {
+    diagnostics.push(normalized.diagnostic);
+    return done(req.query, [], "none");
+  }
+  const query = normalized.query;
+  const deadline = started + (req.budgetMs ?? Number.POSITIVE_INFINITY);
+  const lists: RetrievalHit[][] = [];
+  let modeUsed: RetrievalOutcome["modeUsed"] = "none";
+
+  for (const vault of vaults) {
+    if (vault.kind === "personal" && !req.policy.includePersonal) continue;
+    if (vault.status.state === "missing" || vault.status.state === "error") {
+      if (req.policy.name === "explicit")
+        diagnostics.push(
+          ...vault.status.diagnostics.map((d) => ({
+            ...d,
+            message: `${vault.kind} vault: ${d.message}`,
+          })),
+        );
+      trace.push({ step: "skip", vault: vault.kind, ms: 0, note: `index ${vault.status.state}` });
+      continue;
+    }
+    if (vault.status.state === "stale" && req.policy.name === "explicit") {
+      diagnostics.push(
+        ...vault.status.diagnostics.map((d) => ({
+          ...d,
+          severity: "info" as const,
+          message: `${vault.kind} vault: ${d.message}`,
+        })),
+      );
+    }
+    let run: VaultRun;
+    try {
+      const store = await vault.store();
+      if (!store) {
+        trace.push({ step: "skip", vault: vault.kind, ms: 0, note: "no store" });
+        continue;
+      }
+      run = await runVault(vault, store, req, query, deadline, trace, diagnostics);
+    } catch (error) {
+      // Even lexical failed (store cannot open, or the budget ran out before it answered).
+      if (req.policy.name === "explicit") {
+        diagnostics.push(
+          diagnostic(
+            "retrieval_failed",
+            "error",
+            `${vault.kind} vault: search failed (${errorMessage(error)})`,
+            {
+              repair: "llm-wiki reindex --force",
+            },
+          ),
+        );
+      }
+      continue;
+    }
+    if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
+    lists.push(scoreVault(vault, run.candidates, query, req.policy));
+  }
+
+  const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
+  return done(query, fused, modeUsed);
+}
+
+/** Applies exact-match boost, the bounded multiplier and the policy floor to one vault's candidates. */
+function scoreVault(
+  vault: RetrievalVault,
+  candidates: Candidate[],
+  query: string,
+  policy: RecallPolicy,
+): RetrievalHit[] {
+  const exact = exactMatches(vault.pages, query);
+  const seen = new Set<string>();
+  const out: Array<RetrievalHit & { rank: number }> = [];
+  for (const { hit, confidence } of candidates) {
+    if (seen.has(hit.pageId)) continue;
+    seen.add(hit.pageId);
+    const page = vault.pages.get(hit.pageId);
+    const isExact = exact.has(hit.pageId);
+    // An exact id/title/alias match is certain whatever the list scored it.
+    const conf = isExact ? 1 : confidence;
+    const multiplier = boundedMultiplier(isExact, hit.role, page?.status === "deprecated");
+    const score = Math.min(1, conf * multiplier);
+    if (score <= policy.minScore) continue;
+    const result: RetrievalHit & { rank: number } = {
+      // Order follows the mode's own ranking; confidence decides only what passes the floor.
+      rank: isExact ? 2 : hit.score * multiplier,
+      id: hit.pageId,
+      vault: vault.kind,
+      title: page?.title ?? hit.title,
+      type: page?.type ?? (hit.role === "canonical" ? "concept" : "source"),
+      role: hit.role,
+      score: Math.round(score * 1e4) / 1e4,
+      confidence: Math.round(conf * 1e4) / 1e4,
+      exact: isExact,
+      source: hit.source,
+    };
+    if (hit.bestChunk) result.excerpt = hit.bestChunk;
+    out.push(result);
+  }
+  // Exact matches the store missed (e.g. a title made only of stop words) still answer.
+  for (const id of exact) {
+    const page = vault.pages.get(id);
+    if (seen.has(id) || !page) continue;
+    out.push({
+      rank: 2,
+      id,
+      vault: vault.kind,
+      title: page.title,
+      type: page.type,
+      role: page.role,
+      score: Math.min(1, boundedMultiplier(true, page.role, page.status === "deprecated")),
+      confidence: 1,
+      exact: true,
+      source: "fts",
+    });
+  }
+  return out
+    .sort((a, b) => b.rank - a.rank || b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, policy.maxPerVault)
+    .map(({ rank: _rank, ...hit }) => hit);
+}

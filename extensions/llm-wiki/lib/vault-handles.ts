@@ -1,0 +1,61 @@
+/**
+ * Per-vault state a host process keeps between calls: the registry (refreshed
+ * on demand, not per recall) and the index handle with its open store. One
+ * set per service instance; closed when the host shuts down.
+ */
+import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
+import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
+import type { VaultPaths } from "./vault/paths.ts";
+import { type Registry, refreshRegistry } from "./vault/registry.ts";
+
+export interface VaultHandle {
+  readonly paths: VaultPaths;
+  readonly index: VaultIndex;
+  /** The registry, refreshed from disk (incremental: unchanged pages are not re-read). */
+  refresh(): Registry;
+  /** The last refreshed registry, refreshing once if there is none yet. */
+  registry(): Registry;
+}
+
+export interface VaultHandles {
+  get(paths: VaultPaths): VaultHandle;
+  readonly models: ResolvedModels;
+  /** Model availability, checked once per handle set (file checks only). */
+  availability(): ModelAvailability;
+  closeAll(): Promise<void>;
+}
+
+export function createVaultHandles(models: ResolvedModels): VaultHandles {
+  const handles = new Map<string, VaultHandle>();
+  let availability: ModelAvailability | undefined;
+  return {
+    models,
+    availability() {
+      availability ??= modelAvailability(models);
+      return availability;
+    },
+    get(paths) {
+      const existing = handles.get(paths.dir);
+      if (existing) return existing;
+      let registry: Registry | undefined;
+      const handle: VaultHandle = {
+        paths,
+        index: openVaultIndex(paths, { models }),
+        refresh() {
+          registry = refreshRegistry(paths);
+          return registry;
+        },
+        registry() {
+          return registry ?? handle.refresh();
+        },
+      };
+      handles.set(paths.dir, handle);
+      return handle;
+    },
+    async closeAll() {
+      const all = [...handles.values()];
+      handles.clear();
+      await Promise.all(all.map((h) => h.index.close()));
+    },
+  };
+}

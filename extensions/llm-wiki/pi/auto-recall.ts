@@ -1,0 +1,69 @@
+/**
+ * Automatic recall: before a run started by the user's prompt, recall with
+ * the automatic policy (project vault, high floor, few results) and hand the
+ * model a hidden message placed right after the prompt. The system prompt is
+ * never touched, so it stays byte-identical from turn to turn and provider
+ * prompt caches keep working. A failure costs this turn its memory, nothing more.
+ */
+import type {
+  BeforeAgentStartEvent,
+  BeforeAgentStartEventResult,
+  ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../lib/diagnostics.ts";
+import type { RecallResult } from "../lib/recall-operation.ts";
+import { recallErrorStatus, recallStatus } from "./status-line.ts";
+import type { WikiHost } from "./wiki-host.ts";
+
+/** `customType` of the recall message (persisted in the session, sent to the model as user content). */
+export const RECALL_MESSAGE_TYPE = "llm-wiki-recall";
+
+/** What the session keeps about a recall besides the text the model saw. */
+export interface RecallMessageDetails {
+  modeUsed: RecallResult["modeUsed"];
+  durationMs: number;
+  pages: Array<{ id: string; vault: string; score: number; path: string }>;
+}
+
+export function createAutoRecallHandler(host: WikiHost) {
+  return async (
+    event: BeforeAgentStartEvent,
+    ctx: ExtensionContext,
+  ): Promise<BeforeAgentStartEventResult | undefined> => {
+    // Custom-message runs (other extensions' triggers) carry no user question to recall for.
+    if (event.messageType !== "user") return undefined;
+    try {
+      const service = host.service(ctx);
+      if (!service.settings.autoRecall) return undefined;
+      if (service.resolveVaults("project").length === 0) return undefined;
+      const result = await service.recall({
+        query: event.prompt,
+        policy: "automatic",
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
+      host.setStatus(recallStatus(result));
+      if (result.rendered === "") return undefined;
+      const details: RecallMessageDetails = {
+        modeUsed: result.modeUsed,
+        durationMs: result.durationMs,
+        pages: result.results.map((r) => ({
+          id: r.id,
+          vault: r.vault,
+          score: r.score,
+          path: r.path,
+        })),
+      };
+      return {
+        message: {
+          customType: RECALL_MESSAGE_TYPE,
+          content: result.rendered,
+          display: false,
+          details,
+        },
+      };
+    } catch (error) {
+      host.setStatus(recallErrorStatus(errorMessage(error)));
+      return undefined;
+    }
+  };
+}

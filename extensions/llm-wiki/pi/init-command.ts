@@ -1,0 +1,19 @@
+/**
+ * `/wiki-init [topic]`: the person's way to create the project's vault (the
+ * agent's is `wiki_bootstrap`). Indexes the new vault in the background.
+ */
+import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { renderBootstrap } from "../lib/render-text.ts";
+import type { WikiHost } from "./wiki-host.ts";
+
+export function createInitCommand(host: WikiHost): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+  return {
+    description: "Create an llm-wiki vault in this project (optional: its topic)",
+    async handler(args, ctx) {
+      const topic = args.trim();
+      const result = host.service(ctx).bootstrap(topic ? { topic } : {});
+      host.scheduleReindex(ctx, result.vault.kind, 0);
+      ctx.ui.notify(`llm-wiki: ${renderBootstrap(result)}`, "info");
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Coalesced background reindexing. Page changes arrive in bursts (an agent
+ * editing several pages in one turn), so requests wait out a short quiet
+ * period and merge; at most one pass runs at a time, and changes that arrive
+ * during a pass start another one after it.
+ */
+import type { VaultKind } from "../lib/vault/paths.ts";
+import type { VaultSelector } from "../lib/wiki-service.ts";
+
+export interface ReindexScheduler {
+  /** Asks for a pass over `vault` after `delayMs` of quiet (default: the scheduler's delay). */
+  schedule(vault: VaultKind, delayMs?: number): void;
+  /** True while a pass runs or one is waiting to start. */
+  readonly busy: boolean;
+  /** Resolves once no pass is running or waiting. */
+  settled(): Promise<void>;
+  /** Drops waiting requests and waits for a running pass to end; later requests are ignored. */
+  dispose(): Promise<void>;
+}
+
+export interface ReindexSchedulerOptions {
+  /** One pass over the selected vaults; its failures are its own to report. */
+  run(vault: VaultSelector): Promise<void>;
+  delayMs: number;
+}
+
+export function createReindexScheduler(options: ReindexSchedulerOptions): ReindexScheduler {
+  let pending = new Set<VaultKind>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let disposed = false;
+  let waiters: Array<() => void> = [];
+
+  const idle = () => timer === undefined && running === undefined && pending.size === 0;
+
+  const wake = () => {
+    if (!idle()) return;
+    const ready = waiters;
+    waiters = [];
+    for (const resolve of ready) resolve();
+  };
+
+  const arm = (delayMs: number) => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(fire, delayMs);
+    // A pending pass must not keep a finished process alive.
+    timer.unref?.();
+  };
+
+  function fire(): void {
+    timer = undefined;
+    if (running !== undefined || pending.size === 0) {
+      wake();
+      return;
+    }
+    const kinds = pending;
+    pending = new Set();
+    const selector: VaultSelector = kinds.size > 1 ? "all" : ([...kinds][0] ?? "all");
+    running = options
+      .run(selector)
+      .catch(() => undefined)
+      .finally(() => {
+        running = undefined;
+        if (pending.size > 0 && !disposed) arm(options.delayMs);
+        wake();
+      });
+  }
+
+  return {
+    schedule(vault, delayMs = options.delayMs) {
+      if (disposed) return;
+      pending.add(vault);
+      // While a pass runs, the request waits for it; the pass re-arms the timer when it ends.
+      if (running === undefined) arm(delayMs);
+    },
+    get busy() {
+      return !idle();
+    },
+    settled() {
+      if (idle()) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    async dispose() {
+      disposed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      pending.clear();
+      await running;
+      wake();
+    },
+  };
+}

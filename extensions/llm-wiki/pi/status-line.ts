@@ -1,0 +1,50 @@
+/**
+ * One short status-line entry (`ctx.ui.setStatus("llm-wiki", …)`) saying what
+ * the wiki last did for this session, so automatic recall is never invisible.
+ */
+import type { Diagnostic } from "../lib/diagnostics.ts";
+import type { RecallResult } from "../lib/recall-operation.ts";
+import type { ReindexResult } from "../lib/wiki-service.ts";
+
+/** The status key this extension owns. */
+export const STATUS_KEY = "llm-wiki";
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+function firstProblem(diagnostics: Diagnostic[]): Diagnostic | undefined {
+  return (
+    diagnostics.find((d) => d.severity === "error") ??
+    diagnostics.find((d) => d.severity === "warning")
+  );
+}
+
+/** E.g. `wiki: 2 pages · lexical · 3 ms`, `wiki: no match`, `wiki: recall failed (…)`. */
+export function recallStatus(result: RecallResult): string {
+  if (!result.ok) {
+    const problem = firstProblem(result.diagnostics);
+    return `wiki: recall failed${problem ? ` (${problem.message})` : ""}`;
+  }
+  if (result.results.length === 0) return "wiki: no match";
+  return `wiki: ${plural(result.results.length, "page")} · ${result.modeUsed} · ${result.durationMs} ms`;
+}
+
+/** Status for a thrown recall (a bug or an unexpected I/O failure): the turn goes on without memory. */
+export function recallErrorStatus(message: string): string {
+  return `wiki: recall failed (${message})`;
+}
+
+export const INDEXING_STATUS = "wiki: indexing…";
+export const AUTO_RECALL_OFF_STATUS = "wiki: auto-recall off";
+
+/** E.g. `wiki: index updated · 1 page · 12 ms`, `wiki: index up to date`, `wiki: indexing failed (…)`. */
+export function reindexStatus(result: ReindexResult): string {
+  const problem = firstProblem([
+    ...result.diagnostics,
+    ...result.reports.flatMap((r) => r.diagnostics),
+  ]);
+  if (!result.ok) return `wiki: indexing failed${problem ? ` (${problem.message})` : ""}`;
+  const written = result.reports.reduce((n, r) => n + r.written + r.removed, 0);
+  if (result.reports.every((r) => r.action === "none")) return "wiki: index up to date";
+  const ms = result.reports.reduce((n, r) => n + r.durationMs, 0);
+  return `wiki: index updated · ${plural(written, "page")} · ${ms} ms`;
+}

@@ -1,0 +1,32 @@
+/**
+ * Turns a service result into a Pi tool result: the shared text rendering
+ * plus the diagnostics a reader needs, the whole result as `details`, and
+ * `isError` when the service says the operation failed.
+ */
+import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import type { Diagnostic } from "../lib/diagnostics.ts";
+import { renderDiagnostics } from "../lib/render-text.ts";
+
+/** What every service operation returns. */
+export interface ServiceOutcome {
+  ok: boolean;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * `diagnostics` defaults to the result's own; info-level ones are shown only
+ * on failure (e.g. "used lexical" is noise when recall worked).
+ */
+export function toolResult<T extends ServiceOutcome>(
+  result: T,
+  text: string,
+  diagnostics: Diagnostic[] = result.diagnostics,
+): AgentToolResult<T> {
+  const shown = diagnostics.filter((d) => d.severity !== "info" || !result.ok);
+  const body = [text, renderDiagnostics(shown)].filter((t) => t !== "").join("\n\n");
+  return {
+    content: [{ type: "text", text: body === "" ? "(nothing to report)" : body }],
+    details: result,
+    ...(result.ok ? {} : { isError: true }),
+  };
+}

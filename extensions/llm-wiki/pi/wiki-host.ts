@@ -1,0 +1,112 @@
+/**
+ * Per-session state of the Pi host: the one service (created on first use
+ * from the session's working directory and settings), the background
+ * reindexer, and the UI the background work reports to. A new session
+ * loads the extension again, so nothing here outlives its session.
+ */
+import type { ExtensionContext, ExtensionUIContext } from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../lib/diagnostics.ts";
+import { renderDiagnostics } from "../lib/render-text.ts";
+import type { VaultKind } from "../lib/vault/paths.ts";
+import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
+import { createReindexScheduler } from "./reindex-scheduler.ts";
+import { loadPiSettings } from "./settings.ts";
+import { INDEXING_STATUS, reindexStatus, STATUS_KEY } from "./status-line.ts";
+
+/** Quiet period before page edits are indexed: one pass for a burst of edits. */
+export const REINDEX_DELAY_MS = 500;
+/** How long an explicit tool waits for a background pass before answering from the index as it is. */
+export const INDEX_WAIT_MS = 15_000;
+
+export interface WikiHost {
+  /** The session's service; the first call reads the settings and reports their problems once. */
+  service(ctx: ExtensionContext): WikiService;
+  /** Asks for a coalesced background lexical update of a vault's index. */
+  scheduleReindex(ctx: ExtensionContext, vault: VaultKind, delayMs?: number): void;
+  /** Resolves when no background update is running or waiting, or after `INDEX_WAIT_MS`. */
+  indexed(): Promise<void>;
+  /** Reports on the status line; never throws (the UI may be gone). */
+  setStatus(text: string): void;
+  /** Stops background work and closes the service. */
+  shutdown(): Promise<void>;
+}
+
+export interface WikiHostOptions {
+  /** Environment for vault discovery and models; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Pi's agent folder; default Pi's own (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
+  agentDir?: string;
+  reindexDelayMs?: number;
+}
+
+export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
+  let service: WikiService | undefined;
+  // Background passes outlive the event that scheduled them; they report to the latest UI.
+  let ui: ExtensionUIContext | undefined;
+
+  const setStatus = (text: string) => {
+    try {
+      ui?.setStatus(STATUS_KEY, text);
+    } catch {
+      // A UI that is gone (session replaced) has nobody to tell.
+    }
+  };
+
+  const scheduler = createReindexScheduler({
+    delayMs: options.reindexDelayMs ?? REINDEX_DELAY_MS,
+    async run(vault) {
+      if (!service) return;
+      setStatus(INDEXING_STATUS);
+      try {
+        setStatus(reindexStatus(await service.reindex({ scope: "changed", vault })));
+      } catch (error) {
+        setStatus(`wiki: indexing failed (${errorMessage(error)})`);
+      }
+    },
+  });
+
+  const getService = (ctx: ExtensionContext): WikiService => {
+    ui = ctx.ui;
+    if (service) return service;
+    const { settings, diagnostics } = loadPiSettings({
+      cwd: ctx.cwd,
+      projectTrusted: ctx.isProjectTrusted(),
+      ...(options.agentDir ? { agentDir: options.agentDir } : {}),
+    });
+    service = createWikiService({ cwd: ctx.cwd, settings, env: options.env ?? process.env });
+    if (diagnostics.length > 0) {
+      ctx.ui.notify(`llm-wiki settings:\n${renderDiagnostics(diagnostics)}`, "warning");
+    }
+    return service;
+  };
+
+  return {
+    service: getService,
+
+    scheduleReindex(ctx, vault, delayMs) {
+      getService(ctx);
+      scheduler.schedule(vault, delayMs);
+    },
+
+    async indexed() {
+      if (!scheduler.busy) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, INDEX_WAIT_MS);
+        timer.unref?.();
+      });
+      await Promise.race([scheduler.settled(), timeout]);
+      clearTimeout(timer);
+    },
+
+    setStatus,
+
+    async shutdown() {
+      await scheduler.dispose();
+      const current = service;
+      service = undefined;
+      ui = undefined;
+      await current?.close();
+    },
+  };
+}

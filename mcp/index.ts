@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+/**
+ * `llm-wiki-mcp`: the stdio MCP server (bin entry). stdout is reserved for
+ * the protocol before anything else is loaded, so nothing a library prints
+ * while loading or running can corrupt the stream.
+ */
+import { reserveStdoutForProtocol } from "./stdout-guard.ts";
+
+const protocolOut = reserveStdoutForProtocol();
+// Loaded only now: static imports would run (and could print) before the guard.
+const { main } = await import("./main.ts");
+const code = await main(process.argv.slice(2), protocolOut);
+// Native model libraries may hold handles open; the server is done, so leave.
+process.exit(code);

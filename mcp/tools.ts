@@ -1,0 +1,235 @@
+/**
+ * The MCP tool table: each tool validates its arguments against the schema
+ * shared with Pi, calls one service operation and renders its result with
+ * the renderer shared by every host. Nothing here decides retrieval.
+ */
+import { type Static, type TSchema, Type } from "typebox";
+import { Value } from "typebox/value";
+import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import {
+  renderBootstrap,
+  renderEnsurePage,
+  renderRecallResult,
+  renderReindex,
+  renderSearch,
+  renderStatus,
+} from "../extensions/llm-wiki/lib/render-text.ts";
+import {
+  BootstrapParams,
+  DEPRECATED_EMBEDDINGS,
+  EnsurePageParams,
+  RecallParams,
+  ReindexParams,
+  SearchParams,
+  StatusParams,
+  TOOL_DESCRIPTIONS,
+  type ToolName,
+} from "../extensions/llm-wiki/lib/tool-schemas.ts";
+import type {
+  ReindexInput,
+  ReindexResult,
+  WikiService,
+} from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { type ArgumentProblem, argumentProblems } from "./validate.ts";
+
+/** What a tool call hands back before it becomes an MCP result. */
+export interface ToolOutput {
+  ok: boolean;
+  /** The service's result object, sent as `structuredContent`. */
+  result: object;
+  /** The shared rendering, sent as text content. */
+  text: string;
+  /** Every diagnostic of the operation, for the text (the result carries them too). */
+  diagnostics: Diagnostic[];
+}
+
+/** Host facilities of one call; none of them changes what an operation returns. */
+export interface ToolContext {
+  /** Resolves once a startup index build no longer stands between recall and an answer. */
+  indexReady(): Promise<void>;
+  /** Aborted when the client cancels the request. */
+  signal?: AbortSignal;
+  /** Reports progress of a long operation, when the client asked for progress. */
+  progress?: (event: { vault: string; phase: string; current: number; total: number }) => void;
+}
+
+/** Behaviour hints for clients (MCP tool annotations). */
+export interface ToolHints {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** One MCP tool. */
+export interface McpTool {
+  name: ToolName;
+  description: string;
+  /** A JSON Schema (TypeBox schemas are), served to clients as is. */
+  inputSchema: TSchema;
+  annotations: ToolHints;
+  /** Validates `args`, then runs the operation. */
+  call(service: WikiService, args: unknown, context: ToolContext): Promise<ToolOutput>;
+}
+
+const READ: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const WRITE: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+function defineTool<S extends TSchema>(
+  name: ToolName,
+  schema: S,
+  annotations: ToolHints,
+  run: (
+    service: WikiService,
+    args: Static<S>,
+    context: ToolContext,
+  ) => ToolOutput | Promise<ToolOutput>,
+): McpTool {
+  return {
+    name,
+    description: TOOL_DESCRIPTIONS[name],
+    inputSchema: schema,
+    annotations,
+    async call(service, args, context) {
+      if (!Value.Check(schema, args)) return invalidArguments(name, argumentProblems(schema, args));
+      return run(service, args, context);
+    },
+  };
+}
+
+/** The answer to a call whose arguments do not match the tool's schema. */
+export function invalidArguments(tool: string, problems: ArgumentProblem[]): ToolOutput {
+  const diagnostics = problems.map(
+    (p): Diagnostic => ({
+      code: "invalid_argument",
+      severity: "error",
+      message: `${p.field}: ${p.message}`,
+    }),
+  );
+  return {
+    ok: false,
+    result: { ok: false, tool, problems, diagnostics },
+    text: `invalid arguments for ${tool}; nothing was done`,
+    diagnostics,
+  };
+}
+
+function reindexOutput(result: ReindexResult, deprecated?: string): ToolOutput {
+  const text = renderReindex(result);
+  return {
+    ok: result.ok,
+    result,
+    text: deprecated ? `${deprecated}\n${text}` : text,
+    diagnostics: result.diagnostics,
+  };
+}
+
+function reindexInput(
+  args: { scope?: ReindexInput["scope"]; force?: boolean; vault?: ReindexInput["vault"] },
+  context: ToolContext,
+): ReindexInput {
+  return {
+    scope: args.scope ?? "changed",
+    ...(args.force !== undefined ? { force: args.force } : {}),
+    ...(args.vault ? { vault: args.vault } : {}),
+    ...(context.signal ? { signal: context.signal } : {}),
+    ...(context.progress ? { onProgress: context.progress } : {}),
+  };
+}
+
+const { components: _components, ...reindexEmbeddingsProperties } = ReindexParams.properties;
+/** `wiki_reindex` without `components`: the deprecated alias always builds vectors. */
+const ReindexEmbeddingsParams = Type.Object(reindexEmbeddingsProperties, {
+  additionalProperties: false,
+});
+
+/** Every tool the server offers, in listing order. */
+export const TOOLS: readonly McpTool[] = [
+  defineTool("wiki_recall", RecallParams, READ, async (service, args, context) => {
+    await context.indexReady();
+    const result = await service.recall({
+      query: args.query,
+      policy: "explicit",
+      ...(args.max_results !== undefined ? { maxResults: args.max_results } : {}),
+      ...(args.mode ? { mode: args.mode } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderRecallResult(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+
+  defineTool("wiki_search", SearchParams, READ, (service, args) => {
+    const result = service.search({
+      query: args.query,
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      ...(args.vault ? { vault: args.vault } : {}),
+    });
+    return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_status", StatusParams, READ, (service, args) => {
+    const result = service.status(args.vault ? { vault: args.vault } : {});
+    return { ok: result.ok, result, text: renderStatus(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_reindex", ReindexParams, WRITE, async (service, args, context) =>
+    reindexOutput(
+      await service.reindex({
+        ...reindexInput(args, context),
+        ...(args.components ? { components: args.components } : {}),
+      }),
+    ),
+  ),
+
+  defineTool(
+    "wiki_reindex_embeddings",
+    ReindexEmbeddingsParams,
+    WRITE,
+    async (service, args, context) =>
+      reindexOutput(
+        await service.reindex({
+          ...reindexInput(args, context),
+          components: ["lexical", "vectors"],
+        }),
+        DEPRECATED_EMBEDDINGS,
+      ),
+  ),
+
+  defineTool("wiki_bootstrap", BootstrapParams, WRITE, (service, args) => {
+    const result = service.bootstrap({
+      ...(args.name !== undefined ? { name: args.name } : {}),
+      ...(args.topic !== undefined ? { topic: args.topic } : {}),
+      ...(args.mode !== undefined ? { mode: args.mode } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderBootstrap(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+
+  defineTool("wiki_ensure_page", EnsurePageParams, WRITE, (service, args) => {
+    const result = service.ensurePage(args);
+    return {
+      ok: result.ok,
+      result,
+      text: renderEnsurePage(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+];

@@ -1,0 +1,32 @@
+/**
+ * Time from spawning the MCP server to its first `wiki_recall` answer, as a
+ * client sees it (median of a few runs, index already built).
+ */
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const server = join(import.meta.dirname, "..", "..", "mcp", "index.ts");
+
+export async function measureMcpSpawn(vault: string, runs = 5): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    const t = performance.now();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [server, "--vault", vault],
+      env: { ...(process.env as Record<string, string>) },
+      stderr: "ignore",
+    });
+    const client = new Client({ name: "bench", version: "1" });
+    await client.connect(transport);
+    await client.callTool({
+      name: "wiki_recall",
+      arguments: { query: "cache invalidation latency" },
+    });
+    samples.push(performance.now() - t);
+    await client.close();
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] ?? 0;
+}

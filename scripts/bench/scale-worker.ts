@@ -1,0 +1,98 @@
+/**
+ * One benchmark phase in its own process, so peak RSS belongs to that phase.
+ * Prints one JSON object on stdout. Usage: scale-worker.ts PHASE VAULT_ROOT PAGES
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { syntheticPage, syntheticPageId } from "./synthetic-vault.ts";
+
+const [phase, root = "", pagesArg = "0"] = process.argv.slice(2);
+const pages = Number(pagesArg);
+const service = createWikiService({ cwd: root, vault: root });
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return Math.round((sorted[Math.max(0, idx)] ?? 0) * 100) / 100;
+}
+
+const QUERIES = [
+  "cache invalidation latency",
+  "how does the scheduler retry failed jobs",
+  "deadlock in transaction isolation",
+  "websocket backpressure buffer",
+  "oauth token rotation policy",
+  "what is hybrid ranking fusion",
+  "canary deploy rollback",
+  "heap leak in garbage collector",
+  "snapshot compaction log",
+  "grpc gateway timeout budget",
+];
+
+async function run(): Promise<Record<string, number>> {
+  switch (phase) {
+    case "full-index": {
+      const t = performance.now();
+      const r = await service.reindex({ scope: "all" });
+      if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
+      return { ms: performance.now() - t };
+    }
+    case "noop": {
+      await service.reindex({ scope: "changed" }); // warm: registry file read, store open
+      const t = performance.now();
+      const r = await service.reindex({ scope: "changed" });
+      if (r.reports[0]?.action !== "none") throw new Error("no-op update changed something");
+      return { ms: performance.now() - t };
+    }
+    case "one-change": {
+      await service.reindex({ scope: "changed" });
+      const samples: number[] = [];
+      for (let k = 0; k < 5; k += 1) {
+        const i = (k * 2_741) % pages;
+        const marker = `zqxmarker${k}x${Date.now() % 100000}`;
+        const file = join(root, ".llm-wiki", "wiki", `${syntheticPageId(i)}.md`);
+        const t = performance.now();
+        writeFileSync(file, `${syntheticPage(i, pages, k + 1)}\n${marker}\n`);
+        await service.reindex({ scope: "changed" });
+        const r = await service.recall({ query: marker, policy: "explicit", mode: "lexical" });
+        if (!r.results.some((h) => h.id === syntheticPageId(i)))
+          throw new Error(`change ${k} not searchable`);
+        samples.push(performance.now() - t);
+      }
+      return { p50: percentile(samples, 50), max: Math.max(...samples) };
+    }
+    case "recall": {
+      await service.reindex({ scope: "changed" });
+      const out: Record<string, number> = {};
+      for (const policy of ["automatic", "explicit"] as const) {
+        for (const q of QUERIES) await service.recall({ query: q, policy, mode: "lexical" }); // warm
+        const samples: number[] = [];
+        for (let n = 0; n < 20; n += 1) {
+          for (const q of QUERIES) {
+            const t = performance.now();
+            await service.recall({ query: q, policy, mode: "lexical" });
+            samples.push(performance.now() - t);
+          }
+        }
+        out[`${policy}P50`] = percentile(samples, 50);
+        out[`${policy}P95`] = percentile(samples, 95);
+      }
+      return out;
+    }
+    case "embed": {
+      await service.reindex({ scope: "changed" });
+      const t = performance.now();
+      const r = await service.reindex({ scope: "changed", components: ["lexical", "vectors"] });
+      if (!r.ok) throw new Error(JSON.stringify(r.diagnostics));
+      return { ms: performance.now() - t, embedded: r.reports[0]?.embedded ?? 0 };
+    }
+    default:
+      throw new Error(`unknown phase ${phase}`);
+  }
+}
+
+const result = await run();
+await service.close();
+const rssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+process.stdout.write(`${JSON.stringify({ ...result, peakRssMb: rssMb })}\n`);

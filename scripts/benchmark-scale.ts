@@ -1,0 +1,118 @@
+/**
+ * `pnpm benchmark:scale`: indexing and recall speed on deterministic
+ * synthetic vaults (1k and 10k pages by default), each phase in its own
+ * process. Writes benchmarks/scale.json and prints a table against the
+ * budgets of DESIGN.md. Usage: benchmark-scale.ts [--sizes 1000,10000] [--no-write]
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { measureMcpSpawn } from "./bench/mcp-spawn.ts";
+import { writeSyntheticVault } from "./bench/synthetic-vault.ts";
+
+const root = join(import.meta.dirname, "..");
+const args = process.argv.slice(2);
+const sizesArg = args[args.indexOf("--sizes") + 1];
+const sizes =
+  args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : [1_000, 10_000];
+const write = !args.includes("--no-write");
+
+const BUDGETS = {
+  automaticRecallP95Ms: 15,
+  oneChangeToSearchableMs: 300,
+  fullIndexMs: 10_000,
+  fullIndexPeakRssMb: 600,
+  mcpSpawnToFirstRecallMs: 500,
+};
+
+function phase(
+  name: string,
+  vault: string,
+  pages: number,
+  env: NodeJS.ProcessEnv = {},
+): Record<string, number> {
+  const r = spawnSync(
+    process.execPath,
+    [join(root, "scripts", "bench", "scale-worker.ts"), name, vault, String(pages)],
+    {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  if (r.status !== 0) throw new Error(`${name} failed: ${r.stderr.slice(-2000)}`);
+  const line = r.stdout.trim().split("\n").pop() ?? "{}";
+  return JSON.parse(line) as Record<string, number>;
+}
+
+const round = (n: number | undefined) => (n === undefined ? undefined : Math.round(n * 10) / 10);
+
+const results: Record<string, Record<string, unknown>> = {};
+for (const pages of sizes) {
+  const dir = mkdtempSync(join(tmpdir(), `llm-wiki-scale-${pages}-`));
+  try {
+    writeSyntheticVault(dir, pages);
+    const full = phase("full-index", dir, pages);
+    const noop = phase("noop", dir, pages);
+    const change = phase("one-change", dir, pages);
+    const recall = phase("recall", dir, pages);
+    const entry: Record<string, unknown> = {
+      fullIndexMs: round(full.ms),
+      fullIndexPeakRssMb: full.peakRssMb,
+      noopUpdateMs: round(noop.ms),
+      oneChangeToSearchableMsP50: round(change.p50),
+      oneChangeToSearchableMsMax: round(change.max),
+      automaticRecallP50Ms: recall.automaticP50,
+      automaticRecallP95Ms: recall.automaticP95,
+      explicitRecallP50Ms: recall.explicitP50,
+      explicitRecallP95Ms: recall.explicitP95,
+    };
+    if (pages <= 1_000) {
+      const embed = phase("embed", dir, pages);
+      entry.embedTinyModelMs = round(embed.ms);
+      entry.embeddedDocuments = embed.embedded;
+    }
+    entry.mcpSpawnToFirstRecallMs = round(await measureMcpSpawn(dir));
+    results[String(pages)] = entry;
+    process.stderr.write(`${pages} pages: ${JSON.stringify(entry)}\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const report = {
+  benchmark: "scale",
+  machine: { node: process.version, cpus: cpus().length, model: cpus()[0]?.model ?? "unknown" },
+  budgets: BUDGETS,
+  results,
+};
+
+const rows: string[] = ["pages   metric                          value      budget"];
+for (const [pages, r] of Object.entries(results)) {
+  const check: Array<[string, unknown, number | undefined]> = [
+    ["full lexical index (ms)", r.fullIndexMs, BUDGETS.fullIndexMs],
+    ["full index peak RSS (MB)", r.fullIndexPeakRssMb, BUDGETS.fullIndexPeakRssMb],
+    ["no-op update (ms)", r.noopUpdateMs, undefined],
+    ["one change → searchable (ms)", r.oneChangeToSearchableMsMax, BUDGETS.oneChangeToSearchableMs],
+    ["automatic recall p95 (ms)", r.automaticRecallP95Ms, BUDGETS.automaticRecallP95Ms],
+    ["explicit recall p95 (ms)", r.explicitRecallP95Ms, undefined],
+    ["embed, tiny model (ms)", r.embedTinyModelMs, undefined],
+    ["MCP spawn → first recall (ms)", r.mcpSpawnToFirstRecallMs, BUDGETS.mcpSpawnToFirstRecallMs],
+  ];
+  for (const [name, value, budget] of check) {
+    if (value === undefined) continue;
+    const verdict =
+      budget === undefined
+        ? ""
+        : (value as number) <= budget
+          ? `≤ ${budget} ok`
+          : `> ${budget} OVER`;
+    rows.push(`${pages.padEnd(7)} ${name.padEnd(31)} ${String(value).padEnd(10)} ${verdict}`);
+  }
+}
+process.stdout.write(`${rows.join("\n")}\n`);
+if (write) {
+  writeFileSync(join(root, "benchmarks", "scale.json"), `${JSON.stringify(report, null, 2)}\n`);
+  process.stderr.write("wrote benchmarks/scale.json\n");
+}

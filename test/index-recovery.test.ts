@@ -1,0 +1,355 @@
+/**
+ * Crash safety of a full rebuild: the new generation is built beside the live
+ * one and swapped in through a journal. A real CLI process is killed
+ * (SIGKILL, no cleanup) at every named step of `CRASH_STEPS`; the last good
+ * index must keep answering in a fresh process, and the next reindex must
+ * finish the recovery. A rebuild that fails (an injected exception at each
+ * step) keeps the previous index and reports `stale` with the last error.
+ *
+ * Every vault starts from a good index of OLD content and is then changed, so
+ * the answers tell which generation is live.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CRASH_STEPS, type CrashStep } from "../extensions/llm-wiki/lib/index/crash-points.ts";
+import type { IndexStatus } from "../extensions/llm-wiki/lib/index/index-state.ts";
+import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
+import type { ReindexReport } from "../extensions/llm-wiki/lib/index/qmd-indexing.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import {
+  makeTempDir,
+  makeTempVault,
+  pageText,
+  removeTempDirs,
+  snapshotFiles,
+  type TempVault,
+} from "./helpers/temp-vault.ts";
+
+const REPO = join(import.meta.dirname, "..");
+const CLI = join(REPO, "cli", "llm-wiki.ts");
+const SERVICE = join(REPO, "extensions", "llm-wiki", "lib", "wiki-service.ts");
+const services: WikiService[] = [];
+
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  removeTempDirs();
+});
+
+/** What each query recalls from the generation built before the change… */
+const OLD = {
+  zephyr: ["concepts/alpha"],
+  pangolin: [],
+  axolotl: [],
+  narwhal: ["sources/beta"],
+};
+/** …and from one built after it. */
+const NEW = {
+  zephyr: [],
+  pangolin: ["concepts/alpha"],
+  axolotl: ["concepts/delta"],
+  narwhal: ["sources/beta"],
+};
+const QUERIES = Object.keys(OLD);
+
+/** Steps at which the pointer already names the new generation. */
+const SWAPPED: readonly CrashStep[] = ["after-pointer", "after-cleanup"];
+/** Steps at which a swap journal exists. */
+const JOURNALED: readonly CrashStep[] = ["after-journal", "after-pointer", "after-cleanup"];
+
+function serviceFor(root: string): WikiService {
+  const service = createWikiService({
+    cwd: root,
+    vault: root,
+    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
+  });
+  services.push(service);
+  return service;
+}
+
+function indexStatus(service: WikiService): IndexStatus {
+  const index = service.status().vault?.index;
+  if (!index) throw new Error("status reported no vault");
+  return index;
+}
+
+/** Environment of a child: the test's caches and models, no real home, plus `extra`. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: makeTempDir("llm-wiki-home-"),
+  };
+  for (const key of [
+    "XDG_CACHE_HOME",
+    "QMD_EMBED_MODEL",
+    "QMD_RERANK_MODEL",
+    "QMD_GENERATE_MODEL",
+  ]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+function cli(args: string[], extra: Record<string, string> = {}): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [CLI, ...args], {
+    env: childEnv(extra),
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+}
+
+/** A fresh process's answers: a new service, lexical recall, no reindex first. */
+function answersInFreshProcess(root: string): Record<string, string[]> {
+  const script = `
+    const [service, root, ...queries] = process.argv.slice(1);
+    const { createWikiService } = await import(service);
+    const wiki = createWikiService({ cwd: root, vault: root });
+    const out = {};
+    for (const query of queries) {
+      const result = await wiki.recall({ query, mode: "lexical" });
+      const errors = result.diagnostics.filter((d) => d.severity === "error");
+      if (errors.length > 0) throw new Error(JSON.stringify(errors));
+      out[query] = result.results.map((r) => r.id);
+    }
+    await wiki.close();
+    process.stdout.write(JSON.stringify(out));
+  `;
+  const out = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", script, SERVICE, root, ...QUERIES],
+    { env: childEnv(), encoding: "utf8", timeout: 60_000 },
+  );
+  expect(out.status, out.stderr).toBe(0);
+  return JSON.parse(out.stdout) as Record<string, string[]>;
+}
+
+/** A vault with a good index of OLD content, then changed on disk to NEW content. */
+async function vaultWithOldIndex(): Promise<{ vault: TempVault; oldGeneration: string }> {
+  const vault = makeTempVault({
+    pages: {
+      "concepts/alpha": pageText(
+        { type: "concept", title: "Alpha" },
+        "The zephyr wind carries seeds.\n",
+      ),
+      "sources/beta": pageText({ type: "source", title: "Beta" }, "A narwhal in the harbour.\n"),
+    },
+  });
+  const service = serviceFor(vault.root);
+  const result = await service.reindex();
+  expect(result.ok).toBe(true);
+  expect(await service.recall({ query: "zephyr", mode: "lexical" })).toMatchObject({
+    results: [{ id: "concepts/alpha" }],
+  });
+  await service.close();
+  const oldGeneration = readCurrent(indexLayout(vault.paths));
+  if (oldGeneration === undefined) throw new Error("no generation after the first reindex");
+  vault.writePage(
+    "concepts/alpha",
+    pageText({ type: "concept", title: "Alpha" }, "Now about a pangolin.\n"),
+  );
+  vault.writePage(
+    "concepts/delta",
+    pageText({ type: "concept", title: "Delta" }, "An axolotl in the pond.\n"),
+  );
+  return { vault, oldGeneration };
+}
+
+/** Status counts of the generation that answers: the old one (2 pages, 2 pending) or the new one. */
+function countsOfLive(swapped: boolean, live: string | undefined) {
+  return swapped
+    ? { generation: live, documents: 3, pending: 0, needsEmbedding: 3 }
+    : { generation: live, documents: 2, pending: 2, needsEmbedding: 2 };
+}
+
+/** Asserts the index folder holds one live generation and nothing left over. */
+function expectClean(vault: TempVault): void {
+  const layout = indexLayout(vault.paths);
+  const live = readCurrent(layout);
+  expect(live).toBeDefined();
+  const leftovers = readdirSync(layout.root).filter(
+    (name) => /^(gen|staging)-/.test(name) && name !== live,
+  );
+  expect(leftovers).toEqual([]);
+  expect(existsSync(layout.journal)).toBe(false);
+  expect(existsSync(layout.lock)).toBe(false);
+  const stray = [...snapshotFiles(vault.paths.meta).keys()].filter(
+    (rel) => rel.includes(".tmp-") || rel.includes(".stale-"),
+  );
+  expect(stray).toEqual([]);
+}
+
+describe("a crash at any step of a rebuild", () => {
+  it("covers every named step", () => {
+    expect([...CRASH_STEPS]).toEqual([
+      "after-mirror",
+      "after-update",
+      "after-manifest",
+      "after-complete",
+      "after-journal",
+      "after-pointer",
+      "after-cleanup",
+    ]);
+  });
+
+  it.each(CRASH_STEPS)(
+    "%s: the last good index answers, and the next reindex completes the recovery",
+    async (step) => {
+      const { vault, oldGeneration } = await vaultWithOldIndex();
+      const swapped = SWAPPED.includes(step);
+
+      const crash = cli(["reindex", "--all", "--vault", vault.root, "--json"], {
+        LLM_WIKI_TEST: "1",
+        LLM_WIKI_CRASH_AT: step,
+      });
+      expect(crash.signal).toBe("SIGKILL");
+      expect(crash.status).toBeNull();
+      // The dead process still owns the lock file: the next writer must take it over.
+      const lock = JSON.parse(readFileSync(indexLayout(vault.paths).lock, "utf8")) as {
+        pid: number;
+      };
+      expect(lock.pid).toBe(crash.pid);
+
+      // A fresh process answers from the last good generation.
+      expect(answersInFreshProcess(vault.root)).toEqual(swapped ? NEW : OLD);
+      const live = readCurrent(indexLayout(vault.paths));
+      if (swapped) expect(live).not.toBe(oldGeneration);
+      else expect(live).toBe(oldGeneration);
+
+      const status = indexStatus(serviceFor(vault.root));
+      expect(status).toMatchObject({
+        state: JOURNALED.includes(step) ? "recovering" : "stale",
+        repair: "llm-wiki reindex",
+        ...countsOfLive(swapped, live),
+      });
+
+      // The repair command, in a new process, finishes what the crash left.
+      const repair = cli(["reindex", "--vault", vault.root, "--json"]);
+      expect(repair.status, repair.stderr).toBe(0);
+      const result = JSON.parse(repair.stdout) as { ok: boolean; reports: ReindexReport[] };
+      expect(result.ok).toBe(true);
+      expect(result.reports[0]).toMatchObject({
+        recovered: true,
+        status: { state: "ready", documents: 3, pending: 0, needsEmbedding: 3 },
+      });
+      expectClean(vault);
+      expect(indexStatus(serviceFor(vault.root))).toMatchObject({ state: "ready", documents: 3 });
+      expect(answersInFreshProcess(vault.root)).toEqual(NEW);
+    },
+  );
+
+  it("is inert without LLM_WIKI_TEST: no user setting can kill a rebuild", async () => {
+    const { vault } = await vaultWithOldIndex();
+    const out = cli(["reindex", "--all", "--vault", vault.root], {
+      LLM_WIKI_CRASH_AT: "after-update",
+      LLM_WIKI_FAIL_AT: "after-update",
+    });
+    expect(out.signal).toBeNull();
+    expect(out.status, out.stderr).toBe(0);
+    expectClean(vault);
+    expect(answersInFreshProcess(vault.root)).toEqual(NEW);
+  });
+});
+
+describe("a rebuild that fails", () => {
+  /** Runs `fn` with `LLM_WIKI_FAIL_AT` set for this process only. */
+  async function failingAt<T>(step: CrashStep, fn: () => Promise<T>): Promise<T> {
+    const previous = process.env.LLM_WIKI_FAIL_AT;
+    process.env.LLM_WIKI_FAIL_AT = step;
+    try {
+      return await fn();
+    } finally {
+      if (previous === undefined) delete process.env.LLM_WIKI_FAIL_AT;
+      else process.env.LLM_WIKI_FAIL_AT = previous;
+    }
+  }
+
+  it.each(CRASH_STEPS)(
+    "%s: keeps the previous index, reports the error, and the next reindex recovers",
+    async (step) => {
+      expect(process.env.LLM_WIKI_TEST).toBe("1");
+      const { vault, oldGeneration } = await vaultWithOldIndex();
+      const service = serviceFor(vault.root);
+      const swapped = SWAPPED.includes(step);
+
+      const failed = await failingAt(step, () => service.reindex({ scope: "all" }));
+
+      expect(failed.ok).toBe(false);
+      const report = failed.reports[0];
+      expect(report?.diagnostics.map((d) => [d.code, d.severity, d.repair])).toEqual([
+        ["index_failed", "error", "llm-wiki reindex --force"],
+      ]);
+      expect(report?.diagnostics[0]?.message).toBe(
+        `indexing failed: injected failure at ${step}; the previous index stays in use`,
+      );
+      const live = readCurrent(indexLayout(vault.paths));
+      if (swapped) expect(live).not.toBe(oldGeneration);
+      else expect(live).toBe(oldGeneration);
+      const status = indexStatus(service);
+      expect(status).toMatchObject({
+        state: JOURNALED.includes(step) ? "recovering" : "stale",
+        lastError: `injected failure at ${step}`,
+        repair: "llm-wiki reindex",
+        ...countsOfLive(swapped, live),
+      });
+      if (!JOURNALED.includes(step)) {
+        expect(status.diagnostics.map((d) => d.code)).toEqual(["index_stale"]);
+        expect(status.diagnostics[0]?.message).toContain(
+          `the last index update failed (injected failure at ${step})`,
+        );
+      }
+      // The same service and a fresh process both answer from the last good generation.
+      const expected = swapped ? NEW : OLD;
+      for (const query of QUERIES) {
+        const result = await service.recall({ query, mode: "lexical" });
+        expect(
+          result.results.map((r) => r.id),
+          query,
+        ).toEqual(expected[query as keyof typeof expected]);
+      }
+      expect(answersInFreshProcess(vault.root)).toEqual(expected);
+
+      const next = await service.reindex();
+      expect(next.ok).toBe(true);
+      expect(next.reports[0]?.recovered).toBe(true);
+      const ready = indexStatus(service);
+      expect(ready).toMatchObject({ state: "ready", documents: 3, pending: 0 });
+      expect(ready.lastError).toBeUndefined();
+      expectClean(vault);
+      expect(answersInFreshProcess(vault.root)).toEqual(NEW);
+    },
+  );
+
+  it("fails the CLI with exit 1 and a structured diagnostic, never a stack trace", async () => {
+    const { vault, oldGeneration } = await vaultWithOldIndex();
+    const out = cli(["reindex", "--all", "--vault", vault.root, "--json"], {
+      LLM_WIKI_TEST: "1",
+      LLM_WIKI_FAIL_AT: "after-update",
+    });
+    expect(out.status).toBe(1);
+    expect(out.stderr).not.toMatch(/^\s+at |\.ts:\d+/m);
+    const result = JSON.parse(out.stdout) as { ok: boolean; reports: ReindexReport[] };
+    expect(result.ok).toBe(false);
+    expect(result.reports[0]?.diagnostics).toEqual([
+      {
+        code: "index_failed",
+        severity: "error",
+        message:
+          "indexing failed: injected failure at after-update; the previous index stays in use",
+        repair: "llm-wiki reindex --force",
+      },
+    ]);
+    expect(result.reports[0]?.status).toMatchObject({
+      state: "stale",
+      generation: oldGeneration,
+      lastError: "injected failure at after-update",
+    });
+    expect(readCurrent(indexLayout(vault.paths))).toBe(oldGeneration);
+    expect(indexStatus(serviceFor(vault.root))).toMatchObject({
+      state: "stale",
+      lastError: "injected failure at after-update",
+    });
+    expect(answersInFreshProcess(vault.root)).toEqual(OLD);
+  });
+});
