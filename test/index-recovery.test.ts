@@ -198,6 +198,7 @@ describe("a crash at any step of a rebuild", () => {
     async (step) => {
       const { vault, oldGeneration } = await vaultWithOldIndex();
       const swapped = SWAPPED.includes(step);
+      const pages = snapshotFiles(vault.paths.wiki);
 
       const crash = cli(["reindex", "--all", "--vault", vault.root, "--json"], {
         LLM_WIKI_TEST: "1",
@@ -236,6 +237,7 @@ describe("a crash at any step of a rebuild", () => {
       expectClean(vault);
       expect(indexStatus(serviceFor(vault.root))).toMatchObject({ state: "ready", documents: 3 });
       expect(answersInFreshProcess(vault.root)).toEqual(NEW);
+      expect(snapshotFiles(vault.paths.wiki)).toEqual(pages);
     },
   );
 

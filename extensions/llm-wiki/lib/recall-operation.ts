@@ -58,7 +58,11 @@ export interface RecallResult {
   durationMs: number;
 }
 
-function capabilities(handles: VaultHandles, vectorsIndexed: boolean): RetrievalCapabilities {
+/** What the model paths may use, from file checks and the index state; no model is loaded. */
+export function capabilities(
+  handles: VaultHandles,
+  vectorsIndexed: boolean,
+): RetrievalCapabilities {
   const a = handles.availability();
   const caps: RetrievalCapabilities = {
     vectors: a.embed.available && vectorsIndexed,
@@ -97,7 +101,8 @@ function capabilities(handles: VaultHandles, vectorsIndexed: boolean): Retrieval
   return caps;
 }
 
-function retrievalVault(handle: VaultHandle, refresh: boolean): RetrievalVault {
+/** The retrieval view of a vault handle. */
+export function retrievalVault(handle: VaultHandle, refresh: boolean): RetrievalVault {
   const registry = refresh ? handle.refresh() : handle.registry();
   return {
     kind: handle.paths.kind,

@@ -9,6 +9,7 @@
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import type { QmdHit, QmdStore } from "./index/qmd-store.ts";
+import { CONTAINED_NAME_CONFIDENCE, matchNames } from "./name-match.ts";
 import {
   boundedMultiplier,
   escalationReason,
@@ -113,24 +114,6 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 function norm(text: string): string {
   return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
-}
-
-/** Page ids whose id, basename, title or alias equals the query exactly. */
-export function exactMatches(pages: ReadonlyMap<string, PageMeta>, query: string): Set<string> {
-  const q = norm(query);
-  const out = new Set<string>();
-  for (const [id, page] of pages) {
-    const lid = id.toLowerCase();
-    if (
-      lid === q ||
-      lid.split("/").pop() === q ||
-      norm(page.title) === q ||
-      page.aliases.some((a) => norm(a) === q)
-    ) {
-      out.add(id);
-    }
-  }
-  return out;
 }
 
 interface Candidate {
@@ -247,7 +230,7 @@ async function runVault(
   if (req.mode === "hybrid") return current;
 
   if (req.mode === "adaptive") {
-    const exact = exactMatches(vault.pages, query);
+    const { exact } = matchNames(vault.pages, query);
     const exactConfidence = Math.max(
       0,
       ...current.candidates.filter((c) => exact.has(c.hit.pageId)).map((c) => c.confidence),
@@ -379,7 +362,7 @@ function scoreVault(
   query: string,
   policy: RecallPolicy,
 ): RetrievalHit[] {
-  const exact = exactMatches(vault.pages, query);
+  const { exact, contained } = matchNames(vault.pages, query);
   const seen = new Set<string>();
   const out: Array<RetrievalHit & { rank: number }> = [];
   for (const { hit, confidence } of candidates) {
@@ -387,8 +370,12 @@ function scoreVault(
     seen.add(hit.pageId);
     const page = vault.pages.get(hit.pageId);
     const isExact = exact.has(hit.pageId);
-    // An exact id/title/alias match is certain whatever the list scored it.
-    const conf = isExact ? 1 : confidence;
+    // A page the query names is a match whatever the list scored it.
+    const conf = isExact
+      ? 1
+      : contained.has(hit.pageId)
+        ? Math.max(confidence, CONTAINED_NAME_CONFIDENCE)
+        : confidence;
     const multiplier = boundedMultiplier(isExact, hit.role, page?.status === "deprecated");
     const score = Math.min(1, conf * multiplier);
     if (score <= policy.minScore) continue;
@@ -408,20 +395,28 @@ function scoreVault(
     if (hit.bestChunk) result.excerpt = hit.bestChunk;
     out.push(result);
   }
-  // Exact matches the store missed (e.g. a title made only of stop words) still answer.
-  for (const id of exact) {
+  // Named pages the store missed (e.g. a title made only of stop words) still answer.
+  for (const id of [...exact, ...contained]) {
     const page = vault.pages.get(id);
     if (seen.has(id) || !page) continue;
+    seen.add(id);
+    const isExact = exact.has(id);
+    const conf = isExact ? 1 : CONTAINED_NAME_CONFIDENCE;
+    const score = Math.min(
+      1,
+      conf * boundedMultiplier(isExact, page.role, page.status === "deprecated"),
+    );
+    if (score <= policy.minScore) continue;
     out.push({
-      rank: 2,
+      rank: isExact ? 2 : 0,
       id,
       vault: vault.kind,
       title: page.title,
       type: page.type,
       role: page.role,
-      score: Math.min(1, boundedMultiplier(true, page.role, page.status === "deprecated")),
-      confidence: 1,
-      exact: true,
+      score: Math.round(score * 1e4) / 1e4,
+      confidence: conf,
+      exact: isExact,
       source: "fts",
     });
   }

@@ -78,6 +78,7 @@ export function readStoreStatus(gen: GenerationPaths): GenerationStoreStatus | u
   }
 }
 
+/** Writes a generation's store status (atomically: readers see the old or the new one). */
 export function writeStoreStatus(gen: GenerationPaths, status: GenerationStoreStatus): void {
   writeFileAtomic(gen.store, `${JSON.stringify(status, null, 2)}\n`);
 }

@@ -183,8 +183,8 @@ export const EXCERPT_MAX_CHARS = 800;
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 200;
 const DEFAULT_CANDIDATES = 40;
-/** Distinct query terms a best hit must match for full confidence (see `searchLex`). */
-const COVERAGE_TERMS = 3;
+/** Query terms weighed for a hit's coverage (see `coverage` in openQmdStore); more are noise. */
+const COVERAGE_TERMS = 32;
 /** Terms one OR query may carry (see `selectTerms`). */
 const MAX_QUERY_TERMS = 16;
 /** Document-frequency probes stop counting here: any term this common is "common". */
@@ -292,6 +292,8 @@ function quote(text: string): string {
 }
 
 function addWord(token: string, add: (key: string, fts: string[]) => void): void {
+  // "2+2", "step 3": lone small numbers match noise on almost every page.
+  if (/^\d{1,2}$/.test(token)) return;
   if (!CONNECTORS.test(token)) {
     if (!STOP_WORDS.has(token)) add(token, [quote(token)]);
     return;
@@ -622,6 +624,10 @@ function createAdapter(
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH j.value LIMIT ${DF_PROBE_CAP})
     ) AS df
     FROM json_each(?) j`);
+  const dfOneStmt = db.prepare(
+    "SELECT count(*) AS df FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
+  );
+  const totalStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
   const termStmt = db.prepare(
     "SELECT 1 AS hit FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
   );
@@ -670,15 +676,43 @@ function createAdapter(
     };
   };
 
-  /** Best hit's coverage: distinct query terms it matches, out of min(terms, 3). */
+  /** Document frequency of a term, counted up to `cap`; cached until the next `update`. */
+  const dfCache = new Map<string, number>();
+  let totalDocs: number | undefined;
+  const documentCount = (): number => {
+    totalDocs ??= totalStmt.get<{ n: number }>()?.n ?? 0;
+    return totalDocs;
+  };
+  const documentFrequency = (match: string, cap: number): number => {
+    const cached = dfCache.get(match);
+    if (cached !== undefined) return cached;
+    const df = dfOneStmt.get<{ df: number }>(match, cap)?.df ?? 0;
+    dfCache.set(match, df);
+    return df;
+  };
+
+  /**
+   * How much of the query the best hit covers: the IDF-weighted share of the
+   * query's terms it contains (BM25's idf). A term absent from the vault
+   * weighs most, so "tell me a joke" against notes that only share "tell"
+   * covers little, while a question whose rare words are all on the page
+   * covers nearly everything. Frequencies above a tenth of the vault are
+   * capped: such terms weigh little either way, and counting them is slow.
+   */
   const coverage = (terms: LexTerm[], rowid: number): number => {
-    const needed = Math.min(terms.length, COVERAGE_TERMS);
+    const n = documentCount();
+    if (n === 0 || terms.length === 0) return 0;
+    const cap = Math.max(64, Math.ceil(n / 10));
+    let all = 0;
     let matched = 0;
-    for (const term of terms) {
-      if (termStmt.get(term.fts.join(" OR "), rowid)) matched += 1;
-      if (matched >= needed) break;
+    for (const term of terms.slice(0, COVERAGE_TERMS)) {
+      const match = term.fts.join(" OR ");
+      const df = documentFrequency(match, cap);
+      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      all += weight;
+      if (df > 0 && termStmt.get(match, rowid)) matched += weight;
     }
-    return needed === 0 ? 0 : matched / needed;
+    return all === 0 ? 0 : matched / all;
   };
 
   /** Excerpts by document id, for the given query words. */
@@ -730,7 +764,8 @@ function createAdapter(
       if (built.terms.length === 0) return { rows: [], strength: 0 };
       const rows = lexStmt.all<LexRow>(built.match, limit * 2 + 20, collectionsJson, limit);
       const top = rows[0];
-      return { built, rows, strength: top ? coverage(built.terms, top.id) : 0 };
+      // Coverage weighs every term of the query, including those too rare to search for.
+      return { built, rows, strength: top ? coverage(parsed.terms, top.id) : 0 };
     } catch (error) {
       // Every term is quoted, so this should be unreachable; a user string must never throw.
       if (/fts5/i.test(String(error))) return { rows: [], strength: 0 };
@@ -812,6 +847,9 @@ function createAdapter(
               }
             : {}),
         });
+        // Frequencies and the document count change with the index.
+        dfCache.clear();
+        totalDocs = undefined;
         const { indexed, updated, unchanged, removed, needsEmbedding } = result;
         return { indexed, updated, unchanged, removed, needsEmbedding };
       }),

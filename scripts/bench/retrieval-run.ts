@@ -1,0 +1,114 @@
+/**
+ * Runs the seed fixture through the real indexing and retrieval path in one
+ * mode and returns the metric report. The fixture vault is copied to a
+ * temporary folder so no index files land in the repository.
+ */
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BenchmarkFixture } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
+import {
+  type BenchmarkRun,
+  evaluateBenchmark,
+  type RetrievalMetricReport,
+} from "../../extensions/llm-wiki/lib/bench/metrics.ts";
+import { capabilities, retrievalVault } from "../../extensions/llm-wiki/lib/recall-operation.ts";
+import { retrieve } from "../../extensions/llm-wiki/lib/retrieval.ts";
+import {
+  DEFAULT_SETTINGS,
+  type RetrievalMode,
+  type WikiSettings,
+} from "../../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+
+/**
+ * Candidate lists are scored to depth 20 with no floor (the metrics are
+ * candidate recall and ranking); the floors are measured by the automatic
+ * false-positive rate, which runs the real automatic policy.
+ */
+const RANKING_POLICY = {
+  name: "explicit",
+  includePersonal: false,
+  minScore: 0,
+  maxPerVault: 20,
+  maxResults: 20,
+} as const;
+
+export interface ModeRun {
+  mode: RetrievalMode;
+  models: "none" | "tiny" | "default";
+  report: RetrievalMetricReport;
+  /** Modes actually used, counted over the queries (fallbacks show here). */
+  modesUsed: Record<string, number>;
+  latencyMsP50: number;
+  /** Share of queries expecting automatic recall where it injected a judged page. */
+  autoRecallRate: number;
+}
+
+export async function runFixture(
+  fixture: BenchmarkFixture,
+  mode: RetrievalMode,
+  models: ModeRun["models"],
+  modelSettings: WikiSettings["models"] = {},
+): Promise<ModeRun> {
+  const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bench-"));
+  try {
+    cpSync(fixture.vaultRoot, dir, {
+      recursive: true,
+      filter: (src) => !src.includes(`${join(".llm-wiki", "meta")}`),
+    });
+    const settings: WikiSettings = {
+      ...DEFAULT_SETTINGS,
+      retrievalMode: mode,
+      models: modelSettings,
+    };
+    const service = createWikiService({ cwd: dir, vault: dir, settings });
+    const components =
+      models === "none" ? (["lexical"] as const) : (["lexical", "vectors"] as const);
+    const indexed = await service.reindex({ scope: "all", components: [...components] });
+    if (!indexed.ok) throw new Error(`indexing failed: ${JSON.stringify(indexed.diagnostics)}`);
+    const [paths] = service.resolveVaults();
+    if (!paths) throw new Error("fixture vault not found");
+    const handle = service.handles.get(paths);
+    const runs: BenchmarkRun[] = [];
+    const modesUsed: Record<string, number> = {};
+    const latencies: number[] = [];
+    let autoExpected = 0;
+    let autoFound = 0;
+    for (const query of fixture.queries) {
+      const vault = retrievalVault(handle, false);
+      const t = performance.now();
+      const ranked = await retrieve([vault], {
+        query: query.text,
+        policy: RANKING_POLICY,
+        mode,
+        capabilities: capabilities(service.handles, vault.status.vectors.present),
+      });
+      latencies.push(performance.now() - t);
+      modesUsed[ranked.modeUsed] = (modesUsed[ranked.modeUsed] ?? 0) + 1;
+      const auto = await service.recall({ query: query.text, policy: "automatic", mode });
+      if (query.autoExpectation === "hit") {
+        autoExpected += 1;
+        const judged = new Set(query.judgments.map((j) => j.pageId));
+        if (auto.results.some((h) => judged.has(h.id))) autoFound += 1;
+      }
+      runs.push({
+        queryId: query.id,
+        rankedPageIds: ranked.hits.map((h) => h.id),
+        autoPageIds: auto.results.map((h) => h.id),
+      });
+    }
+    await service.close();
+    latencies.sort((a, b) => a - b);
+    return {
+      mode,
+      models,
+      report: evaluateBenchmark(fixture.queries, runs),
+      modesUsed,
+      latencyMsP50: Math.round((latencies[Math.floor(latencies.length / 2)] ?? 0) * 10) / 10,
+      autoRecallRate: autoExpected === 0 ? 0 : Math.round((autoFound / autoExpected) * 1e6) / 1e6,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

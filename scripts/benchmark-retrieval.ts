@@ -1,0 +1,164 @@
+/**
+ * `pnpm benchmark:retrieval`: the seed fixture (22 pages, 60 graded queries)
+ * through the real indexing and retrieval path in every mode — lexical with
+ * no model, hybrid/adaptive/quality with the tiny test models, and with QMD's
+ * real default models when QMD_MODEL_SMOKE=1 and they are present. Fails when
+ * a figure falls below the committed baseline by more than the tolerance.
+ * `--update` rewrites the baseline (byte-identical on two runs).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
+import type { RetrievalMetrics } from "../extensions/llm-wiki/lib/bench/metrics.ts";
+import { modelAvailability, resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
+import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
+import { type ModeRun, runFixture } from "./bench/retrieval-run.ts";
+import { ensureTestModels } from "./generate-test-models.ts";
+
+const root = join(import.meta.dirname, "..");
+const baselinePath = join(root, "benchmarks", "retrieval-baseline.json");
+const update = process.argv.includes("--update");
+/** A figure may fall this much below the baseline before the run fails. */
+const TOLERANCE = 0.01;
+
+/** The old heuristic scorer's figures (seed 001, Task 4), for reference only. */
+const HEURISTIC_REFERENCE = {
+  all: { candidateRecall20: 0.873, mrr: 0.785, ndcg10: 0.759, autoFalsePositiveRate: 0.2 },
+  heldout: { candidateRecall20: 0.733, mrr: 0.672 },
+};
+
+// Two single-thread model contexts beat one two-thread context on small machines.
+process.env.QMD_EMBED_PARALLELISM ??= "2";
+const only = process.argv.includes("--lexical-only");
+
+const fixture = loadBenchmarkFixture(join(root, "test", "fixtures", "retrieval", "queries.json"));
+const tiny = await ensureTestModels();
+const tinyModels = { embed: tiny.embed, rerank: tiny.rerank, generate: tiny.generate };
+
+const runs: ModeRun[] = [];
+runs.push(await runFixture(fixture, "lexical", "none", { embed: "/nonexistent/no-model.gguf" }));
+for (const mode of only ? [] : (["hybrid", "adaptive", "quality"] as const)) {
+  runs.push(await runFixture(fixture, mode, "tiny", tinyModels));
+}
+if (process.env.QMD_MODEL_SMOKE === "1") {
+  const defaults = resolveModels(
+    {},
+    { ...process.env, QMD_EMBED_MODEL: "", QMD_RERANK_MODEL: "", QMD_GENERATE_MODEL: "" },
+  );
+  const available = Object.values(modelAvailability(defaults)).every((m) => m.available);
+  if (available) {
+    for (const mode of ["hybrid", "adaptive", "quality"] as RetrievalMode[]) {
+      runs.push(
+        await runFixture(fixture, mode, "default", {
+          embed: defaults.embed.uri,
+          rerank: defaults.rerank.uri,
+          generate: defaults.generate.uri,
+        }),
+      );
+    }
+  } else {
+    process.stderr.write(
+      "QMD_MODEL_SMOKE=1 but QMD's default models are not in its cache; real-model runs skipped\n",
+    );
+  }
+}
+
+const key = (r: ModeRun) => `${r.mode}/${r.models}`;
+const baselineRuns = Object.fromEntries(
+  runs
+    .filter((r) => r.models !== "default")
+    .map((r) => [
+      key(r),
+      { report: r.report, modesUsed: r.modesUsed, autoRecallRate: r.autoRecallRate },
+    ]),
+);
+const baseline = {
+  schema: 1,
+  fixtureVersion: fixture.version ?? 1,
+  queryCounts: {
+    all: fixture.queries.length,
+    train: fixture.queries.filter((q) => q.split === "train").length,
+    heldout: fixture.queries.filter((q) => q.split === "heldout").length,
+  },
+  heuristicReference: HEURISTIC_REFERENCE,
+  runs: baselineRuns,
+};
+
+const fmt = (n: number | null | undefined) =>
+  n === null || n === undefined ? "  -  " : n.toFixed(3);
+const lines = [
+  "mode/models        slice    R@20   MRR    nDCG5  nDCG10 can@3  evR20  contra autoFP  p50ms",
+];
+for (const r of runs) {
+  for (const slice of ["all", "train", "heldout"] as const) {
+    const m: RetrievalMetrics = r.report[slice];
+    lines.push(
+      `${key(r).padEnd(18)} ${slice.padEnd(8)} ${fmt(m.candidateRecall20)}  ${fmt(m.mrr)}  ${fmt(m.ndcg5)}  ${fmt(m.ndcg10)}  ${fmt(m.canonicalAt3)}  ${fmt(m.evidenceRecall20)}  ${fmt(m.contradictionCoverage)}  ${fmt(m.autoFalsePositiveRate)}  ${slice === "all" ? r.latencyMsP50 : ""}`,
+    );
+  }
+}
+lines.push(
+  `heuristic (old)    all      ${fmt(HEURISTIC_REFERENCE.all.candidateRecall20)}  ${fmt(HEURISTIC_REFERENCE.all.mrr)}          ${fmt(HEURISTIC_REFERENCE.all.ndcg10)}                        ${fmt(HEURISTIC_REFERENCE.all.autoFalsePositiveRate)}`,
+);
+process.stdout.write(`${lines.join("\n")}\n`);
+process.stdout.write(
+  `modes used: ${runs.map((r) => `${key(r)} ${JSON.stringify(r.modesUsed)}`).join("; ")}\n`,
+);
+process.stdout.write(
+  `automatic recall found a judged page for: ${runs.map((r) => `${key(r)} ${r.autoRecallRate}`).join("; ")}\n`,
+);
+
+if (update) {
+  writeFileSync(baselinePath, `${JSON.stringify(baseline, null, 2)}\n`);
+  process.stdout.write(`wrote ${baselinePath}\n`);
+  process.exit(0);
+}
+
+let committed: typeof baseline;
+try {
+  committed = JSON.parse(readFileSync(baselinePath, "utf8")) as typeof baseline;
+} catch {
+  process.stderr.write("no committed baseline; run pnpm benchmark:retrieval:update\n");
+  process.exit(1);
+}
+const HIGHER_IS_BETTER = [
+  "candidateRecall20",
+  "mrr",
+  "ndcg5",
+  "ndcg10",
+  "canonicalAt3",
+  "evidenceRecall20",
+  "contradictionCoverage",
+] as const;
+const failures: string[] = [];
+for (const [k, current] of Object.entries(baselineRuns)) {
+  const base = committed.runs[k];
+  if (!base) continue;
+  for (const slice of ["all", "train", "heldout"] as const) {
+    for (const metric of HIGHER_IS_BETTER) {
+      const was = base.report[slice][metric];
+      const now = current.report[slice][metric];
+      if (was !== null && now !== null && now < was - TOLERANCE)
+        failures.push(`${k} ${slice} ${metric}: ${now} < baseline ${was}`);
+    }
+    const fpWas = base.report[slice].autoFalsePositiveRate;
+    const fpNow = current.report[slice].autoFalsePositiveRate;
+    if (fpWas !== null && fpNow !== null && fpNow > fpWas + TOLERANCE)
+      failures.push(`${k} ${slice} autoFalsePositiveRate: ${fpNow} > baseline ${fpWas}`);
+  }
+  if (
+    base.autoRecallRate !== undefined &&
+    current.autoRecallRate < base.autoRecallRate - TOLERANCE
+  ) {
+    failures.push(
+      `${k} autoRecallRate: ${current.autoRecallRate} < baseline ${base.autoRecallRate}`,
+    );
+  }
+}
+if (failures.length > 0) {
+  process.stderr.write(
+    `below the committed baseline (tolerance ${TOLERANCE}):\n${failures.join("\n")}\n`,
+  );
+  process.exit(1);
+}
+process.stdout.write(`all figures within ${TOLERANCE} of the committed baseline\n`);
