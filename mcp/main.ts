@@ -5,12 +5,11 @@
  * stdin ends or a signal arrives. Writes only to stderr; the protocol writer
  * is handed in.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -25,13 +24,6 @@ A stdio MCP server for the llm-wiki vault of the working directory (nearest
 
 function log(line: string): void {
   process.stderr.write(`llm-wiki-mcp: ${line}\n`);
-}
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
 }
 
 /** Serves until stdin ends or SIGINT/SIGTERM; returns the exit code. */
@@ -68,7 +60,7 @@ export async function main(
   });
   const startup = createStartupIndex(service, log);
   const server = createMcpServer(service, {
-    version: version(),
+    version: packageVersion(),
     indexReady: startup.ready,
   });
   // After the handshake, so checking the index never delays `initialize`.
