@@ -4,9 +4,8 @@
  * service, renders the result. Exit codes: 0 success, 1 the operation
  * reported errors, 2 usage.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import {
   renderBootstrap,
   renderDiagnostics,
@@ -23,6 +22,9 @@ import {
   type WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { intOption, type OptionSpec, type Parsed, parseCommand, UsageError } from "./args.ts";
+import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
+import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
+import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { createProgress } from "./progress.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
@@ -35,7 +37,7 @@ commands:
          [--auto]                          the automatic per-turn policy instead
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-
+${LINT_USAGE}${CAPTURE_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -52,6 +54,9 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
     force: { type: "boolean" },
     which: { type: "string" },
   },
+  lint: LINT_OPTIONS,
+  bench: BENCH_OPTIONS,
+  capture: CAPTURE_OPTIONS,
 };
 
 const MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
@@ -82,6 +87,9 @@ interface Outcome {
 type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome>;
 
 const HANDLERS: Record<string, Handler> = {
+  lint: lintCommand,
+  bench: benchCommand,
+  capture: captureCommand,
   init(service, { values }) {
     const result = service.bootstrap({
       ...(typeof values.name === "string" ? { name: values.name } : {}),
@@ -137,22 +145,6 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
-/** The package version; found walking up, so it works from the sources and from `dist/`. */
-function version(): string {
-  for (let dir = import.meta.dirname; ; dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
-        name?: string;
-        version: string;
-      };
-      if (pkg.name === "llm-wiki") return pkg.version;
-    } catch {
-      // Not here: keep walking.
-    }
-    if (dirname(dir) === dir) return "unknown";
-  }
-}
-
 async function main(argv: string[]): Promise<number> {
   let parsed: Parsed;
   try {
@@ -166,7 +158,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.command === "version") {
-    process.stdout.write(`${version()}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   const handler = HANDLERS[parsed.command];

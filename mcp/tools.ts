@@ -8,18 +8,30 @@ import { Value } from "typebox/value";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import {
   renderBootstrap,
+  renderCapture,
   renderEnsurePage,
+  renderIngest,
+  renderLint,
+  renderLogEvent,
+  renderObservation,
   renderRecallResult,
   renderReindex,
+  renderRetro,
   renderSearch,
   renderStatus,
 } from "../extensions/llm-wiki/lib/render-text.ts";
 import {
   BootstrapParams,
+  CaptureSourceParams,
   DEPRECATED_EMBEDDINGS,
   EnsurePageParams,
+  IngestParams,
+  LintParams,
+  LogEventParams,
+  ObserveParams,
   RecallParams,
   ReindexParams,
+  RetroParams,
   SearchParams,
   StatusParams,
   TOOL_DESCRIPTIONS,
@@ -84,6 +96,8 @@ const WRITE: ToolHints = {
   idempotentHint: true,
   openWorldHint: false,
 };
+/** Adds a record each call (an observation, a log line): calling twice is not calling once. */
+const APPEND: ToolHints = { ...WRITE, idempotentHint: false };
 
 function defineTool<S extends TSchema>(
   name: ToolName,
@@ -231,5 +245,47 @@ export const TOOLS: readonly McpTool[] = [
       text: renderEnsurePage(result),
       diagnostics: result.diagnostics,
     };
+  }),
+
+  defineTool("wiki_observe", ObserveParams, APPEND, (service, args) => {
+    const result = service.observe(args);
+    return {
+      ok: result.ok,
+      result,
+      text: renderObservation(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+
+  defineTool("wiki_retro", RetroParams, APPEND, (service, args) => {
+    const result = service.retro(args);
+    return { ok: result.ok, result, text: renderRetro(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_log_event", LogEventParams, APPEND, (service, args) => {
+    const result = service.logEvent(args);
+    return { ok: result.ok, result, text: renderLogEvent(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_ingest", IngestParams, WRITE, (service, args) => {
+    const result = service.ingest({
+      ...(args.source !== undefined ? { source: args.source } : {}),
+      ...(args.part !== undefined ? { part: args.part } : {}),
+      ...(args.mark_ingested !== undefined ? { markIngested: args.mark_ingested } : {}),
+    });
+    return { ok: result.ok, result, text: renderIngest(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_capture_source", CaptureSourceParams, APPEND, async (service, args, context) => {
+    const result = await service.captureSource({
+      ...args,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    return { ok: result.ok, result, text: renderCapture(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_lint", LintParams, WRITE, (service, args) => {
+    const result = service.lint(args);
+    return { ok: result.ok, result, text: renderLint(result), diagnostics: result.diagnostics };
   }),
 ];

@@ -10,6 +10,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { measureMcpSpawn } from "./bench/mcp-spawn.ts";
 import { writeSyntheticVault } from "./bench/synthetic-vault.ts";
+import { ensureTestModels } from "./generate-test-models.ts";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -69,7 +70,11 @@ for (const pages of sizes) {
       explicitRecallP95Ms: recall.explicitP95,
     };
     if (pages <= 1_000) {
-      const embed = phase("embed", dir, pages);
+      const tiny = await ensureTestModels();
+      const embed = phase("embed", dir, pages, {
+        QMD_EMBED_MODEL: tiny.embed,
+        QMD_EMBED_PARALLELISM: "2",
+      });
       entry.embedTinyModelMs = round(embed.ms);
       entry.embeddedDocuments = embed.embedded;
     }

@@ -108,7 +108,8 @@ function answersInFreshProcess(root: string): Record<string, string[]> {
     const wiki = createWikiService({ cwd: root, vault: root });
     const out = {};
     for (const query of queries) {
-      const result = await wiki.recall({ query, mode: "lexical" });
+      // As the index is: no refresh of changed pages before answering.
+      const result = await wiki.recall({ query, mode: "lexical", refreshIndex: false });
       const errors = result.diagnostics.filter((d) => d.severity === "error");
       if (errors.length > 0) throw new Error(JSON.stringify(errors));
       out[query] = result.results.map((r) => r.id);
@@ -304,7 +305,7 @@ describe("a rebuild that fails", () => {
       // The same service and a fresh process both answer from the last good generation.
       const expected = swapped ? NEW : OLD;
       for (const query of QUERIES) {
-        const result = await service.recall({ query, mode: "lexical" });
+        const result = await service.recall({ query, mode: "lexical", refreshIndex: false });
         expect(
           result.results.map((r) => r.id),
           query,

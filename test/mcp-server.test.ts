@@ -14,7 +14,9 @@ import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.t
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import {
   BootstrapParams,
+  CaptureSourceParams,
   EnsurePageParams,
+  LintParams,
   RecallParams,
   ReindexParams,
   SearchParams,
@@ -140,7 +142,7 @@ describe("MCP server: an indexed example vault", () => {
 
   afterAll(() => indexed.server.client.close());
 
-  it("lists the seven tools with the shared descriptions and schemas as input schemas", async () => {
+  it("lists every tool with the shared descriptions and schemas as input schemas", async () => {
     const server = indexed.server;
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -152,6 +154,12 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_reindex_embeddings",
       "wiki_bootstrap",
       "wiki_ensure_page",
+      "wiki_observe",
+      "wiki_retro",
+      "wiki_log_event",
+      "wiki_ingest",
+      "wiki_capture_source",
+      "wiki_lint",
     ]);
     for (const tool of tools) {
       expect(tool.description).toBe(TOOL_DESCRIPTIONS[tool.name as keyof typeof TOOL_DESCRIPTIONS]);
@@ -163,6 +171,8 @@ describe("MCP server: an indexed example vault", () => {
     expect(byName.get("wiki_reindex")?.inputSchema).toEqual(asJson(ReindexParams));
     expect(byName.get("wiki_bootstrap")?.inputSchema).toEqual(asJson(BootstrapParams));
     expect(byName.get("wiki_ensure_page")?.inputSchema).toEqual(asJson(EnsurePageParams));
+    expect(byName.get("wiki_capture_source")?.inputSchema).toEqual(asJson(CaptureSourceParams));
+    expect(byName.get("wiki_lint")?.inputSchema).toEqual(asJson(LintParams));
     // The deprecated alias always builds vectors, so it takes no components.
     const alias = byName.get("wiki_reindex_embeddings")?.inputSchema;
     expect(alias?.properties).not.toHaveProperty("components");
@@ -451,6 +461,29 @@ describe("MCP server: a folder without a vault", () => {
 
     const status2 = await call(server, "wiki_status");
     expect(status2.structuredContent).toMatchObject({ ok: true, vault: { pages: 1 } });
+
+    // Capture redacts before writing and answers exactly what the service returns.
+    const captured = await call(server, "wiki_capture_source", {
+      text: "Deploy notes. The staging key is sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD.",
+      title: "Deploy notes",
+    });
+    expect(captured.isError).toBeFalsy();
+    expect(captured.structuredContent).toMatchObject({
+      ok: true,
+      id: expect.stringMatching(/^SRC-/),
+    });
+    const packet = (captured.structuredContent as { packet: string }).packet;
+    const sourceText = readFileSync(join(folder, ".llm-wiki", packet, "source.md"), "utf8");
+    expect(sourceText).toContain("[REDACTED:");
+    expect(sourceText).not.toContain("sk-abcdefghijklmnopqrstuvwxyz");
+
+    // Lint sees the new pages; the invoice page is an orphan, which is a note, not an error.
+    const lint = await call(server, "wiki_lint", {});
+    expect(lint.structuredContent).toMatchObject({ ok: true });
+    const codes = (
+      lint.structuredContent as { vaults: Array<{ findings: Array<{ code: string }> }> }
+    ).vaults[0]?.findings.map((f) => f.code);
+    expect(codes).toContain("page_orphan");
   });
 });
 

@@ -196,10 +196,12 @@ async function eventually(probe: () => Promise<boolean> | boolean, ms = 15_000):
 }
 
 /** Recall through a service of the test's own, reading the index the extension maintains. */
+/** What the index holds now: no refresh, so only the extension's own reindex can add a page. */
 async function recallIds(project: string, query: string): Promise<string[]> {
   const service = createWikiService({ cwd: project });
   try {
-    return (await service.recall({ query, policy: "explicit" })).results.map((r) => r.id);
+    const result = await service.recall({ query, policy: "explicit", refreshIndex: false });
+    return result.results.map((r) => r.id);
   } finally {
     await service.close();
   }

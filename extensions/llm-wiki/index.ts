@@ -1,20 +1,30 @@
 /**
  * llm-wiki for Pi: a Markdown wiki as long-term memory. This file only wires
- * Pi to the shared service: tools, the `/wiki-init` command, automatic recall
- * before each user prompt, and background index freshness. Everything it
+ * Pi to the shared service: tools, the `/wiki-…` commands, automatic recall
+ * before each user prompt, background index freshness, and guardrails that
+ * keep the agent's file tools out of a vault's `raw/` and `meta/`. Everything it
  * does is in `pi/`; every decision about memory is in `lib/`.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { createIngestCommand, createLintCommand, createQueryCommand } from "./pi/agent-commands.ts";
 import { createAutoRecallHandler } from "./pi/auto-recall.ts";
 import { createBootstrapTool } from "./pi/bootstrap-tool.ts";
+import { createCaptureTool } from "./pi/capture-tool.ts";
 import { createEnsurePageTool } from "./pi/ensure-page-tool.ts";
 import { createPageChangeHandler } from "./pi/freshness.ts";
+import { createGuardrailHandler } from "./pi/guardrails.ts";
+import { createIngestTool } from "./pi/ingest-tool.ts";
 import { createInitCommand } from "./pi/init-command.ts";
+import { createLintTool } from "./pi/lint-tool.ts";
+import { createLogEventTool } from "./pi/log-event-tool.ts";
+import { createObserveTool } from "./pi/observe-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
 import { createReindexEmbeddingsTool } from "./pi/reindex-embeddings-tool.ts";
 import { createReindexTool } from "./pi/reindex-tool.ts";
+import { createRetroTool } from "./pi/retro-tool.ts";
 import { createSearchTool } from "./pi/search-tool.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
+import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
 import { createWikiHost } from "./pi/wiki-host.ts";
 
@@ -29,10 +39,23 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createReindexEmbeddingsTool(host));
   pi.registerTool(createBootstrapTool(host));
   pi.registerTool(createEnsurePageTool(host));
+  pi.registerTool(createCaptureTool(host));
+  pi.registerTool(createLintTool(host));
+  pi.registerTool(createObserveTool(host));
+  pi.registerTool(createRetroTool(host));
+  pi.registerTool(createLogEventTool(host));
+  pi.registerTool(createIngestTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
+  const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
+    pi.sendUserMessage(content, options);
+  pi.registerCommand("wiki-query", createQueryCommand(send));
+  pi.registerCommand("wiki-ingest", createIngestCommand(send));
+  pi.registerCommand("wiki-lint", createLintCommand(send));
+  pi.registerCommand("wiki-status", createStatusCommand(host));
 
   pi.on("session_start", createSessionStartHandler(host));
   pi.on("before_agent_start", createAutoRecallHandler(host));
+  pi.on("tool_call", createGuardrailHandler());
   pi.on("tool_result", createPageChangeHandler(host));
   pi.on("session_shutdown", () => host.shutdown());
 }

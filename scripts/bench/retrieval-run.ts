@@ -76,7 +76,7 @@ export async function runFixture(
     let autoExpected = 0;
     let autoFound = 0;
     for (const query of fixture.queries) {
-      const vault = retrievalVault(handle, false);
+      const vault = retrievalVault(handle);
       const t = performance.now();
       const ranked = await retrieve([vault], {
         query: query.text,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
 import {
   AUTOMATIC_RENDER,
+  excerptAround,
   LINKS_FIRST_PAGE_THRESHOLD,
   type RenderableHit,
   renderRecall,
@@ -21,7 +22,7 @@ import {
 } from "./retrieval.ts";
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
-import { parsePage } from "./vault/page.ts";
+import { bodyAfterFrontmatter } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
@@ -34,6 +35,11 @@ export interface RecallInput {
   maxResults?: number;
   mode?: RetrievalMode;
   signal?: AbortSignal;
+  /**
+   * Explicit recall first indexes pages changed since the last index update
+   * (default true). False answers from the index exactly as it is.
+   */
+  refreshIndex?: boolean;
 }
 
 /** One recalled page in a host's answer. */
@@ -101,9 +107,16 @@ export function capabilities(
   return caps;
 }
 
-/** The retrieval view of a vault handle. */
-export function retrievalVault(handle: VaultHandle, refresh: boolean): RetrievalVault {
-  const registry = refresh ? handle.refresh() : handle.registry();
+/**
+ * How stale a registry explicit recall accepts. Walking the wiki costs a stat
+ * per page (tens of ms at 10k pages), too much for every call; a second is
+ * shorter than any agent's write-then-ask round trip.
+ */
+export const EXPLICIT_REGISTRY_MAX_AGE_MS = 1_000;
+
+/** The retrieval view of a vault handle; `maxAgeMs` bounds how old its registry may be. */
+export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): RetrievalVault {
+  const registry = handle.registry(maxAgeMs);
   return {
     kind: handle.paths.kind,
     status: handle.index.status(registry),
@@ -112,10 +125,10 @@ export function retrievalVault(handle: VaultHandle, refresh: boolean): Retrieval
   };
 }
 
-function bodyOf(vault: VaultPaths, id: string, path: string): string | undefined {
+/** A page's body, read without a second YAML parse (the registry accepted it). */
+function bodyOf(vault: VaultPaths, path: string): string | undefined {
   try {
-    const parsed = parsePage(id, path, readFileSync(join(vault.dir, path)));
-    return parsed.ok ? parsed.page.body : undefined;
+    return bodyAfterFrontmatter(readFileSync(join(vault.dir, path), "utf8"));
   } catch {
     return undefined;
   }
@@ -155,12 +168,30 @@ export async function recallOperation(
     };
   }
   const byKind = new Map<string, VaultHandle>();
-  const rv = chosen.map((paths) => {
+  const rv: RetrievalVault[] = [];
+  for (const paths of chosen) {
     const handle = handles.get(paths);
     byKind.set(paths.kind, handle);
-    // Automatic recall runs on every turn: it uses the registry as last refreshed.
-    return retrievalVault(handle, policyName === "explicit");
-  });
+    if (policyName === "automatic") {
+      // Every turn: the registry as last refreshed (the Pi host refreshes it
+      // when the agent writes a page), never an index write.
+      rv.push(retrievalVault(handle));
+      continue;
+    }
+    let vault = retrievalVault(handle, EXPLICIT_REGISTRY_MAX_AGE_MS);
+    if (
+      input.refreshIndex !== false &&
+      vault.status.state === "stale" &&
+      vault.status.pending > 0
+    ) {
+      // Pages changed behind the host's back (an editor, git, another agent's
+      // write tool): a recall someone asked for sees them. Incremental, and
+      // never waits for a busy lock: the previous index answers meanwhile.
+      await handle.index.reindex(handle.registry(), { lockWaitMs: 0 });
+      vault = retrievalVault(handle);
+    }
+    rv.push(vault);
+  }
   const outcome = await retrieve(rv, {
     query: input.query,
     policy,
@@ -181,7 +212,21 @@ export async function recallOperation(
     if (!handle) continue;
     const meta = handle.registry().pages.get(hit.id);
     const rel = meta?.path ?? `wiki/${hit.id}.md`;
-    results.push({ ...hit, path: `.llm-wiki/${rel}`, file: join(handle.paths.dir, rel) });
+    const body = bodyOf(handle.paths, rel);
+    // From the page itself, not the index's flattened chunk: the page's own
+    // lines, and the same excerpt whatever mode found it.
+    const excerpt =
+      body === undefined
+        ? hit.excerpt
+        : excerptAround(body, outcome.query, AUTOMATIC_RENDER.excerptChars);
+    const item: RecallItem = {
+      ...hit,
+      path: `.llm-wiki/${rel}`,
+      file: join(handle.paths.dir, rel),
+    };
+    if (excerpt) item.excerpt = excerpt;
+    else delete item.excerpt;
+    results.push(item);
     const r: RenderableHit = {
       id: hit.id,
       title: hit.title,
@@ -191,12 +236,9 @@ export async function recallOperation(
       path: `.llm-wiki/${rel}`,
     };
     if (meta?.description) r.description = meta.description;
-    if (hit.excerpt) r.excerpt = hit.excerpt;
+    if (excerpt) r.excerpt = excerpt;
     if (meta?.status === "deprecated") r.deprecated = true;
-    if (hit.type === "skill" || hit.type === "case") {
-      const body = bodyOf(handle.paths, hit.id, rel);
-      if (body) r.body = body;
-    }
+    if (body && (hit.type === "skill" || hit.type === "case")) r.body = body;
     renderable.push(r);
   }
   const rendered = renderRecall(renderable, {

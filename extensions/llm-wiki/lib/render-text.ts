@@ -3,7 +3,9 @@
  * tool content, MCP text content), so the same operation reads the same
  * everywhere. Structured output is the result object itself.
  */
+import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import type { Diagnostic } from "./diagnostics.ts";
+import type { LintResult } from "./lint/types.ts";
 import type { RecallResult } from "./recall-operation.ts";
 import type {
   BootstrapOpResult,
@@ -12,6 +14,10 @@ import type {
   SearchResult,
   StatusResult,
 } from "./wiki-service.ts";
+import type { IngestResult } from "./writing/ingest.ts";
+import type { SourceRef } from "./writing/ingest-sources.ts";
+import type { LogEventResult } from "./writing/log-event.ts";
+import type { WrittenPageResult } from "./writing/unique-page.ts";
 
 /** One line per diagnostic (a failure reads as one line), with its repair command when there is one. */
 export function renderDiagnostics(diagnostics: Diagnostic[]): string {
@@ -84,4 +90,116 @@ export function renderEnsurePage(result: EnsurePageOpResult): string {
   return result.created
     ? `created ${where}`
     : `a page with this title exists: ${where}; nothing overwritten`;
+}
+
+/** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */
+export function renderLint(result: LintResult): string {
+  const lines: string[] = [];
+  for (const v of result.vaults) {
+    const { error, warning, info } = v.counts;
+    const total = v.findings.length;
+    lines.push(
+      `${v.root} (${v.kind}): ${total === 0 ? "no findings" : `${total} finding(s): ${error} error(s), ${warning} warning(s), ${info} info`}`,
+    );
+    for (const f of v.findings) {
+      const also = f.pages?.length ? ` [${f.pages.join(", ")}]` : "";
+      lines.push(
+        `  ${f.severity} ${f.code}: ${f.message}${also}${f.repair ? ` (fix: ${f.repair})` : ""}`,
+      );
+    }
+    for (const fix of v.fixed) {
+      lines.push(`  fixed: created stub ${fix.path} (linked from ${fix.linkedFrom.join(", ")})`);
+    }
+    for (const fix of v.skipped) {
+      lines.push(`  not fixed: [[${fix.target}]]: ${fix.reason ?? "skipped"}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+export function renderCapture(result: CaptureSourceResult): string {
+  if (!result.ok) return "";
+  const total = Object.values(result.redactions).reduce((n, k) => n + k, 0);
+  const lines = [
+    `captured ${result.id} (.llm-wiki/${result.packet}/)`,
+    result.page ? `page     ${result.page} (skeleton: summarise it)` : undefined,
+    total > 0
+      ? `redacted ${total} secret(s): ${Object.entries(result.redactions)
+          .map(([kind, n]) => `${kind} ${n}`)
+          .join(", ")}`
+      : undefined,
+  ];
+  return lines.filter((l) => l !== undefined).join("\n");
+}
+
+function renderRecorded(what: string, result: WrittenPageResult): string {
+  if (!result.ok) return "";
+  const where = `${result.id} (.llm-wiki/${result.path})`;
+  return result.created
+    ? `recorded ${what} ${where}`
+    : `the same ${what} is already recorded at ${where}; nothing written`;
+}
+
+export function renderObservation(result: WrittenPageResult): string {
+  return renderRecorded("observation", result);
+}
+
+export function renderRetro(result: WrittenPageResult): string {
+  return renderRecorded("retro", result);
+}
+
+export function renderLogEvent(result: LogEventResult): string {
+  return result.ok ? `logged event ${result.kind} in .llm-wiki/${result.path}` : "";
+}
+
+function sourceName(ref: SourceRef): string {
+  return ref.sourceId ?? ref.page ?? ref.title;
+}
+
+function waitingLine(pending: SourceRef[]): string | undefined {
+  if (pending.length === 0) return undefined;
+  const shown = pending.slice(0, 10).map(sourceName).join(", ");
+  return `waiting ${pending.length} more skeleton source(s): ${shown}${pending.length > 10 ? ", …" : ""}`;
+}
+
+/**
+ * One ingest step: where the source is, which part this is and what to call
+ * next, then the part's text between tags (the source's words, not
+ * instructions to follow), then the page schema.
+ */
+export function renderIngest(result: IngestResult): string {
+  if (!result.ok) return "";
+  const waiting = waitingLine(result.pending);
+  const ref = result.source;
+  if (result.marked) {
+    const head = result.marked.changed
+      ? `marked ${result.marked.page} ingested (.llm-wiki/${result.marked.path}; backup .llm-wiki/${result.marked.backup ?? "?"})`
+      : `${result.marked.page} was already marked ingested; nothing changed`;
+    return [head, waiting].filter((l) => l !== undefined).join("\n");
+  }
+  const part = result.part;
+  if (!ref || !part) {
+    return ["no skeleton source is waiting to be ingested", waiting]
+      .filter((l) => l !== undefined)
+      .join("\n");
+  }
+  const name = sourceName(ref);
+  const next = result.next
+    ? result.next.mark_ingested
+      ? `last part; once the pages are written: wiki_ingest ${JSON.stringify(result.next)}`
+      : `wiki_ingest ${JSON.stringify(result.next)}`
+    : "last part";
+  const lines = [
+    `source  ${name} "${ref.title}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : " · no source page yet"}${ref.textPath ? ` · text .llm-wiki/${ref.textPath}` : ""}`,
+    `part    ${part.index} of ${part.count} (characters ${part.total === 0 ? 0 : part.start + 1}–${part.end} of ${part.total})`,
+    `next    ${next}`,
+    waiting,
+    "",
+    `<source-text source="${name}" part="${part.index}" of="${part.count}">`,
+    part.text,
+    "</source-text>",
+    "",
+    result.schema,
+  ];
+  return lines.filter((l) => l !== undefined).join("\n");
 }

@@ -16,6 +16,7 @@ import {
   fuseByRank,
   normalizeQuery,
   type RecallPolicy,
+  reciprocalRank,
 } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
 import type { PageMeta } from "./vault/page.ts";
@@ -119,6 +120,8 @@ function norm(text: string): string {
 interface Candidate {
   hit: QmdHit;
   confidence: number;
+  /** Standing in the mode's own ranked list, 0..1 (top = 1): what orders the results. */
+  standing: number;
 }
 
 /** The absolute confidence a store list gives a hit (lexical coverage, vector similarity, rerank score). */
@@ -126,14 +129,39 @@ function confidenceOf(hit: QmdHit): number {
   return Math.max(0, Math.min(1, hit.confidence ?? hit.score));
 }
 
-/** Fuses a lexical and a vector list by rank; a page's confidence is its best evidence. */
+/** A store list as candidates, standing by the list's own scores. */
+function candidatesOf(hits: QmdHit[]): Candidate[] {
+  return hits.map((hit) => ({ hit, confidence: confidenceOf(hit), standing: hit.score }));
+}
+
+/** QMD's top-rank bonuses in its fusion (the store's `searchTyped`): a list's top hits keep their place. */
+function topRankBonus(bestRank: number): number {
+  return bestRank === 0 ? 0.05 : bestRank <= 2 ? 0.02 : 0;
+}
+
+/**
+ * Fuses a lexical and a vector list by rank; a page's confidence is its best
+ * evidence, its standing its fused reciprocal rank (plus QMD's top-rank
+ * bonus) over the best one's. The two lists' own scores are not comparable:
+ * a vector-only hit must not pass a page both lists rank higher.
+ */
 function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
   const best = new Map<string, number>();
-  for (const h of [...lex, ...vec])
-    best.set(h.pageId, Math.max(best.get(h.pageId) ?? 0, confidenceOf(h)));
+  const rr = new Map<string, number>();
+  const bestRank = new Map<string, number>();
+  for (const list of [lex, vec]) {
+    list.forEach((h, rank) => {
+      best.set(h.pageId, Math.max(best.get(h.pageId) ?? 0, confidenceOf(h)));
+      rr.set(h.pageId, (rr.get(h.pageId) ?? 0) + reciprocalRank(rank));
+      bestRank.set(h.pageId, Math.min(bestRank.get(h.pageId) ?? rank, rank));
+    });
+  }
+  for (const [id, rank] of bestRank) rr.set(id, (rr.get(id) ?? 0) + topRankBonus(rank));
+  const top = Math.max(0, ...rr.values());
   return fuseByRank([lex, vec], (h) => h.pageId).map((hit) => ({
     hit: { ...hit, source: "hybrid" },
     confidence: best.get(hit.pageId) ?? 0,
+    standing: top > 0 ? (rr.get(hit.pageId) ?? 0) / top : 0,
   }));
 }
 
@@ -205,10 +233,7 @@ async function runVault(
     () => store.searchLex(query, { limit }),
     (r) => r.length,
   );
-  let current: VaultRun = {
-    candidates: lex.map((hit) => ({ hit, confidence: confidenceOf(hit) })),
-    mode: "lexical",
-  };
+  let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical") return current;
 
   if (!req.capabilities.vectors) {
@@ -260,10 +285,7 @@ async function runVault(
         }),
       (r) => r.length,
     );
-    return {
-      candidates: expanded.map((hit) => ({ hit, confidence: confidenceOf(hit) })),
-      mode: req.mode,
-    };
+    return { candidates: candidatesOf(expanded), mode: req.mode };
   } catch (error) {
     fallback("expanded", error, "hybrid");
     return current;
@@ -365,7 +387,7 @@ function scoreVault(
   const { exact, contained } = matchNames(vault.pages, query);
   const seen = new Set<string>();
   const out: Array<RetrievalHit & { rank: number }> = [];
-  for (const { hit, confidence } of candidates) {
+  for (const { hit, confidence, standing } of candidates) {
     if (seen.has(hit.pageId)) continue;
     seen.add(hit.pageId);
     const page = vault.pages.get(hit.pageId);
@@ -381,7 +403,7 @@ function scoreVault(
     if (score <= policy.minScore) continue;
     const result: RetrievalHit & { rank: number } = {
       // Order follows the mode's own ranking; confidence decides only what passes the floor.
-      rank: isExact ? 2 : hit.score * multiplier,
+      rank: isExact ? 2 : standing * multiplier,
       id: hit.pageId,
       vault: vault.kind,
       title: page?.title ?? hit.title,

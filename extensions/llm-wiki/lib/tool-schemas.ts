@@ -4,6 +4,7 @@
  * parameters. Hosts validate with TypeBox's `Value` and call the service.
  */
 import { type Static, Type } from "typebox";
+import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
 
 const Selector = Type.Union(
   [Type.Literal("active"), Type.Literal("project"), Type.Literal("personal"), Type.Literal("all")],
@@ -98,12 +99,38 @@ export const EnsurePageParams = Type.Object(
   { additionalProperties: false },
 );
 
+export const CaptureSourceParams = Type.Object(
+  {
+    text: Type.Optional(
+      Type.String({ description: "Text to capture (Markdown or plain); at most 1 MB" }),
+    ),
+    title: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description: "Title of the source; default: its own title, file name or first line",
+      }),
+    ),
+    file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "Path of a local text, Markdown, HTML or JSON file inside the project or home folder",
+      }),
+    ),
+    url: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 8_192, description: "An http or https URL to fetch" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export type RecallParamsT = Static<typeof RecallParams>;
 export type SearchParamsT = Static<typeof SearchParams>;
 export type StatusParamsT = Static<typeof StatusParams>;
 export type ReindexParamsT = Static<typeof ReindexParams>;
 export type BootstrapParamsT = Static<typeof BootstrapParams>;
 export type EnsurePageParamsT = Static<typeof EnsurePageParams>;
+export type CaptureSourceParamsT = Static<typeof CaptureSourceParams>;
 
 /** Tool names and descriptions, identical in Pi and MCP. */
 export const TOOL_DESCRIPTIONS = {
@@ -119,6 +146,18 @@ export const TOOL_DESCRIPTIONS = {
     "Deprecated: use wiki_reindex with components [vectors]. Delegates to wiki_reindex.",
   wiki_bootstrap: "Create an llm-wiki vault in the current project (idempotent; never overwrites).",
   wiki_ensure_page: "Create a wiki page unless one with the same title exists; never overwrites.",
+  wiki_capture_source:
+    "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML or JSON file) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next.",
+  wiki_lint:
+    "Check the llm-wiki vault: malformed pages, missing or ambiguous links, knowledge gaps, duplicate titles and aliases, contradiction markers, stale pages, orphans and index state, each with its repair. fix: true only creates stub pages for knowledge gaps; it never overwrites or deletes.",
+  wiki_observe:
+    "Record one observation from this session in the llm-wiki: a decision taken, a root cause found, a constraint discovered, work completed. Saved as an observation page under wiki/sources/ (never overwriting one), recallable at once and distillable into canonical pages later.",
+  wiki_retro:
+    "Record a retro of a finished task in the llm-wiki: what went well, what went badly and the lessons (at least one). Saved as a retro page under wiki/sources/, never overwriting one; later sessions recall the lessons.",
+  wiki_log_event:
+    "Append an event to the llm-wiki's append-only log (meta/events.jsonl): kind in lowercase snake_case (e.g. query_answered), detail a small JSON object. Never rewrites the log; kinds the wiki tools write themselves are refused.",
+  wiki_ingest:
+    "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;
 
 export type ToolName = keyof typeof TOOL_DESCRIPTIONS;
@@ -126,3 +165,119 @@ export type ToolName = keyof typeof TOOL_DESCRIPTIONS;
 /** First line of every `wiki_reindex_embeddings` answer, in every host. */
 export const DEPRECATED_EMBEDDINGS =
   'wiki_reindex_embeddings is deprecated; use wiki_reindex with components ["lexical", "vectors"].';
+
+export const LintParams = Type.Object(
+  {
+    vault: Type.Optional(Selector),
+    fix: Type.Optional(
+      Type.Boolean({
+        description: "Create stub pages for missing pages linked from two or more pages",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type LintParamsT = Static<typeof LintParams>;
+
+const ShortList = (description: string) =>
+  Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description });
+const Bullets = (description: string) =>
+  Type.Array(Type.String({ maxLength: 2_000 }), { maxItems: 50, description });
+const RecordTitle = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description: 'A short noun phrase, e.g. "Cache keys include the tenant id"',
+});
+
+export const ObserveParams = Type.Object(
+  {
+    title: RecordTitle,
+    content: Type.String({
+      minLength: 1,
+      maxLength: 50_000,
+      description:
+        "What happened, was decided or was learned, with the specifics: file paths, function names, error messages, numbers",
+    }),
+    tags: Type.Optional(ShortList('Tags, e.g. ["cache", "auth"]')),
+    sources: Type.Optional(ShortList("Source ids (SRC-…) or page ids this rests on")),
+    relevance: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal("low"),
+          Type.Literal("medium"),
+          Type.Literal("high"),
+          Type.Literal("critical"),
+        ],
+        { description: "How much it will matter later; most observations are low or medium" },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RetroParams = Type.Object(
+  {
+    title: RecordTitle,
+    context: Type.Optional(
+      Type.String({ maxLength: 50_000, description: "The task this looks back on" }),
+    ),
+    went_well: Type.Optional(Bullets("What worked, one item each")),
+    went_badly: Type.Optional(Bullets("What went wrong or cost time, one item each")),
+    lessons: Type.Array(Type.String({ minLength: 1, maxLength: 2_000 }), {
+      minItems: 1,
+      maxItems: 50,
+      description: "What to do or avoid next time, one item each",
+    }),
+    tags: Type.Optional(ShortList("Tags")),
+    sources: Type.Optional(ShortList("Source ids (SRC-…) or page ids this rests on")),
+  },
+  { additionalProperties: false },
+);
+
+export const LogEventParams = Type.Object(
+  {
+    kind: Type.String({
+      pattern: EVENT_KIND_PATTERN,
+      maxLength: MAX_KIND_CHARS,
+      description: "Lowercase snake_case, e.g. query_answered or decision_made",
+    }),
+    detail: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: "The event's fields as a JSON object (at most 4 KB)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const IngestParams = Type.Object(
+  {
+    source: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description: "Source id (SRC-…) or source page id; default: the oldest skeleton source",
+      }),
+    ),
+    part: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "Which part of a long source to return (about 12,000 characters each); default 1",
+      }),
+    ),
+    mark_ingested: Type.Optional(
+      Type.Boolean({
+        description:
+          "Once its pages are written: mark the source ingested (page status skeleton → ingested, a backup kept); needs source",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ObserveParamsT = Static<typeof ObserveParams>;
+export type RetroParamsT = Static<typeof RetroParams>;
+export type LogEventParamsT = Static<typeof LogEventParams>;
+export type IngestParamsT = Static<typeof IngestParams>;

@@ -13,8 +13,11 @@ export interface VaultHandle {
   readonly index: VaultIndex;
   /** The registry, refreshed from disk (incremental: unchanged pages are not re-read). */
   refresh(): Registry;
-  /** The last refreshed registry, refreshing once if there is none yet. */
-  registry(): Registry;
+  /**
+   * The last refreshed registry; refreshed first when there is none yet or it
+   * is older than `maxAgeMs` (default: never refresh a registry in hand).
+   */
+  registry(maxAgeMs?: number): Registry;
 }
 
 export interface VaultHandles {
@@ -38,15 +41,18 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       const existing = handles.get(paths.dir);
       if (existing) return existing;
       let registry: Registry | undefined;
+      let refreshedAt = 0;
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, { models }),
         refresh() {
-          registry = refreshRegistry(paths);
+          registry = refreshRegistry(paths, registry);
+          refreshedAt = performance.now();
           return registry;
         },
-        registry() {
-          return registry ?? handle.refresh();
+        registry(maxAgeMs = Number.POSITIVE_INFINITY) {
+          if (registry && performance.now() - refreshedAt <= maxAgeMs) return registry;
+          return handle.refresh();
         },
       };
       handles.set(paths.dir, handle);

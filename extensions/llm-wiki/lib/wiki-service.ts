@@ -3,10 +3,17 @@
  * host parses its input, calls one of these and renders the structured
  * result, so the three hosts cannot drift apart.
  */
+import {
+  type CaptureSourceInput,
+  type CaptureSourceResult,
+  captureSource,
+} from "./capture/capture-source.ts";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
+import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
+import type { LintResult } from "./lint/types.ts";
 import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
@@ -24,6 +31,12 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles, type VaultHandles } from "./vault-handles.ts";
+import { type IngestInput, type IngestResult, ingestStep } from "./writing/ingest.ts";
+import { failureDiagnostic } from "./writing/input.ts";
+import { type LogEventInput, type LogEventResult, logEvent } from "./writing/log-event.ts";
+import { type ObserveInput, recordObservation } from "./writing/observe.ts";
+import { type RetroInput, recordRetro } from "./writing/retro.ts";
+import type { WrittenPageResult } from "./writing/unique-page.ts";
 
 /** Which vault an operation acts on. */
 export type VaultSelector = "active" | "project" | "personal" | "all";
@@ -105,6 +118,20 @@ export interface WikiService {
     diagnostics: Diagnostic[];
   };
   ensurePage(input: EnsurePageInput & { vault?: VaultSelector }): EnsurePageOpResult;
+  /**
+   * Captures text, a file or an http(s) URL into an immutable packet
+   * `raw/sources/SRC-…/` (secrets redacted) with a skeleton source page.
+   * `allowedRoots` (from a host's configuration, never a model's input) adds
+   * folders a file may be read from, besides the project, cwd and home.
+   */
+  captureSource(
+    input: CaptureSourceInput & {
+      vault?: VaultSelector;
+      allowedRoots?: string[];
+      timeoutMs?: number;
+      signal?: AbortSignal;
+    },
+  ): Promise<CaptureSourceResult>;
   search(input: { query: string; limit?: number; vault?: VaultSelector }): SearchResult;
   status(input?: { vault?: VaultSelector }): StatusResult;
   /** The up-to-date registry of a vault (incremental refresh). */
@@ -113,6 +140,19 @@ export interface WikiService {
   recall(input: RecallInput): Promise<RecallResult>;
   /** Brings the search index of the selected vaults up to date. */
   reindex(input?: ReindexInput): Promise<ReindexResult>;
+  /** Lints the selected vaults; `fix` only creates stubs for knowledge gaps. */
+  lint(input?: { vault?: VaultSelector; fix?: boolean; now?: Date }): LintResult;
+  /** Records an observation page (type `observation`, under `wiki/sources/`); never overwrites. */
+  observe(input: ObserveInput & { vault?: VaultSelector }): WrittenPageResult;
+  /** Records a retro page (type `retro`: context, went well, went badly, lessons); never overwrites. */
+  retro(input: RetroInput & { vault?: VaultSelector }): WrittenPageResult;
+  /** Appends a validated agent event to `meta/events.jsonl`. */
+  logEvent(input: LogEventInput & { vault?: VaultSelector }): LogEventResult;
+  /**
+   * Hands out a skeleton source's text in parts with the page schema, for the
+   * caller to write pages from; or, with `markIngested`, marks it ingested.
+   */
+  ingest(input?: IngestInput & { vault?: VaultSelector }): IngestResult;
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
@@ -250,6 +290,11 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
 
+    lint({ vault = "active", ...rest } = {}) {
+      const vaults = resolveVaults(vault);
+      return vaults.length === 0 ? lintWithoutVault(missing()) : lintVaults(handles, vaults, rest);
+    },
+
     bootstrap(input) {
       const root =
         input.root ?? (options.vault !== undefined ? rootFromArg(options.vault) : options.cwd);
@@ -276,6 +321,59 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         const message = error instanceof Error ? error.message : String(error);
         return { ok: false, diagnostics: [diagnostic("page_invalid_input", "error", message)] };
       }
+    },
+
+    observe({ vault: selector, ...input }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      try {
+        return recordObservation(vault, input);
+      } catch (error) {
+        return { ok: false, diagnostics: [failureDiagnostic(error)] };
+      }
+    },
+
+    retro({ vault: selector, ...input }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      try {
+        return recordRetro(vault, input);
+      } catch (error) {
+        return { ok: false, diagnostics: [failureDiagnostic(error)] };
+      }
+    },
+
+    logEvent({ vault: selector, ...input }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      try {
+        return logEvent(vault, input);
+      } catch (error) {
+        return { ok: false, diagnostics: [failureDiagnostic(error)] };
+      }
+    },
+
+    ingest({ vault: selector, ...input } = {}) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, pending: [], diagnostics: missing() };
+      try {
+        return ingestStep(vault, () => registry(vault), input);
+      } catch (error) {
+        return { ok: false, pending: [], diagnostics: [failureDiagnostic(error)] };
+      }
+    },
+
+    async captureSource({ vault: selector, allowedRoots, timeoutMs, signal, ...input }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault))
+        return { ok: false, redactions: {}, diagnostics: missing() };
+      return captureSource(vault, input, {
+        cwd: options.cwd,
+        ...(env.HOME ? { home: env.HOME } : {}),
+        ...(allowedRoots ? { allowedRoots } : {}),
+        ...(timeoutMs !== undefined ? { limits: { timeoutMs } } : {}),
+        ...(signal ? { signal } : {}),
+      });
     },
 
     search({ query, limit = 10, vault = "all" }) {

@@ -10,7 +10,13 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
-import { type Page, type PageRole, parsePage } from "../vault/page.ts";
+import {
+  bodyAfterFrontmatter,
+  hashContent,
+  type PageMeta,
+  type PageRole,
+  parsePage,
+} from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { GenerationPaths } from "./layout.ts";
@@ -64,7 +70,7 @@ export function collectionOf(pageId: string, role: PageRole): string {
 }
 
 /** The text QMD indexes for `page`. */
-export function mirrorText(page: Page): string {
+export function mirrorText(page: PageMeta & { body: string }): string {
   const lines = [`# ${page.title}`, ""];
   const about = page.description ?? page.summary;
   if (about) lines.push(about, "");
@@ -153,11 +159,22 @@ export function applyMirror(
   for (const id of plan.write) {
     const meta = registry.pages.get(id);
     if (!meta) continue;
-    let page: Page;
+    let page: PageMeta & { body: string; hash: string };
     try {
-      const parsed = parsePage(id, meta.path, readFileSync(join(vault.dir, meta.path)));
-      if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
-      page = parsed.page;
+      const bytes = readFileSync(join(vault.dir, meta.path));
+      const hash = hashContent(bytes);
+      const body =
+        hash === registry.hashes.get(id)
+          ? bodyAfterFrontmatter(Buffer.from(bytes).toString("utf8"))
+          : undefined;
+      if (body !== undefined) {
+        // The registry parsed these very bytes: reuse its metadata, skip a second YAML parse.
+        page = { ...meta, body, hash };
+      } else {
+        const parsed = parsePage(id, meta.path, bytes);
+        if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
+        page = parsed.page;
+      }
     } catch (error) {
       // Changed or removed since the registry was read: the next refresh catches up.
       diagnostics.push(

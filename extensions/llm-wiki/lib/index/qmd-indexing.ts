@@ -4,7 +4,7 @@
  * of the live generation, embeddings, and the open store a long-running host
  * keeps between calls. Every write happens under the vault's index lock.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -83,6 +83,15 @@ export interface VaultIndexOptions {
   models: ResolvedModels;
 }
 
+function mtimeOf(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.mtimeMs}:${st.size}`;
+  } catch {
+    return "none";
+  }
+}
+
 function readJournal(layout: IndexLayout): Journal | undefined {
   try {
     const data = JSON.parse(readFileSync(layout.journal, "utf8")) as Journal;
@@ -135,6 +144,14 @@ function recover(layout: IndexLayout): boolean {
 export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): VaultIndex {
   const layout = indexLayout(vault);
   let open: { generation: string; store: QmdStore } | undefined;
+  let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
+
+  const statusKey = (): string => {
+    const current = readCurrent(layout) ?? "";
+    const gen = current ? generationPaths(layout, current) : undefined;
+    const files = [layout.journal, layout.state, gen?.manifest, gen?.store, gen?.complete, gen?.db];
+    return `${current}|${files.map((f) => (f ? mtimeOf(f) : "-")).join("|")}`;
+  };
 
   const openGeneration = (gen: GenerationPaths): Promise<QmdStore> =>
     openQmdStore({ dbPath: gen.db, collections: collectionsOf(gen), models: options.models });
@@ -256,7 +273,16 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     vault,
 
     status(registry) {
-      return readIndexStatus(layout, registry);
+      // Automatic recall asks on every turn: answer from memory while no index
+      // file and no registry changed (a handful of stats instead of reading
+      // and diffing the manifest).
+      const key = statusKey();
+      if (statusCache && statusCache.key === key && statusCache.registry === registry) {
+        return statusCache.status;
+      }
+      const status = readIndexStatus(layout, registry);
+      statusCache = { key, registry, status };
+      return status;
     },
 
     async reindex(registry, opts = {}) {

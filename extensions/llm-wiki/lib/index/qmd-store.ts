@@ -300,6 +300,13 @@ function addWord(token: string, add: (key: string, fts: string[]) => void): void
   }
   const parts = token.split(CONNECTORS).filter(Boolean);
   if (parts.every((p) => STOP_WORDS.has(p))) return;
+  // A hyphenated English compound ("two-dimensional", "offline-first") is its
+  // words: as one term with a phrase it counted up to three times in BM25
+  // (Cranfield nDCG@10 0.360 → 0.368 as words). Identifiers keep their phrase.
+  if (/^[\p{L}]+(?:-[\p{L}]+)+$/u.test(token)) {
+    for (const part of parts) if (!STOP_WORDS.has(part)) add(part, [quote(part)]);
+    return;
+  }
   // Parts widen recall (`wiki_reindex` also finds "reindex the wiki"); the
   // phrase ranks the exact identifier first. Numeric parts alone match noise.
   const words = parts.filter((p) => p.length > 1 && !/\d/.test(p) && !STOP_WORDS.has(p));

@@ -246,3 +246,15 @@ export function pageMeta(page: Page): PageMeta {
   const { frontmatter: _fm, body: _body, hash: _hash, ...meta } = page;
   return meta;
 }
+
+const FRONTMATTER_BLOCK = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/**
+ * The body after a page's frontmatter block, without parsing the YAML: for
+ * pages the registry already accepted, where a second parse is wasted work.
+ * Undefined when the text has no frontmatter block.
+ */
+export function bodyAfterFrontmatter(text: string): string | undefined {
+  const match = FRONTMATTER_BLOCK.exec(text);
+  return match ? text.slice(match[0].length) : undefined;
+}

@@ -24,7 +24,7 @@ interface RegistryRecord {
   diagnostics?: Diagnostic[];
 }
 
-interface RegistryFile {
+export interface RegistryFile {
   version: number;
   /** Keyed by vault-relative path. */
   files: Record<string, RegistryRecord>;
@@ -52,6 +52,19 @@ export interface Registry {
   /** Malformed pages and soft page warnings. */
   diagnostics: Diagnostic[];
   stats: { files: number; parsed: number; reread: number; reused: number; removed: number };
+  /**
+   * What this refresh wrote: passing the registry to the next refresh of the
+   * same vault lets it skip re-reading `registry.json` (and re-resolving
+   * links) when the file is still the one written here.
+   */
+  snapshot: RegistrySnapshot;
+}
+
+/** The registry file as last written by this process, and its stat then. */
+export interface RegistrySnapshot {
+  file: RegistryFile;
+  size: number;
+  mtimeMs: number;
 }
 
 interface WikiFile {
@@ -126,6 +139,15 @@ function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
   return keyed.map(({ file }) => file);
 }
 
+function statOrUndefined(path: string): { size: number; mtimeMs: number } | undefined {
+  try {
+    const st = statSync(path);
+    return { size: st.size, mtimeMs: st.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
 function readRegistryFile(paths: VaultPaths): RegistryFile {
   try {
     const data = JSON.parse(readFileSync(paths.registry, "utf8")) as RegistryFile;
@@ -166,9 +188,16 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
  * Brings the registry up to date with `wiki/` and returns it. Writes the
  * derived files only when they changed; a read-only vault still answers.
  */
-export function refreshRegistry(paths: VaultPaths): Registry {
+export function refreshRegistry(paths: VaultPaths, last?: Registry): Registry {
   const diagnostics: Diagnostic[] = [];
-  const previous = readRegistryFile(paths);
+  const onDisk = statOrUndefined(paths.registry);
+  // Our own last write still on disk: no need to parse it again.
+  const fresh =
+    last !== undefined &&
+    onDisk !== undefined &&
+    onDisk.size === last.snapshot.size &&
+    onDisk.mtimeMs === last.snapshot.mtimeMs;
+  const previous = fresh ? last.snapshot.file : readRegistryFile(paths);
   const files = walkWiki(paths, diagnostics);
   const next: RegistryFile = { version: REGISTRY_VERSION, files: {} };
   const stats = { files: files.length, parsed: 0, reread: 0, reused: 0, removed: 0 };
@@ -201,6 +230,13 @@ export function refreshRegistry(paths: VaultPaths): Registry {
     stats.parsed += 1;
   }
   stats.removed = Object.keys(previous.files).filter((rel) => !(rel in next.files)).length;
+  const changed = stats.parsed + stats.reread + stats.removed > 0;
+  if (fresh && !changed && last) {
+    // Nothing moved since our last refresh: same pages, links and files.
+    for (const rec of Object.values(next.files))
+      if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
+    return { ...last, diagnostics, stats };
+  }
 
   const pages = new Map<string, PageMeta>();
   const hashes = new Map<string, string>();
@@ -219,7 +255,13 @@ export function refreshRegistry(paths: VaultPaths): Registry {
   const backlinksText = `${JSON.stringify(Object.fromEntries(backlinks), null, 2)}\n`;
   persist(paths.registry, registryText, diagnostics);
   persist(paths.backlinks, backlinksText, diagnostics);
-  return { pages, hashes, links, backlinks, linkProblems, diagnostics, stats };
+  const written = statOrUndefined(paths.registry);
+  const snapshot: RegistrySnapshot = {
+    file: next,
+    size: written?.size ?? -1,
+    mtimeMs: written?.mtimeMs ?? -1,
+  };
+  return { pages, hashes, links, backlinks, linkProblems, diagnostics, stats, snapshot };
 }
 
 function resolveAll(

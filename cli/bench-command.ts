@@ -1,0 +1,108 @@
+/**
+ * `llm-wiki bench beir DIR [--mode M] [--limit-queries N] [--json]`: runs a
+ * BEIR collection through the real indexing and retrieval path in a
+ * temporary vault and prints nDCG@10, Recall@100, MRR@10 and query latency.
+ * The temporary vault is removed on success, on failure and on Ctrl-C.
+ */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BeirReport, runBeir } from "../extensions/llm-wiki/lib/bench/beir-run.ts";
+import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { intOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
+import { createProgress } from "./progress.ts";
+
+/** Options of the `bench` command (besides the common ones). */
+export const BENCH_OPTIONS: Record<string, OptionSpec> = {
+  mode: { type: "string" },
+  "limit-queries": { type: "string" },
+};
+
+/** Lines for the CLI's usage text. */
+export const BENCH_USAGE = `  bench beir DIR [--mode M]                run a BEIR collection (corpus.jsonl, queries.jsonl,
+        [--limit-queries N]                qrels/test.tsv) through indexing and retrieval
+                                           in a temporary vault; mode lexical by default
+`;
+
+function modeOf(value: string | boolean | undefined): RetrievalMode {
+  // Lexical by default: a benchmark must not start embedding a large corpus unasked.
+  if (value === undefined) return "lexical";
+  const found = RETRIEVAL_MODES.find((m) => m === value);
+  if (!found) throw new UsageError(`--mode takes one of ${RETRIEVAL_MODES.join(", ")}`);
+  return found;
+}
+
+/** The report as a text table. */
+export function renderBeirReport(report: BeirReport): string {
+  const used = Object.entries(report.modesUsed)
+    .map(([mode, n]) => `${mode} ${n}`)
+    .join(", ");
+  const f = (n: number) => n.toFixed(4);
+  const rows: Array<[string, string]> = [
+    ["nDCG@10", f(report.metrics.ndcg10)],
+    ["nDCG@10 (linear gain)", f(report.metrics.ndcg10Linear)],
+    [`Recall@${report.depth}`, f(report.metrics.recall100)],
+    ["MRR@10", f(report.metrics.mrr10)],
+    ["latency p50", `${report.latencyMs.p50} ms`],
+    ["latency p95", `${report.latencyMs.p95} ms`],
+    ["peak RSS", `${report.peakRssMb} MB`],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return [
+    `BEIR ${report.collection}: ${report.documents.indexed} of ${report.documents.read} documents indexed, ${report.queries.run} of ${report.queries.judged} judged queries run`,
+    `mode ${report.mode} (used: ${used || "none"}); index ${report.durationMs.index} ms, queries ${report.durationMs.queries} ms`,
+    "",
+    ...rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`),
+  ].join("\n");
+}
+
+/** Handles `bench`; the service is the host's, used only for its settings. */
+export async function benchCommand(
+  service: WikiService,
+  { positionals, values }: Parsed,
+): Promise<{ ok: boolean; result: object; text: string; diagnostics: Diagnostic[] }> {
+  const [suite, dir, ...extra] = positionals;
+  if (suite !== "beir") throw new UsageError("bench takes a suite: llm-wiki bench beir DIR");
+  if (dir === undefined || extra.length > 0)
+    throw new UsageError("bench beir takes one folder: llm-wiki bench beir DIR");
+  const mode = modeOf(values.mode);
+  const limit = values["limit-queries"];
+  const limitQueries = limit === undefined ? undefined : intOption(limit, "limit-queries", 1);
+
+  // Signal handlers first, so no moment exists where Ctrl-C leaves the folder behind.
+  let workDir: string | undefined;
+  const cleanup = () => {
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    cleanup();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const progress = createProgress(process.stderr);
+  try {
+    workDir = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-beir-")));
+    const report = await runBeir({
+      collection: dir,
+      workDir,
+      mode,
+      settings: service.settings,
+      ...(limitQueries !== undefined ? { limitQueries } : {}),
+      ...(values.json ? {} : { onProgress: (e) => progress.update({ vault: dir, ...e }) }),
+    });
+    return {
+      ok: true,
+      result: report,
+      text: renderBeirReport(report),
+      diagnostics: report.diagnostics,
+    };
+  } finally {
+    progress.done();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    cleanup();
+  }
+}

@@ -1,0 +1,345 @@
+/**
+ * Capturing a source: pasted text, a local file or an http(s) URL becomes an
+ * immutable packet `raw/sources/SRC-YYYY-MM-DD-NNN/` plus a skeleton source
+ * page and a `source_captured` event.
+ *
+ * Order matters: everything that can fail or reveal a secret (reading,
+ * fetching, size checks, decoding, redaction, extraction) happens before
+ * the id is claimed, so a failed capture leaves nothing behind and no
+ * unredacted byte is ever written.
+ */
+import { rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { appendEvent } from "../vault/events.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import {
+  charsetOf,
+  decodeText,
+  detectFormat,
+  FORMAT_EXTENSION,
+  FORMAT_MIME,
+  mediaType,
+  type SourceFormat,
+  toMarkdown,
+} from "./extract.ts";
+import { checkCaptureUrl, fetchForCapture } from "./fetch-url.ts";
+import {
+  describeFiles,
+  PACKET_VERSION,
+  type PacketContent,
+  type SourceKind,
+  type SourceManifest,
+  writePacket,
+} from "./packet.ts";
+import { readFileForCapture } from "./read-file.ts";
+import { addCounts, countTotal, type RedactionCounts, redactSecrets } from "./redact.ts";
+import { allocateSourceId } from "./source-id.ts";
+import { createSourcePage, type SourcePageResult } from "./source-page.ts";
+
+/** What to capture: exactly one of `text`, `file` or `url`. */
+export interface CaptureSourceInput {
+  /** Text to capture as is (Markdown or plain). */
+  text?: string;
+  /** Title of the source; by default the document's own title, file name or first line. */
+  title?: string;
+  /** Path of a local text, Markdown, HTML or JSON file (relative to the working directory). */
+  file?: string;
+  /** An http or https URL. */
+  url?: string;
+}
+
+/** Size and time limits of a capture. */
+export interface CaptureLimits {
+  /** Largest original (file or download) accepted, in bytes. */
+  maxOriginalBytes: number;
+  /** Largest extracted Markdown (and pasted text) accepted, in bytes. */
+  maxTextBytes: number;
+  /** Deadline of a URL fetch, headers and body. */
+  timeoutMs: number;
+  maxRedirects: number;
+}
+
+export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
+  maxOriginalBytes: 5 * 1024 * 1024,
+  maxTextBytes: 1024 * 1024,
+  timeoutMs: 15_000,
+  maxRedirects: 5,
+};
+
+export interface CaptureOptions {
+  /** Working directory: relative file paths start here, and files below it may be captured. */
+  cwd: string;
+  /** The user's home folder (files below it may be captured); default: the OS home. */
+  home?: string;
+  /** Further folders whose files may be captured (a host's configuration, never a model's input). */
+  allowedRoots?: string[];
+  limits?: Partial<CaptureLimits>;
+  signal?: AbortSignal;
+  now?: Date;
+}
+
+/** The outcome of a capture; on failure only `ok`, `diagnostics` and `redactions` (empty). */
+export interface CaptureSourceResult {
+  ok: boolean;
+  /** `SRC-YYYY-MM-DD-NNN`. */
+  id?: string;
+  /** Vault-relative packet folder, `raw/sources/<id>`. */
+  packet?: string;
+  /** Id of the skeleton source page, e.g. `sources/rag-survey`. */
+  page?: string;
+  manifest?: SourceManifest;
+  /** Secrets redacted, by kind. */
+  redactions: RedactionCounts;
+  diagnostics: Diagnostic[];
+}
+
+/** A source read and checked, not yet redacted. */
+interface Acquired {
+  kind: SourceKind;
+  origin: string | null;
+  finalUrl?: string;
+  /** Name whose extension hints at the format (file path or URL path). */
+  name: string;
+  text: string;
+  inputBytes: number;
+  /** Declared media type, for URLs. */
+  type?: string;
+  /** Extension of the original file, when it has a usable one. */
+  extension?: string;
+}
+
+const MAX_TITLE_CHARS = 200;
+
+function invalid(message: string): WikiError {
+  return new WikiError(diagnostic("capture_invalid_input", "error", message));
+}
+
+function tooLarge(what: string, bytes: number, limit: number): WikiError {
+  return new WikiError(
+    diagnostic(
+      "capture_too_large",
+      "error",
+      `${what} is ${bytes} bytes, over the capture limit of ${limit} bytes; nothing was stored`,
+    ),
+  );
+}
+
+function given(value: string | undefined): value is string {
+  return value !== undefined && value !== "";
+}
+
+async function acquire(
+  input: CaptureSourceInput,
+  options: CaptureOptions,
+  roots: string[],
+  limits: CaptureLimits,
+): Promise<Acquired> {
+  const chosen = [input.text, input.file, input.url].filter(given).length;
+  if (chosen !== 1) throw invalid("give exactly one of text, file or url");
+  if (given(input.text)) {
+    const bytes = Buffer.byteLength(input.text);
+    if (bytes > limits.maxTextBytes) throw tooLarge("the text", bytes, limits.maxTextBytes);
+    return { kind: "text", origin: null, name: "", text: input.text, inputBytes: bytes };
+  }
+  if (given(input.file)) {
+    const read = await readFileForCapture(input.file, options.cwd, roots, limits.maxOriginalBytes);
+    const extension = /\.([A-Za-z0-9]{1,10})$/.exec(read.realPath)?.[1]?.toLowerCase();
+    return {
+      kind: "file",
+      origin: read.realPath,
+      name: read.realPath,
+      text: decodeText(read.bytes, read.path),
+      inputBytes: read.bytes.byteLength,
+      ...(extension ? { extension } : {}),
+    };
+  }
+  const url = checkCaptureUrl(input.url ?? "");
+  const fetched = await fetchForCapture(url, {
+    timeoutMs: limits.timeoutMs,
+    maxBytes: limits.maxOriginalBytes,
+    maxRedirects: limits.maxRedirects,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const type = mediaType(fetched.contentType);
+  return {
+    kind: "url",
+    origin: url.href,
+    ...(fetched.finalUrl.href !== url.href ? { finalUrl: fetched.finalUrl.href } : {}),
+    name: fetched.finalUrl.pathname,
+    text: decodeText(fetched.bytes, url.href, charsetOf(fetched.contentType)),
+    inputBytes: fetched.bytes.byteLength,
+    ...(type !== undefined && type !== "application/octet-stream" ? { type } : {}),
+  };
+}
+
+/** One line of plain text, cut to the title length. */
+function titleFrom(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > MAX_TITLE_CHARS ? `${line.slice(0, MAX_TITLE_CHARS - 1)}…` : line;
+}
+
+/** The document's own title, else the file name, the URL or the first line of the text. */
+function defaultTitle(kind: SourceKind, origin: string | null, text: string): string {
+  if (kind === "file") return origin?.split(/[\\/]/).pop() ?? "";
+  if (kind === "url") return origin ?? "";
+  const first = text.split(/\r?\n/).find((line) => line.trim() !== "");
+  return first ? first.replace(/^\s*#+\s*/, "") : "";
+}
+
+function originalName(source: Acquired, format: SourceFormat): string | undefined {
+  if (source.kind === "text") return undefined; // `source.md` is the text itself
+  return `original.${source.extension ?? FORMAT_EXTENSION[format]}`;
+}
+
+/** Captures `input` into `vault`; never throws for a user-facing failure (see `diagnostics`). */
+export async function captureSource(
+  vault: VaultPaths,
+  input: CaptureSourceInput,
+  options: CaptureOptions,
+): Promise<CaptureSourceResult> {
+  const limits = { ...DEFAULT_CAPTURE_LIMITS, ...options.limits };
+  const now = options.now ?? new Date();
+  const roots = [
+    vault.root,
+    options.cwd,
+    options.home ?? homedir(),
+    ...(options.allowedRoots ?? []),
+  ];
+  try {
+    const source = await acquire(input, options, roots, limits);
+    const format = detectFormat(
+      source.name,
+      source.type,
+      source.text,
+      source.kind === "text" ? "markdown" : "text",
+    );
+
+    // Redact the original first, then convert; the converter may decode an
+    // entity-escaped secret (`sk-&#65;…`), so its output is redacted again.
+    const original = redactSecrets(source.text);
+    const extraction = toMarkdown(original.text, format);
+    const markdown = redactSecrets(extraction.markdown);
+    const sourceBytes = Buffer.byteLength(markdown.text);
+    if (sourceBytes > limits.maxTextBytes) {
+      throw tooLarge("the extracted text", sourceBytes, limits.maxTextBytes);
+    }
+    // A URL's query may carry a token (`?access_token=…`): the origin is redacted too.
+    const origin = source.origin === null ? undefined : redactSecrets(source.origin);
+    const finalUrl = source.finalUrl === undefined ? undefined : redactSecrets(source.finalUrl);
+    const asked = input.title?.trim();
+    const titled = redactSecrets(
+      titleFrom(
+        given(asked)
+          ? asked
+          : (extraction.title ?? defaultTitle(source.kind, origin?.text ?? null, original.text)),
+      ),
+    );
+    const title = titled.text === "" ? "Pasted text" : titled.text;
+    const redactions = addCounts(
+      original.counts,
+      markdown.counts,
+      origin?.counts ?? {},
+      finalUrl?.counts ?? {},
+      titled.counts,
+    );
+
+    const name = originalName(source, format);
+    const content: PacketContent = {
+      source: markdown.text,
+      ...(name ? { original: { name, text: original.text } } : {}),
+    };
+    const slot = allocateSourceId(vault, now);
+    const described = describeFiles(content);
+    const manifest: SourceManifest = {
+      packet_version: PACKET_VERSION,
+      id: slot.id,
+      kind: source.kind,
+      origin: origin?.text ?? null,
+      ...(finalUrl ? { final_url: finalUrl.text } : {}),
+      ...(source.kind === "url" && origin ? { url: origin.text } : {}),
+      ...(source.kind === "file" && origin ? { file_path: origin.text } : {}),
+      title,
+      capturedAt: now.toISOString(),
+      captured: now.toISOString().slice(0, 10),
+      format,
+      mime: source.type ?? FORMAT_MIME[format],
+      extractor: extraction.extractor,
+      extraction_status: "success",
+      files: described.files,
+      sizes: { input: source.inputBytes, ...described.sizes },
+      hashes: described.hashes,
+      redactions,
+    };
+    try {
+      writePacket(slot, content, manifest);
+    } catch (error) {
+      // The folder is this capture's own (created exclusively above): leave no half packet.
+      rmSync(slot.dir, { recursive: true, force: true });
+      throw error;
+    }
+
+    // The packet is the record; a page that cannot be made is reported, not fatal.
+    let page: SourcePageResult;
+    try {
+      page = createSourcePage(vault, manifest, markdown.text, now);
+    } catch (error) {
+      page = {
+        diagnostics: [
+          diagnostic(
+            "capture_page_failed",
+            "warning",
+            `captured ${slot.id}, but its source page could not be created: ${errorMessage(error)}`,
+            { path: slot.rel },
+          ),
+        ],
+      };
+    }
+    appendEvent(
+      vault,
+      {
+        kind: "source_captured",
+        id: slot.id,
+        source_kind: source.kind,
+        origin: manifest.origin,
+        packet: slot.rel,
+        ...(page.id ? { page: page.id } : {}),
+        redactions: countTotal(redactions),
+      },
+      now,
+    );
+    const diagnostics = [...page.diagnostics];
+    if (countTotal(redactions) > 0) {
+      diagnostics.push(
+        diagnostic(
+          "capture_redacted",
+          "info",
+          `${countTotal(redactions)} secret(s) redacted before writing: ${Object.entries(redactions)
+            .map(([kind, n]) => `${kind} ${n}`)
+            .join(", ")}`,
+          { path: slot.rel },
+        ),
+      );
+    }
+    return {
+      ok: true,
+      id: slot.id,
+      packet: slot.rel,
+      ...(page.id ? { page: page.id } : {}),
+      manifest,
+      redactions,
+      diagnostics,
+    };
+  } catch (error) {
+    if (error instanceof WikiError) {
+      return { ok: false, redactions: {}, diagnostics: [error.diagnostic] };
+    }
+    return {
+      ok: false,
+      redactions: {},
+      diagnostics: [
+        diagnostic("capture_failed", "error", `capture failed: ${errorMessage(error)}`),
+      ],
+    };
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * From captured bytes to Markdown: decoding (text only; binaries are
+ * refused), format detection from the name, media type and content, and
+ * conversion: HTML through node-html-markdown, JSON fenced, Markdown and
+ * plain text passed through.
+ */
+import { extname } from "node:path";
+import { TextDecoder } from "node:util";
+import { NodeHtmlMarkdown } from "node-html-markdown";
+import { diagnostic, WikiError } from "../diagnostics.ts";
+
+/** What a captured source is, as far as extraction goes. */
+export type SourceFormat = "text" | "markdown" | "html" | "json";
+
+/** Extracted Markdown and how it was made. */
+export interface Extraction {
+  markdown: string;
+  /** Name of the extractor, recorded in the manifest. */
+  extractor: "passthrough" | "node-html-markdown" | "json-fence";
+  /** The document's own title (HTML `<title>`, else the first heading), when it has one. */
+  title?: string;
+}
+
+/** Media type per format, for sources that did not name one. */
+export const FORMAT_MIME: Record<SourceFormat, string> = {
+  text: "text/plain",
+  markdown: "text/markdown",
+  html: "text/html",
+  json: "application/json",
+};
+
+/** Extension of the packet's `original.<ext>` per format. */
+export const FORMAT_EXTENSION: Record<SourceFormat, string> = {
+  text: "txt",
+  markdown: "md",
+  html: "html",
+  json: "json",
+};
+
+const EXTENSION_FORMAT: Record<string, SourceFormat> = {
+  ".md": "markdown",
+  ".markdown": "markdown",
+  ".mdx": "markdown",
+  ".html": "html",
+  ".htm": "html",
+  ".xhtml": "html",
+  ".json": "json",
+};
+
+/** Media type without parameters, lowercased (`text/html; charset=utf-8` → `text/html`). */
+export function mediaType(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase();
+  return type ? type : undefined;
+}
+
+/** The `charset` parameter of a Content-Type header, if any. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? "");
+  return m?.[1]?.toLowerCase();
+}
+
+/** Media types a capture accepts: text of any kind, JSON, XHTML and XML. */
+export function isTextualMediaType(type: string): boolean {
+  return (
+    type.startsWith("text/") ||
+    type === "application/json" ||
+    type.endsWith("+json") ||
+    type === "application/xhtml+xml" ||
+    type === "application/xml" ||
+    type.endsWith("+xml") ||
+    type === "application/x-ndjson"
+  );
+}
+
+function binaryRefusal(what: string, detail: string): WikiError {
+  return new WikiError(
+    diagnostic(
+      "capture_binary",
+      "error",
+      `${what} is not text (${detail}); only text, Markdown, HTML and JSON can be captured`,
+    ),
+  );
+}
+
+/**
+ * Decodes `bytes` as text in `charset` (UTF-8 unless told otherwise). NUL
+ * bytes or bytes that are not valid in the charset mean a binary file,
+ * which is refused rather than stored as mojibake.
+ */
+export function decodeText(bytes: Uint8Array, what: string, charset = "utf-8"): string {
+  if (bytes.includes(0)) throw binaryRefusal(what, "it contains NUL bytes");
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
+    throw binaryRefusal(what, `unknown charset "${charset}"`);
+  }
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw binaryRefusal(what, `it is not valid ${charset}`);
+  }
+}
+
+/**
+ * Format from the media type, the file or URL path's extension, then the
+ * content itself; `fallback` when nothing tells (pasted text is Markdown).
+ */
+export function detectFormat(
+  name: string,
+  type: string | undefined,
+  text: string,
+  fallback: SourceFormat = "text",
+): SourceFormat {
+  if (type === "text/html" || type === "application/xhtml+xml") return "html";
+  if (type === "text/markdown" || type === "text/x-markdown") return "markdown";
+  if (type === "application/json" || type?.endsWith("+json")) return "json";
+  const byName = EXTENSION_FORMAT[extname(name).toLowerCase()];
+  if (byName) return byName;
+  if (/^\s*(?:<!doctype html|<html[\s>])/i.test(text)) return "html";
+  return fallback;
+}
+
+/** A fence longer than any backtick run inside `text`, so the text cannot close it early. */
+function fenceFor(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(Math.max(3, longest + 1));
+}
+
+// Page chrome that is not the document.
+const HTML_IGNORE = ["nav", "footer", "form", "button", "svg", "iframe", "noscript", "template"];
+// Without escaping, a title is plain text: `my_module` must not read `my\_module`.
+const NO_ESCAPE = [/(?!)/g, ""] as const;
+
+function plainText(html: string): string {
+  return NodeHtmlMarkdown.translate(html, { globalEscape: NO_ESCAPE, lineStartEscape: NO_ESCAPE })
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function htmlTitle(html: string): string | undefined {
+  const inner = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
+  const title = inner === undefined ? "" : plainText(`<span>${inner}</span>`);
+  return title === "" ? undefined : title;
+}
+
+function firstHeading(markdown: string): string | undefined {
+  const m = /^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/m.exec(markdown);
+  return m?.[1]?.replace(/\\([\\`*_{}[\]()#+\-.!|])/g, "$1");
+}
+
+/** Converts decoded text of `format` to Markdown. */
+export function toMarkdown(text: string, format: SourceFormat): Extraction {
+  const body = text.replace(/^\uFEFF/, "");
+  switch (format) {
+    case "html": {
+      const markdown = NodeHtmlMarkdown.translate(body, { ignore: HTML_IGNORE }).trim();
+      const title = htmlTitle(body) ?? firstHeading(markdown);
+      return {
+        markdown: `${markdown}\n`,
+        extractor: "node-html-markdown",
+        ...(title ? { title } : {}),
+      };
+    }
+    case "json": {
+      const fence = fenceFor(body);
+      return {
+        markdown: `${fence}json\n${body.replace(/\s+$/, "")}\n${fence}\n`,
+        extractor: "json-fence",
+      };
+    }
+    default: {
+      const title = format === "markdown" ? firstHeading(body) : undefined;
+      return {
+        markdown: body.endsWith("\n") || body === "" ? body : `${body}\n`,
+        extractor: "passthrough",
+        ...(title ? { title } : {}),
+      };
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The immutable source packet `raw/sources/SRC-YYYY-MM-DD-NNN/`: the
+ * original (redacted), `source.md` (the extracted Markdown, redacted) and
+ * `manifest.json`. Every file is created exclusively (never replacing one),
+ * and the manifest comes last, so a packet with a manifest is complete.
+ */
+import { join } from "node:path";
+import { diagnostic, WikiError } from "../diagnostics.ts";
+import { createFileExclusive } from "../vault/fs-safe.ts";
+import { hashContent } from "../vault/page.ts";
+import type { SourceFormat } from "./extract.ts";
+import type { RedactionCounts } from "./redact.ts";
+import type { SourceSlot } from "./source-id.ts";
+
+/** Layout version of packets written here (older packets: `1.0`, with `extracted.md`). */
+export const PACKET_VERSION = "2";
+
+export const SOURCE_FILE = "source.md";
+export const MANIFEST_FILE = "manifest.json";
+
+export type SourceKind = "text" | "file" | "url";
+
+/** `manifest.json` of a packet. Older readers find `captured`, `format`, `url` and `file_path` as before. */
+export interface SourceManifest {
+  packet_version: string;
+  id: string;
+  kind: SourceKind;
+  /** The file's absolute path or the URL as given (redacted); null for pasted text. */
+  origin: string | null;
+  /** The URL the content came from after redirects, when it differs from `origin`. */
+  final_url?: string;
+  url?: string;
+  file_path?: string;
+  title: string;
+  /** ISO timestamp of the capture. */
+  capturedAt: string;
+  /** Day of the capture (`YYYY-MM-DD`). */
+  captured: string;
+  format: SourceFormat;
+  mime: string;
+  extractor: string;
+  extraction_status: "success";
+  files: { source: string; original?: string };
+  /** Bytes received, and bytes of each file written (after redaction). */
+  sizes: { input: number; source: number; original?: number };
+  /** `sha256:<hex>` of each file written. */
+  hashes: { source: string; original?: string };
+  /** Secrets taken out before anything was written, by kind. */
+  redactions: RedactionCounts;
+}
+
+/** What goes into a packet; everything here is already redacted. */
+export interface PacketContent {
+  source: string;
+  original?: { name: string; text: string };
+}
+
+function create(slot: SourceSlot, name: string, content: string): void {
+  if (!createFileExclusive(join(slot.dir, name), content)) {
+    // The folder was created empty by this capture: something else is writing into it.
+    throw new WikiError(
+      diagnostic(
+        "capture_packet_exists",
+        "error",
+        `${slot.rel}/${name} appeared while capturing; the packet was left as found`,
+        { path: `${slot.rel}/${name}` },
+      ),
+    );
+  }
+}
+
+/** Sizes and hashes of the packet's files, for the manifest. */
+export function describeFiles(
+  content: PacketContent,
+): Pick<SourceManifest, "files" | "hashes"> & { sizes: { source: number; original?: number } } {
+  const sizes: { source: number; original?: number } = {
+    source: Buffer.byteLength(content.source),
+  };
+  const hashes: SourceManifest["hashes"] = { source: `sha256:${hashContent(content.source)}` };
+  const files: SourceManifest["files"] = { source: SOURCE_FILE };
+  if (content.original) {
+    files.original = content.original.name;
+    sizes.original = Buffer.byteLength(content.original.text);
+    hashes.original = `sha256:${hashContent(content.original.text)}`;
+  }
+  return { files, sizes, hashes };
+}
+
+/** Writes the packet's files into its freshly claimed folder, the manifest last. */
+export function writePacket(
+  slot: SourceSlot,
+  content: PacketContent,
+  manifest: SourceManifest,
+): void {
+  if (content.original) create(slot, content.original.name, content.original.text);
+  create(slot, SOURCE_FILE, content.source);
+  create(slot, MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
+}

@@ -1,0 +1,60 @@
+/**
+ * Checks on what an agent hands the writing operations. A bad input is a
+ * `WikiError` carrying an `invalid_input` diagnostic that names the field,
+ * so every host reports it the same way and nothing is written.
+ */
+import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+
+/** Longest title accepted; a title is a name, not a paragraph. */
+export const MAX_TITLE_CHARS = 300;
+/** Longest body text of one observation or retro section; far below the 1 MiB page limit. */
+export const MAX_TEXT_CHARS = 50_000;
+/** Most tags or sources one record may carry, and the longest of each. */
+export const MAX_LIST_ITEMS = 50;
+export const MAX_ITEM_CHARS = 300;
+
+/** Throws the `invalid_input` diagnostic for `field`. */
+export function invalid(field: string, message: string): never {
+  throw new WikiError(diagnostic("invalid_input", "error", `${field}: ${message}`));
+}
+
+/** A one-line title: NFKC, whitespace collapsed, non-empty, at most `MAX_TITLE_CHARS`. */
+export function cleanTitle(value: unknown, field = "title"): string {
+  if (typeof value !== "string") invalid(field, "must be a string");
+  const title = value.normalize("NFKC").replace(/\s+/g, " ").trim();
+  if (title === "") invalid(field, "must not be empty");
+  if (title.length > MAX_TITLE_CHARS)
+    invalid(field, `is longer than ${MAX_TITLE_CHARS} characters`);
+  return title;
+}
+
+/** Body text: trimmed at its ends only (inner Markdown kept as given), within `MAX_TEXT_CHARS`. */
+export function cleanText(value: unknown, field: string, required: boolean): string {
+  if (value === undefined && !required) return "";
+  if (typeof value !== "string") invalid(field, "must be a string");
+  const text = value.replace(/\r\n?/g, "\n").trim();
+  if (required && text === "") invalid(field, "must not be empty");
+  if (text.length > MAX_TEXT_CHARS) invalid(field, `is longer than ${MAX_TEXT_CHARS} characters`);
+  return text;
+}
+
+/** A list of short one-line strings, trimmed, empties and repeats dropped. */
+export function cleanList(value: unknown, field: string, maxChars = MAX_ITEM_CHARS): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) invalid(field, "must be a list of strings");
+  if (value.length > MAX_LIST_ITEMS) invalid(field, `has more than ${MAX_LIST_ITEMS} items`);
+  const out: string[] = [];
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== "string") invalid(`${field}/${i}`, "must be a string");
+    const text = item.replace(/\s+/g, " ").trim();
+    if (text.length > maxChars) invalid(`${field}/${i}`, `is longer than ${maxChars} characters`);
+    if (text !== "" && !out.includes(text)) out.push(text);
+  });
+  return out;
+}
+
+/** The diagnostic of a failed write: a refusal's own, or `write_failed` for a file-system error. */
+export function failureDiagnostic(error: unknown): Diagnostic {
+  if (error instanceof WikiError) return error.diagnostic;
+  return diagnostic("write_failed", "error", errorMessage(error));
+}

@@ -1,0 +1,64 @@
+/**
+ * `observe`: records one thing learned during a session (a decision, a root
+ * cause, a constraint) as an evidence page of type `observation` under
+ * `wiki/sources/`, to be distilled into canonical pages later. Created,
+ * never overwritten: see `unique-page.ts` for how repeats are told apart.
+ */
+import { appendEvent } from "../vault/events.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
+import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
+
+export const RELEVANCE = ["low", "medium", "high", "critical"] as const;
+export type Relevance = (typeof RELEVANCE)[number];
+
+export interface ObserveInput {
+  title: string;
+  /** What happened, was decided or was learned; Markdown. */
+  content: string;
+  tags?: string[];
+  /** Source ids or page ids the observation rests on. */
+  sources?: string[];
+  /** How much it matters later (older vaults carry this field too). */
+  relevance?: Relevance;
+}
+
+/** Writes the observation page and logs `observation_recorded`. Throws `WikiError` on bad input. */
+export function recordObservation(
+  vault: VaultPaths,
+  input: ObserveInput,
+  now: Date = new Date(),
+): WrittenPageResult {
+  const title = cleanTitle(input.title);
+  const content = cleanText(input.content, "content", true);
+  const tags = cleanList(input.tags, "tags");
+  const sources = cleanList(input.sources, "sources");
+  const relevance = input.relevance;
+  if (relevance !== undefined && !RELEVANCE.includes(relevance)) {
+    invalid("relevance", `must be one of ${RELEVANCE.join(", ")}`);
+  }
+  const day = now.toISOString().slice(0, 10);
+  const page = createUniquePage(
+    vault,
+    {
+      prefix: "obs",
+      type: "observation",
+      title,
+      fields: {
+        status: "observation",
+        tags: tags.length > 0 ? tags : undefined,
+        sources: sources.length > 0 ? sources : undefined,
+        relevance,
+        observed_at: now.toISOString(),
+        created: day,
+        updated: day,
+      },
+      body: `# ${title}\n\n${content}\n`,
+    },
+    now,
+  );
+  if (page.created) {
+    appendEvent(vault, { kind: "observation_recorded", id: page.id, title }, now);
+  }
+  return { ok: true, ...page };
+}

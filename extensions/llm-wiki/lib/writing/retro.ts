@@ -1,0 +1,80 @@
+/**
+ * `retro`: what a finished task taught, as an evidence page of type `retro`
+ * under `wiki/sources/` with fixed sections (context, what went well, what
+ * went badly, lessons), so later sessions recall the lessons and lint can
+ * find retros by type. Created, never overwritten (see `unique-page.ts`).
+ */
+import { appendEvent } from "../vault/events.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
+import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
+
+/** One bullet of a retro section may be a few sentences, not a whole page. */
+const MAX_BULLET_CHARS = 2_000;
+
+export interface RetroInput {
+  title: string;
+  /** The task this looks back on. */
+  context?: string;
+  went_well?: string[];
+  went_badly?: string[];
+  /** At least one: the reason a retro exists. */
+  lessons: string[];
+  tags?: string[];
+  sources?: string[];
+}
+
+function section(heading: string, items: string[]): string[] {
+  return items.length === 0 ? [] : [`## ${heading}`, "", ...items.map((i) => `- ${i}`), ""];
+}
+
+/** Writes the retro page and logs `retro_recorded`. Throws `WikiError` on bad input. */
+export function recordRetro(
+  vault: VaultPaths,
+  input: RetroInput,
+  now: Date = new Date(),
+): WrittenPageResult {
+  const title = cleanTitle(input.title);
+  const context = cleanText(input.context, "context", false);
+  const wentWell = cleanList(input.went_well, "went_well", MAX_BULLET_CHARS);
+  const wentBadly = cleanList(input.went_badly, "went_badly", MAX_BULLET_CHARS);
+  const lessons = cleanList(input.lessons, "lessons", MAX_BULLET_CHARS);
+  if (lessons.length === 0) invalid("lessons", "needs at least one lesson");
+  const tags = cleanList(input.tags, "tags");
+  const sources = cleanList(input.sources, "sources");
+  const body = [
+    `# ${title}`,
+    "",
+    ...(context === "" ? [] : ["## Context", "", context, ""]),
+    ...section("What went well", wentWell),
+    ...section("What went badly", wentBadly),
+    ...section("Lessons", lessons),
+  ].join("\n");
+  const day = now.toISOString().slice(0, 10);
+  const page = createUniquePage(
+    vault,
+    {
+      prefix: "retro",
+      type: "retro",
+      title,
+      fields: {
+        // `insight` is what older vaults gave retros; lint and recall read it as evidence.
+        status: "insight",
+        tags: tags.length > 0 ? tags : undefined,
+        sources: sources.length > 0 ? sources : undefined,
+        created: day,
+        updated: day,
+      },
+      body,
+    },
+    now,
+  );
+  if (page.created) {
+    appendEvent(
+      vault,
+      { kind: "retro_recorded", id: page.id, title, lessons: lessons.length },
+      now,
+    );
+  }
+  return { ok: true, ...page };
+}

@@ -1,0 +1,77 @@
+/**
+ * `/wiki-query`, `/wiki-ingest` and `/wiki-lint`: a person's shortcuts that
+ * hand the agent a task, as a user message naming the wiki tool to use. The
+ * agent does the work with its tools, so the person sees every step.
+ */
+import type { ExtensionAPI, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+
+type Command = Omit<RegisteredCommand, "name" | "sourceInfo">;
+type Send = ExtensionAPI["sendUserMessage"];
+
+/** What a command asks of the agent; undefined when the arguments are not enough. */
+interface AgentCommandSpec {
+  description: string;
+  usage: string;
+  prompt(args: string): string | undefined;
+}
+
+function agentCommand(send: Send, spec: AgentCommandSpec): Command {
+  return {
+    description: spec.description,
+    async handler(args, ctx) {
+      const text = spec.prompt(args.trim());
+      if (text === undefined) {
+        ctx.ui.notify(`usage: ${spec.usage}`, "warning");
+        return;
+      }
+      // While the agent works, the task waits for it to finish instead of being refused.
+      send(text, ctx.isIdle() ? undefined : { deliverAs: "followUp" });
+    },
+  };
+}
+
+/** `/wiki-query <question>`: answer from the wiki, through wiki_recall. */
+export function createQueryCommand(send: Send): Command {
+  return agentCommand(send, {
+    description: "Answer a question from the llm-wiki (the agent uses wiki_recall)",
+    usage: "/wiki-query <question>",
+    prompt: (question) =>
+      question === ""
+        ? undefined
+        : [
+            `Answer from the project's llm-wiki: ${question}`,
+            "",
+            "Call wiki_recall with this question first, read the pages it returns, and answer only from them, citing each as [[page-id]]. If the wiki holds nothing reliable about it, say so instead of answering from general knowledge.",
+          ].join("\n"),
+  });
+}
+
+/** `/wiki-ingest [source]`: turn captured sources into pages, through wiki_ingest. */
+export function createIngestCommand(send: Send): Command {
+  return agentCommand(send, {
+    description: "Turn captured sources into wiki pages (the agent uses wiki_ingest)",
+    usage: "/wiki-ingest [SRC-… or source page id]",
+    prompt: (source) =>
+      [
+        source === ""
+          ? "Ingest the captured sources waiting in the llm-wiki: call wiki_ingest and follow what it returns."
+          : `Ingest the captured source ${source} into the llm-wiki: call wiki_ingest with source ${JSON.stringify(source)} and follow what it returns.`,
+        "Read every part (ask for the next one with part), create pages with wiki_ensure_page citing the source id, replace the source page's skeleton summary, then mark the source with wiki_ingest mark_ingested: true.",
+        ...(source === ""
+          ? ["Continue while sources are waiting, then say what you created."]
+          : []),
+      ].join(" "),
+  });
+}
+
+/** `/wiki-lint [--fix]`: check the vault, through wiki_lint. */
+export function createLintCommand(send: Send): Command {
+  return agentCommand(send, {
+    description: "Check the llm-wiki's health (the agent uses wiki_lint; --fix creates gap stubs)",
+    usage: "/wiki-lint [--fix]",
+    prompt: (args) => {
+      const fix = /(^|\s)--?fix(\s|$)/.test(args);
+      return `Check the llm-wiki's health: call wiki_lint${fix ? " with fix: true" : ""}, then report the findings by severity with their repairs. Flag contradictions for me to decide; do not resolve them yourself.`;
+    },
+  });
+}

@@ -1,0 +1,20 @@
+/** `/wiki-status`: the vault's status as a notice, without involving the agent. */
+import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { renderDiagnostics, renderStatus } from "../lib/render-text.ts";
+import type { WikiHost } from "./wiki-host.ts";
+
+export function createStatusCommand(
+  host: WikiHost,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+  return {
+    description: "Show the llm-wiki vault's pages, link health and index state",
+    async handler(_args, ctx) {
+      const result = host.service(ctx).status();
+      const problems = result.diagnostics.filter((d) => d.severity !== "info");
+      const text = [renderStatus(result), renderDiagnostics(problems)]
+        .filter((t) => t !== "")
+        .join("\n");
+      ctx.ui.notify(`llm-wiki:\n${text}`, result.ok ? "info" : "warning");
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * A real in-process Pi session for tests: Pi's own agent loop, built-in
+ * tools, settings and extension loader, loading `extensions/llm-wiki/index.ts`
+ * from its path, driven by Pi's scripted faux model. Every model request is
+ * recorded, and the UI is a plain object that records notices and statuses.
+ */
+import { join } from "node:path";
+import {
+  type AssistantMessage,
+  type FauxProviderHandle,
+  fauxAssistantMessage,
+  fauxProvider,
+  InMemoryCredentialStore,
+  type Message,
+  type ToolCall,
+} from "@earendil-works/pi-ai";
+import {
+  type AgentSession,
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionError,
+  type ExtensionUIContext,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+
+export const EXTENSION = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "extensions",
+  "llm-wiki",
+  "index.ts",
+);
+
+export interface PiDirs {
+  /** A scratch folder for Pi's model store. */
+  root: string;
+  agentDir: string;
+  /** The session's working directory. */
+  project: string;
+}
+
+export interface PiHarness {
+  session: AgentSession;
+  faux: FauxProviderHandle;
+  notices: Array<{ message: string; type: string | undefined }>;
+  /** The messages of every model request, in order. */
+  requests: Message[][];
+  errors: ExtensionError[];
+  /** Scripts the model's next answers: a text, or the tool calls of one turn. */
+  script(...steps: Array<string | ToolCall | ToolCall[]>): void;
+  close(): Promise<void>;
+}
+
+function recordingUI(notices: PiHarness["notices"]): ExtensionUIContext {
+  return {
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    notify: (message, type) => notices.push({ message, type }),
+    onTerminalInput: () => () => undefined,
+    setStatus: () => undefined,
+    setWorkingMessage: () => undefined,
+    setWorkingVisible: () => undefined,
+    setWorkingIndicator: () => undefined,
+    setHiddenThinkingLabel: () => undefined,
+    setWidget: () => undefined,
+    setFooter: () => undefined,
+    setHeader: () => undefined,
+    setTitle: () => undefined,
+    custom: async () => undefined as never,
+    pasteToEditor: () => undefined,
+    setEditorText: () => undefined,
+    getEditorText: () => "",
+    editor: async () => undefined,
+    addAutocompleteProvider: () => undefined,
+    setEditorComponent: () => undefined,
+    getEditorComponent: () => undefined,
+    // No terminal here: nothing in these sessions draws.
+    theme: {} as ExtensionUIContext["theme"],
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: "no UI in tests" }),
+    getToolsExpanded: () => false,
+    setToolsExpanded: () => undefined,
+  };
+}
+
+/** Starts a session in `dirs.project` with the extension loaded and its UI bound. */
+export async function startPi(dirs: PiDirs): Promise<PiHarness> {
+  const faux = fauxProvider();
+  const modelRuntime = await ModelRuntime.create({
+    credentials: new InMemoryCredentialStore(),
+    modelsPath: null,
+    modelsStorePath: join(dirs.root, "models-store.json"),
+    allowModelNetwork: false,
+  });
+  modelRuntime.registerNativeProvider(faux.provider);
+  const settingsManager = SettingsManager.create(dirs.project, dirs.agentDir, {
+    projectTrusted: true,
+  });
+  const loader = new DefaultResourceLoader({
+    cwd: dirs.project,
+    agentDir: dirs.agentDir,
+    settingsManager,
+    additionalExtensionPaths: [EXTENSION],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await loader.reload();
+  const loadErrors = loader.getExtensions().errors;
+  if (loadErrors.length > 0)
+    throw new Error(`extension failed to load: ${JSON.stringify(loadErrors)}`);
+  const { session } = await createAgentSession({
+    cwd: dirs.project,
+    agentDir: dirs.agentDir,
+    model: faux.getModel(),
+    modelRuntime,
+    settingsManager,
+    resourceLoader: loader,
+    sessionManager: SessionManager.inMemory(dirs.project),
+  });
+  const notices: PiHarness["notices"] = [];
+  const errors: ExtensionError[] = [];
+  await session.bindExtensions({ uiContext: recordingUI(notices), onError: (e) => errors.push(e) });
+  const requests: Message[][] = [];
+  return {
+    session,
+    faux,
+    notices,
+    requests,
+    errors,
+    script(...steps) {
+      faux.appendResponses(
+        steps.map((step) => (context): AssistantMessage => {
+          requests.push([...context.messages]);
+          if (typeof step === "string") return fauxAssistantMessage(step);
+          return fauxAssistantMessage(step, { stopReason: "toolUse" });
+        }),
+      );
+    },
+    async close() {
+      await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+      session.dispose();
+    },
+  };
+}
+
+/** The text of a message's content. */
+export function textOf(message: Message): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => ("text" in part && typeof part.text === "string" ? part.text : ""))
+    .join("");
+}
+
+/** Tool results of the session, in order. */
+export function toolResults(
+  session: AgentSession,
+): Array<Extract<Message, { role: "toolResult" }>> {
+  return session.messages.filter(
+    (m): m is Extract<Message, { role: "toolResult" }> => m.role === "toolResult",
+  );
+}
+
+/** Polls `probe` until it holds, for at most `ms`; returns whether it held. */
+export async function eventually(probe: () => boolean, ms = 15_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (probe()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return probe();
+}

@@ -1,0 +1,362 @@
+/**
+ * One operation, three hosts: for the same indexed vault (a temporary copy of
+ * the example vault, with vectors from the tiny test models) and the same
+ * queries, the Pi `wiki_recall` tool (a real in-process Pi session driven by
+ * Pi's faux model), the MCP server's `wiki_recall` (a real child process
+ * spoken to by the SDK client) and the CLI (`llm-wiki recall Q --json
+ * --vault DIR`, a real child process) return the same structured result:
+ * same ids, order, scores, diagnostics and rendering. Only timings differ.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync } from "node:fs";
+import { join, sep } from "node:path";
+import {
+  type AssistantMessage,
+  fauxAssistantMessage,
+  fauxProvider,
+  fauxToolCall,
+  InMemoryCredentialStore,
+  type Message,
+} from "@earendil-works/pi-ai";
+import {
+  createAgentSession,
+  DefaultResourceLoader,
+  type ExtensionError,
+  type ExtensionUIContext,
+  ModelRuntime,
+  SessionManager,
+  SettingsManager,
+} from "@earendil-works/pi-coding-agent";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+
+const REPO = join(import.meta.dirname, "..");
+const EXTENSION = join(REPO, "extensions", "llm-wiki", "index.ts");
+const MCP_SERVER = join(REPO, "mcp", "index.ts");
+const CLI = join(REPO, "cli", "llm-wiki.ts");
+const EXAMPLE = join(REPO, "examples", "acme-notes");
+
+interface Query {
+  label: string;
+  query: string;
+  max_results?: number;
+  mode?: "lexical" | "hybrid" | "adaptive" | "quality";
+}
+
+const QUERIES: Query[] = [
+  // The default mode (adaptive); a question, so it escalates to expansion and rerank.
+  { label: "a question, default mode", query: "how do we keep the cache consistent" },
+  {
+    label: "hybrid, 10 results",
+    query: "sqlite write contention",
+    max_results: 10,
+    mode: "hybrid",
+  },
+  {
+    label: "an exact title, quality, 3 results",
+    query: "Cache invalidation",
+    max_results: 3,
+    mode: "quality",
+  },
+  // Not searched at all: the diagnostic must travel the same way through every host.
+  { label: "too long", query: `cache ${"x".repeat(2_000)}`, mode: "lexical" },
+];
+
+interface HostAnswer {
+  result: RecallResult;
+  /** What the host shows a model or a person. */
+  text?: string;
+}
+
+const answers = { pi: [] as HostAnswer[], mcp: [] as HostAnswer[], cli: [] as HostAnswer[] };
+
+let root: string;
+let home: string;
+let agentDir: string;
+let project: string;
+
+/** Everything but the clock: durations and per-step milliseconds are zeroed. */
+function comparable(result: RecallResult): unknown {
+  const copy = JSON.parse(JSON.stringify(result)) as RecallResult;
+  return {
+    ...copy,
+    durationMs: 0,
+    trace: copy.trace.map((step) => ({ ...step, ms: 0 })),
+  };
+}
+
+/** The environment every host runs in: the test's home, no user settings, the tiny models. */
+function hostEnv(): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    WIKI_HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    PI_CODING_AGENT_DIR: agentDir,
+  };
+  for (const name of [
+    "XDG_CACHE_HOME",
+    "QMD_EMBED_MODEL",
+    "QMD_RERANK_MODEL",
+    "QMD_GENERATE_MODEL",
+    "QMD_EMBED_PARALLELISM",
+    "LLM_WIKI_TEST",
+  ]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function toolArgs(q: Query): Record<string, string | number> {
+  return {
+    query: q.query,
+    ...(q.max_results !== undefined ? { max_results: q.max_results } : {}),
+    ...(q.mode ? { mode: q.mode } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Pi: a real session with the extension loaded from its path.
+// ---------------------------------------------------------------------------
+
+function quietUI(): ExtensionUIContext {
+  return {
+    select: async () => undefined,
+    confirm: async () => false,
+    input: async () => undefined,
+    notify: () => undefined,
+    onTerminalInput: () => () => undefined,
+    setStatus: () => undefined,
+    setWorkingMessage: () => undefined,
+    setWorkingVisible: () => undefined,
+    setWorkingIndicator: () => undefined,
+    setHiddenThinkingLabel: () => undefined,
+    setWidget: () => undefined,
+    setFooter: () => undefined,
+    setHeader: () => undefined,
+    setTitle: () => undefined,
+    custom: async () => undefined as never,
+    pasteToEditor: () => undefined,
+    setEditorText: () => undefined,
+    getEditorText: () => "",
+    editor: async () => undefined,
+    addAutocompleteProvider: () => undefined,
+    setEditorComponent: () => undefined,
+    getEditorComponent: () => undefined,
+    theme: {} as ExtensionUIContext["theme"],
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: "no UI in tests" }),
+    getToolsExpanded: () => false,
+    setToolsExpanded: () => undefined,
+  };
+}
+
+function textOf(message: Message): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => ("text" in part && typeof part.text === "string" ? part.text : ""))
+    .join("");
+}
+
+async function askPi(): Promise<HostAnswer[]> {
+  for (const [name, value] of Object.entries(hostEnv())) vi.stubEnv(name, value);
+  const faux = fauxProvider();
+  const modelRuntime = await ModelRuntime.create({
+    credentials: new InMemoryCredentialStore(),
+    modelsPath: null,
+    modelsStorePath: join(root, "models-store.json"),
+    allowModelNetwork: false,
+  });
+  modelRuntime.registerNativeProvider(faux.provider);
+  const settingsManager = SettingsManager.create(project, agentDir, { projectTrusted: true });
+  const loader = new DefaultResourceLoader({
+    cwd: project,
+    agentDir,
+    settingsManager,
+    additionalExtensionPaths: [EXTENSION],
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await loader.reload();
+  expect(loader.getExtensions().errors).toEqual([]);
+  const { session } = await createAgentSession({
+    cwd: project,
+    agentDir,
+    model: faux.getModel(),
+    modelRuntime,
+    settingsManager,
+    resourceLoader: loader,
+    sessionManager: SessionManager.inMemory(project),
+  });
+  const errors: ExtensionError[] = [];
+  await session.bindExtensions({ uiContext: quietUI(), onError: (e) => errors.push(e) });
+  try {
+    // The model calls wiki_recall once per query, one call per turn, then stops.
+    faux.appendResponses([
+      ...QUERIES.map(
+        (q) => (): AssistantMessage =>
+          fauxAssistantMessage([fauxToolCall("wiki_recall", toolArgs(q))], {
+            stopReason: "toolUse",
+          }),
+      ),
+      () => fauxAssistantMessage("Done."),
+    ]);
+    await session.prompt("recall what the wiki knows");
+    const results = session.messages.flatMap((m) =>
+      m.role === "toolResult" && m.toolName === "wiki_recall"
+        ? [{ result: m.details as unknown as RecallResult, text: textOf(m) }]
+        : [],
+    );
+    expect(errors).toEqual([]);
+    return results;
+  } finally {
+    await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+    session.dispose();
+    vi.unstubAllEnvs();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// MCP: the stdio server as a child process.
+// ---------------------------------------------------------------------------
+
+async function askMcp(): Promise<HostAnswer[]> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MCP_SERVER, "--vault", project],
+    cwd: REPO,
+    env: hostEnv(),
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "llm-wiki-parity", version: "0.0.0" });
+  await client.connect(transport);
+  try {
+    const out: HostAnswer[] = [];
+    for (const q of QUERIES) {
+      const result = (await client.callTool({
+        name: "wiki_recall",
+        arguments: toolArgs(q),
+      })) as CallToolResult;
+      const [first] = result.content;
+      out.push({
+        result: result.structuredContent as unknown as RecallResult,
+        text: first?.type === "text" ? first.text : "",
+      });
+    }
+    return out;
+  } finally {
+    await client.close();
+  }
+}
+
+// ---------------------------------------------------------------------------
+// CLI: one child process per query.
+// ---------------------------------------------------------------------------
+
+function askCli(): HostAnswer[] {
+  return QUERIES.map((q) => {
+    const args = [CLI, "recall", q.query, "--json", "--vault", project];
+    if (q.max_results !== undefined) args.push("--max", String(q.max_results));
+    if (q.mode) args.push("--mode", q.mode);
+    const run = spawnSync(process.execPath, args, {
+      cwd: makeTempDir("llm-wiki-parity-cwd-"),
+      env: hostEnv(),
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(run.status, `${q.label}: ${run.stderr}`).toBe(0);
+    return { result: JSON.parse(run.stdout) as RecallResult };
+  });
+}
+
+// ---------------------------------------------------------------------------
+
+beforeAll(async () => {
+  root = makeTempDir("llm-wiki-parity-");
+  home = join(root, "home");
+  agentDir = join(root, "agent");
+  project = join(root, "acme-notes");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(agentDir, { recursive: true });
+  cpSync(EXAMPLE, project, {
+    recursive: true,
+    filter: (src) => !src.split(sep).includes("meta"),
+  });
+  const service = createWikiService({ cwd: project, env: hostEnv(), vault: project });
+  try {
+    const built = await service.reindex({ scope: "all", components: ["lexical", "vectors"] });
+    expect(built.ok, JSON.stringify(built.diagnostics)).toBe(true);
+    expect(built.reports[0]?.status).toMatchObject({ state: "ready", vectors: { present: true } });
+  } finally {
+    await service.close();
+  }
+  answers.pi = await askPi();
+  answers.mcp = await askMcp();
+  answers.cli = askCli();
+}, 300_000);
+
+afterAll(removeTempDirs);
+
+describe("Pi, MCP and CLI recall parity", () => {
+  it("every host answered every query", () => {
+    expect(answers.pi).toHaveLength(QUERIES.length);
+    expect(answers.mcp).toHaveLength(QUERIES.length);
+    expect(answers.cli).toHaveLength(QUERIES.length);
+  });
+
+  QUERIES.forEach((q, i) => {
+    it(`returns the same structured result: ${q.label}`, () => {
+      const pi = answers.pi[i]?.result;
+      const mcp = answers.mcp[i]?.result;
+      const cli = answers.cli[i]?.result;
+      if (!pi || !mcp || !cli) throw new Error("a host gave no answer");
+      expect(pi.query.startsWith(q.query.slice(0, 20))).toBe(true);
+      expect(comparable(mcp)).toEqual(comparable(pi));
+      expect(comparable(cli)).toEqual(comparable(pi));
+      // The parts that matter most, named, so a failure says which one differs.
+      for (const other of [mcp, cli]) {
+        expect(other.results.map((r) => r.id)).toEqual(pi.results.map((r) => r.id));
+        expect(other.results.map((r) => r.score)).toEqual(pi.results.map((r) => r.score));
+        expect(other.diagnostics).toEqual(pi.diagnostics);
+        expect(other.modeUsed).toBe(pi.modeUsed);
+        expect(other.rendered).toBe(pi.rendered);
+      }
+    });
+  });
+
+  it("exercises the paths it claims to: pages found, the question escalated, the long query refused", () => {
+    const [question, hybrid, exact, long] = answers.pi.map((a) => a.result);
+    expect(question?.results.length).toBeGreaterThan(0);
+    expect(question?.trace.map((t) => t.step)).toEqual([
+      "lexical",
+      "vector",
+      "escalate",
+      "expanded",
+    ]);
+    expect(hybrid?.modeUsed).toBe("hybrid");
+    expect(hybrid?.results.length).toBeGreaterThan(0);
+    expect(exact?.results[0]).toMatchObject({ id: "concepts/cache-invalidation", exact: true });
+    expect(exact?.results.length).toBeLessThanOrEqual(3);
+    expect(long?.results).toEqual([]);
+    expect(long?.diagnostics.map((d) => d.code)).toEqual(["recall_query_too_long"]);
+  });
+
+  it("the Pi tool and the MCP tool show the same text, the shared rendering", () => {
+    QUERIES.forEach((q, i) => {
+      const pi = answers.pi[i];
+      const mcp = answers.mcp[i];
+      expect(mcp?.text, q.label).toBe(pi?.text);
+      expect(pi?.text?.startsWith(renderRecallResult(pi.result)), q.label).toBe(true);
+    });
+  });
+});

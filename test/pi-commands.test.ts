@@ -1,0 +1,108 @@
+/**
+ * The `/wiki-…` commands in a real Pi session with the faux model:
+ * `/wiki-query`, `/wiki-ingest` and `/wiki-lint` hand the agent a task as a
+ * user message naming the tool to use; `/wiki-status` answers with a notice
+ * and involves no model at all.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Message } from "@earendil-works/pi-ai";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { eventually, type PiDirs, type PiHarness, startPi, textOf } from "./helpers/pi-session.ts";
+import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+let dirs: PiDirs;
+const open: PiHarness[] = [];
+
+beforeEach(() => {
+  const root = makeTempDir("llm-wiki-commands-");
+  const home = join(root, "home");
+  dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
+  for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
+  makeTempVault({
+    root: dirs.project,
+    pages: { "concepts/backpressure": pageText({ type: "concept", title: "Backpressure" }) },
+  });
+  vi.stubEnv("HOME", home);
+  vi.stubEnv("WIKI_HOME", home);
+  vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
+  vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
+});
+
+afterEach(async () => {
+  for (const pi of open.splice(0)) {
+    await pi.close();
+    expect(pi.errors).toEqual([]);
+  }
+  vi.unstubAllEnvs();
+  removeTempDirs();
+});
+
+async function pi(): Promise<PiHarness> {
+  const harness = await startPi(dirs);
+  open.push(harness);
+  return harness;
+}
+
+/** The user message the model received for a command (the last user message of its request). */
+async function userMessageFor(session: PiHarness, command: string): Promise<string> {
+  const seen = session.requests.length;
+  session.script("ok");
+  await session.session.prompt(command);
+  // The command sends the message on its own; the run it starts finishes after `prompt` returns.
+  expect(await eventually(() => session.requests.length > seen)).toBe(true);
+  await session.session.waitForIdle();
+  const request = session.requests[seen] ?? [];
+  const users = request.filter(
+    (m: Message) => m.role === "user" && !textOf(m).startsWith("<wiki-recall"),
+  );
+  return textOf(users.at(-1) ?? { role: "user", content: "", timestamp: 0 });
+}
+
+describe("/wiki-… commands in a real Pi session", () => {
+  it("/wiki-query asks the agent to answer from wiki_recall, with the question", async () => {
+    const session = await pi();
+    const text = await userMessageFor(session, "/wiki-query how do slow consumers stay safe?");
+    expect(text).toContain("how do slow consumers stay safe?");
+    expect(text).toContain("wiki_recall");
+  });
+
+  it("/wiki-query without a question shows its usage and starts no turn", async () => {
+    const session = await pi();
+    await session.session.prompt("/wiki-query   ");
+    expect(session.notices.at(-1)).toEqual({
+      message: "usage: /wiki-query <question>",
+      type: "warning",
+    });
+    expect(session.requests).toEqual([]);
+  });
+
+  it("/wiki-ingest asks for wiki_ingest, naming the source when one is given", async () => {
+    const session = await pi();
+    const all = await userMessageFor(session, "/wiki-ingest");
+    expect(all).toContain("call wiki_ingest and follow what it returns");
+    expect(all).toContain("wiki_ensure_page");
+    expect(all).toContain("mark_ingested: true");
+    const one = await userMessageFor(session, "/wiki-ingest SRC-2026-11-30-001");
+    expect(one).toContain('wiki_ingest with source "SRC-2026-11-30-001"');
+  });
+
+  it("/wiki-lint asks for wiki_lint, with fix: true only on --fix", async () => {
+    const session = await pi();
+    const plain = await userMessageFor(session, "/wiki-lint");
+    expect(plain).toContain("call wiki_lint,");
+    expect(plain).not.toContain("fix: true");
+    const fix = await userMessageFor(session, "/wiki-lint --fix");
+    expect(fix).toContain("call wiki_lint with fix: true");
+  });
+
+  it("/wiki-status shows the vault's status as a notice without asking the model", async () => {
+    const session = await pi();
+    await session.session.prompt("/wiki-status");
+    const notice = session.notices.at(-1);
+    expect(notice?.type).toBe("info");
+    expect(notice?.message).toMatch(/^llm-wiki:\nvault {3}test vault \(project\) at /);
+    expect(notice?.message).toContain("pages   1 (1 canonical, 0 evidence)");
+    expect(session.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Guardrails in a real Pi session driven by the faux model: the agent's own
+ * write, edit and bash tools cannot change a vault's `raw/` or `meta/`; the
+ * refusal names the wiki tool to use instead, and nothing on disk changes.
+ * Pages under `wiki/` stay writable.
+ */
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fauxToolCall } from "@earendil-works/pi-ai";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { type PiDirs, type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
+import {
+  makeTempDir,
+  makeTempVault,
+  removeTempDirs,
+  snapshotFiles,
+  type TempVault,
+} from "./helpers/temp-vault.ts";
+
+const RAW_FILE = ".llm-wiki/raw/x.md";
+const EVENTS = ".llm-wiki/meta/events.jsonl";
+const EVENT_LINE = '{"ts":"2026-11-30T09:00:00.000Z","kind":"vault_initialized"}\n';
+
+let dirs: PiDirs;
+let vault: TempVault;
+const open: PiHarness[] = [];
+
+beforeEach(() => {
+  const root = makeTempDir("llm-wiki-guard-");
+  const home = join(root, "home");
+  dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
+  for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
+  vault = makeTempVault({ root: dirs.project });
+  mkdirSync(vault.paths.raw, { recursive: true });
+  mkdirSync(vault.paths.meta, { recursive: true });
+  writeFileSync(join(dirs.project, RAW_FILE), "captured, immutable\n");
+  writeFileSync(join(dirs.project, EVENTS), EVENT_LINE);
+  vi.stubEnv("HOME", home);
+  vi.stubEnv("WIKI_HOME", home);
+  vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
+  vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
+});
+
+afterEach(async () => {
+  for (const pi of open.splice(0)) {
+    await pi.close();
+    expect(pi.errors).toEqual([]);
+  }
+  vi.unstubAllEnvs();
+  removeTempDirs();
+});
+
+async function pi(): Promise<PiHarness> {
+  const harness = await startPi(dirs);
+  open.push(harness);
+  return harness;
+}
+
+/** raw/ and meta/events.jsonl as bytes: what the refused calls must leave alone. */
+function protectedFiles(): Map<string, Buffer> {
+  return new Map([
+    ...snapshotFiles(vault.paths.raw),
+    ["events", readFileSync(join(dirs.project, EVENTS))],
+  ]);
+}
+
+describe("guardrails in a real Pi session", () => {
+  it("refuses write into raw/ and edit of meta/events.jsonl, naming the tool to use; allows wiki/", async () => {
+    const session = await pi();
+    const before = protectedFiles();
+    const page = "---\ntype: concept\ntitle: X\n---\n# X\n";
+    session.script(
+      [fauxToolCall("write", { path: RAW_FILE, content: "overwritten\n" })],
+      [
+        fauxToolCall("edit", {
+          path: EVENTS,
+          edits: [{ oldText: "vault_initialized", newText: "forged" }],
+        }),
+      ],
+      [fauxToolCall("write", { path: ".llm-wiki/wiki/concepts/x.md", content: page })],
+      "Done.",
+    );
+    await session.session.prompt("try the three writes");
+
+    const [write, edit, allowed] = toolResults(session.session);
+    expect(write).toMatchObject({ toolName: "write", isError: true });
+    expect(write && textOf(write)).toContain("wiki_capture_source");
+    expect(write && textOf(write)).toContain(RAW_FILE);
+    expect(edit).toMatchObject({ toolName: "edit", isError: true });
+    expect(edit && textOf(edit)).toContain("wiki_log_event");
+    expect(edit && textOf(edit)).toContain("wiki_reindex");
+    expect(protectedFiles()).toEqual(before);
+
+    expect(allowed).toMatchObject({ toolName: "write", isError: false });
+    expect(readFileSync(join(dirs.project, ".llm-wiki/wiki/concepts/x.md"), "utf8")).toBe(page);
+  });
+
+  it("refuses a write through a symlink that leads into raw/", async () => {
+    symlinkSync(vault.paths.raw, join(dirs.project, "notes"));
+    const session = await pi();
+    const before = protectedFiles();
+    session.script([fauxToolCall("write", { path: "notes/y.md", content: "sneaky\n" })], "ok");
+    await session.session.prompt("write through the link");
+
+    const [result] = toolResults(session.session);
+    expect(result).toMatchObject({ isError: true });
+    expect(result && textOf(result)).toContain("wiki_capture_source");
+    expect(existsSync(join(vault.paths.raw, "y.md"))).toBe(false);
+    expect(protectedFiles()).toEqual(before);
+  });
+
+  it("refuses bash commands that obviously write into raw/ or meta/, and runs those that only read", async () => {
+    writeFileSync(join(dirs.project, "notes.md"), "notes\n");
+    const session = await pi();
+    const before = protectedFiles();
+    const refused = [
+      `echo forged >> ${EVENTS}`,
+      "rm -rf .llm-wiki/raw",
+      "cp notes.md .llm-wiki/raw/",
+      `sed -i 's/vault/forged/' ${EVENTS}`,
+      'touch ".llm-wiki/meta/new file"',
+      "mv .llm-wiki ../elsewhere",
+    ];
+    const allowed = [`cat ${EVENTS} > copy.txt`, "ls .llm-wiki/raw 2>&1"];
+    session.script(
+      ...[...refused, ...allowed].map((command) => [fauxToolCall("bash", { command })]),
+      "ok",
+    );
+    await session.session.prompt("run the commands");
+
+    const results = toolResults(session.session);
+    const text = (i: number) => {
+      const result = results.at(i);
+      return result ? textOf(result) : "";
+    };
+    expect(results).toHaveLength(refused.length + allowed.length);
+    for (const result of results.slice(0, refused.length)) {
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/wiki_log_event|wiki_capture_source/);
+    }
+    expect(text(0)).toContain("wiki_log_event");
+    expect(text(1)).toContain("wiki_capture_source");
+    expect(protectedFiles()).toEqual(before);
+    expect(existsSync(join(dirs.project, ".llm-wiki"))).toBe(true);
+
+    // Reading is not writing: these ran.
+    expect(results.slice(refused.length).map((r) => r.isError)).toEqual([false, false]);
+    expect(readFileSync(join(dirs.project, "copy.txt"), "utf8")).toBe(EVENT_LINE);
+    expect(text(-1)).toContain("x.md");
+  });
+});

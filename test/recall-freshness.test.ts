@@ -1,0 +1,77 @@
+/**
+ * How fresh recall is in a long-running host: explicit recall sees pages
+ * changed behind the host's back (an editor, git, another agent's write tool);
+ * automatic recall never writes the index on the turn path.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { EXPLICIT_REGISTRY_MAX_AGE_MS } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
+
+const services: WikiService[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  removeTempDirs();
+});
+
+async function indexedVault(): Promise<{ vault: TempVault; service: WikiService }> {
+  const vault = makeTempVault({
+    pages: {
+      "concepts/alpha": pageText(
+        { type: "concept", title: "Alpha" },
+        "Alpha covers the harbour crane schedule.\n",
+      ),
+    },
+  });
+  const service = createWikiService({ cwd: vault.root, vault: vault.root });
+  services.push(service);
+  expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+  return { vault, service };
+}
+
+const newPage = pageText(
+  { type: "concept", title: "Quokka" },
+  "The quokka ledger reconciles payouts nightly.\n",
+);
+
+describe("explicit recall in a long-running host", () => {
+  it("indexes pages written behind its back before answering", async () => {
+    const { vault, service } = await indexedVault();
+    // Warm: the host holds a registry and an open store.
+    await service.recall({ query: "harbour crane", mode: "lexical" });
+    vault.writePage("concepts/quokka", newPage);
+    await sleep(EXPLICIT_REGISTRY_MAX_AGE_MS + 50);
+    const result = await service.recall({ query: "quokka ledger", mode: "lexical" });
+    expect(result.results.map((r) => r.id)).toEqual(["concepts/quokka"]);
+    expect(service.status().vault?.index.state).toBe("ready");
+  });
+
+  it("answers from the index as it is when asked not to refresh", async () => {
+    const { vault, service } = await indexedVault();
+    vault.writePage("concepts/quokka", newPage);
+    const result = await service.recall({
+      query: "quokka ledger",
+      mode: "lexical",
+      refreshIndex: false,
+    });
+    expect(result.results).toEqual([]);
+    expect(service.status().vault?.index.state).toBe("stale");
+  });
+});
+
+describe("automatic recall", () => {
+  it("never updates the index on the turn path", async () => {
+    const { vault, service } = await indexedVault();
+    await service.recall({ query: "harbour crane", policy: "automatic", mode: "lexical" });
+    vault.writePage("concepts/quokka", newPage);
+    await sleep(EXPLICIT_REGISTRY_MAX_AGE_MS + 50);
+    const result = await service.recall({
+      query: "quokka ledger",
+      policy: "automatic",
+      mode: "lexical",
+    });
+    expect(result.results).toEqual([]);
+    expect(service.status().vault?.index.state).toBe("stale");
+  });
+});
