@@ -11,7 +11,7 @@
  *   fused by reciprocal rank with it (no expansion, no rerank). Embed model.
  * - `searchExpanded`: QMD's full pipeline (LLM expansion + rerank, with intent).
  *
- * Process-wide effects, all confined here and documented where they happen:
+ * Process-wide effects, confined to this module and qmd-process-guards.ts:
  * - `QMD_EMBED_MODEL` / `QMD_RERANK_MODEL` / `QMD_GENERATE_MODEL` hold the
  *   store's models while QMD creates the store's LLM object and while
  *   `embed()` runs, and are restored afterwards. `embed()` chunks documents
@@ -28,19 +28,24 @@
  *   routed to stderr (an MCP stdio stream must carry protocol only); writes
  *   from any other async context pass through untouched.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import { createStore, type QMDStore } from "@tobilu/qmd";
+import { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
 import {
-  MODEL_ENV_VARS,
-  MODEL_ROLES,
   type ModelRole,
   modelAvailability,
   qmdModelCacheDir,
   type ResolvedModels,
   requireModels,
 } from "./models.ts";
+import {
+  abortable,
+  modelCall,
+  withModelEnv,
+  withoutCi,
+  withStdoutToStderr,
+} from "./qmd-process-guards.ts";
 
 // Re-exported for callers that hold a store anyway; models.ts has it without loading QMD.
 export { ModelUnavailableError } from "./models.ts";
@@ -202,132 +207,6 @@ const RRF_K = 60;
 const QMD_CACHE_DIR = qmdModelCacheDir(process.env);
 
 // ---------------------------------------------------------------------------
-// Lexical query building (pure)
-// ---------------------------------------------------------------------------
-
-/** A small English stop-word list: function words that only add noise to an OR query. */
-const STOP_WORDS = new Set(
-  (
-    "a about above after again against all am an and any are as at be because been before " +
-    "being below between both but by can could did do does doing down during each few for " +
-    "from further had has have having he her here hers herself him himself his how i if in " +
-    "into is it its itself just me more most my myself no nor not of off on once only or " +
-    "other our ours ourselves out over own same she should so some such than that the their " +
-    "theirs them themselves then there these they this those through to too under until up " +
-    "very was we were what when where which while who whom why will with would you your " +
-    "yours yourself yourselves"
-  ).split(" "),
-);
-
-/** CJK function characters; a bigram made only of these carries no meaning. */
-const CJK_STOP_CHARS = new Set([
-  ..."的了是吗呢吧啊么什在和与及或也都就而这那个我你他她它们怎样如何为の은는이가을를에はがをにでともへやか",
-]);
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
-/** Words, with identifiers (`snake_case`, `v1.0.21`, `foo-bar`, `a/b`) kept whole. */
-const TOKEN = /[\p{L}\p{N}\p{M}]+(?:[._'\-/:]+[\p{L}\p{N}\p{M}]+)*/gu;
-const CONNECTORS = /[._'\-/:]+/;
-/** Sanity bound while parsing; the store keeps at most MAX_QUERY_TERMS of these. */
-const MAX_TERMS = 256;
-
-/** One meaningful piece of a query and the FTS5 expressions that find it. */
-export interface LexTerm {
-  text: string;
-  /** Quoted FTS5 strings, ORed: a phrase for identifiers and CJK, plus word parts. */
-  fts: string[];
-}
-
-/** A query ready for `documents_fts MATCH`. */
-export interface LexQuery {
-  terms: LexTerm[];
-  /** Every term's expressions joined with OR. */
-  match: string;
-}
-
-/**
- * Turns any user string into an FTS5 OR query, or null when nothing
- * searchable remains. NFKC + lower case; stop words dropped; each term quoted
- * (FTS5 applies its own tokenizer inside quotes, so `snake_case`, `v1.0.21`
- * and `foo-bar` become adjacency phrases, and nothing in a user string can be
- * read as FTS5 syntax); identifiers also contribute their word parts; a CJK
- * run becomes overlapping two-character phrases (`召回` → "召 回") because
- * QMD indexes CJK one character per token. No prefix matching: porter
- * stemming already joins inflections, and on the retrieval fixture
- * (test/fixtures/retrieval) prefixes lowered nDCG@10 from 0.759 to 0.752
- * (word parts of identifiers raised it from 0.756; QMD's AND query: 0.110).
- */
-export function buildLexQuery(query: string): LexQuery | null {
-  const text = query
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc]/g, "'");
-  const terms = new Map<string, LexTerm>();
-  const add = (key: string, fts: string[]) => {
-    if (fts.length > 0 && !terms.has(key) && terms.size < MAX_TERMS)
-      terms.set(key, { text: key, fts });
-  };
-  for (const match of text.matchAll(TOKEN)) {
-    const token = match[0].replace(/'s$/, "");
-    if (!CJK.test(token)) {
-      addWord(token, add);
-      continue;
-    }
-    let last = 0;
-    for (const run of token.matchAll(CJK_RUNS)) {
-      const before = token.slice(last, run.index);
-      for (const word of before.match(TOKEN) ?? []) addWord(word, add);
-      addCjkRun(run[0], add);
-      last = (run.index ?? 0) + run[0].length;
-    }
-    for (const word of token.slice(last).match(TOKEN) ?? []) addWord(word, add);
-  }
-  if (terms.size === 0) return null;
-  const all = new Set([...terms.values()].flatMap((t) => t.fts));
-  return { terms: [...terms.values()], match: [...all].join(" OR ") };
-}
-
-function quote(text: string): string {
-  return `"${text.replace(/"/g, '""')}"`;
-}
-
-function addWord(token: string, add: (key: string, fts: string[]) => void): void {
-  // "2+2", "step 3": lone small numbers match noise on almost every page.
-  if (/^\d{1,2}$/.test(token)) return;
-  if (!CONNECTORS.test(token)) {
-    if (!STOP_WORDS.has(token)) add(token, [quote(token)]);
-    return;
-  }
-  const parts = token.split(CONNECTORS).filter(Boolean);
-  if (parts.every((p) => STOP_WORDS.has(p))) return;
-  // A hyphenated English compound ("two-dimensional", "offline-first") is its
-  // words: as one term with a phrase it counted up to three times in BM25
-  // (Cranfield nDCG@10 0.360 → 0.368 as words). Identifiers keep their phrase.
-  if (/^[\p{L}]+(?:-[\p{L}]+)+$/u.test(token)) {
-    for (const part of parts) if (!STOP_WORDS.has(part)) add(part, [quote(part)]);
-    return;
-  }
-  // Parts widen recall (`wiki_reindex` also finds "reindex the wiki"); the
-  // phrase ranks the exact identifier first. Numeric parts alone match noise.
-  const words = parts.filter((p) => p.length > 1 && !/\d/.test(p) && !STOP_WORDS.has(p));
-  add(token, [quote(token), ...words.map(quote)]);
-}
-
-function addCjkRun(run: string, add: (key: string, fts: string[]) => void): void {
-  const chars = [...run];
-  if (chars.length === 1) {
-    if (!CJK_STOP_CHARS.has(run)) add(run, [quote(run)]);
-    return;
-  }
-  for (let i = 0; i + 1 < chars.length; i++) {
-    const a = chars[i] ?? "";
-    const b = chars[i + 1] ?? "";
-    if (CJK_STOP_CHARS.has(a) && CJK_STOP_CHARS.has(b)) continue;
-    add(a + b, [quote(`${a} ${b}`)]);
-  }
-}
-
-// ---------------------------------------------------------------------------
 // Excerpts and scores (pure)
 // ---------------------------------------------------------------------------
 
@@ -426,90 +305,6 @@ function fuse(lists: Candidate[][], limit: number) {
     .map((e) => ({ ...e, rrf: e.rrf + (e.top === 0 ? 0.05 : e.top <= 2 ? 0.02 : 0) }))
     .sort((a, b) => b.rrf - a.rrf || a.candidate.key.localeCompare(b.candidate.key))
     .slice(0, limit);
-}
-
-// ---------------------------------------------------------------------------
-// Process-wide guards (see the module comment)
-// ---------------------------------------------------------------------------
-
-const modelCall = new AsyncLocalStorage<boolean>();
-let stdoutGuards = 0;
-let originalWrite: typeof process.stdout.write | undefined;
-const GUARD = "llmWikiStdoutGuard";
-
-/**
- * Ours, or ours as QMD puts it back: each of QMD's own redirects saves
- * `process.stdout.write.bind(process.stdout)` and restores that bound copy.
- */
-function isGuard(write: unknown): boolean {
-  return typeof write === "function" && write.name.replace(/^(bound )+/, "") === GUARD;
-}
-
-/** Runs a model call with its own stdout writes sent to stderr. */
-async function withStdoutToStderr<T>(fn: () => Promise<T>): Promise<T> {
-  if (stdoutGuards++ === 0) {
-    const original = process.stdout.write;
-    originalWrite = original;
-    // A computed key names the arrow function, which is how `isGuard` knows it.
-    const guard = {
-      [GUARD]: (...args: Parameters<typeof process.stdout.write>) =>
-        modelCall.getStore()
-          ? process.stderr.write(...(args as Parameters<typeof process.stderr.write>))
-          : original.apply(process.stdout, args),
-    }[GUARD];
-    process.stdout.write = guard as typeof process.stdout.write;
-  }
-  try {
-    return await modelCall.run(true, fn);
-  } finally {
-    // A write someone else installed on top of ours stays.
-    if (--stdoutGuards === 0 && isGuard(process.stdout.write) && originalWrite) {
-      process.stdout.write = originalWrite;
-    }
-  }
-}
-
-/**
- * Runs `fn` with the `QMD_*_MODEL` variables set to `models` (see the module
- * comment), then restores each variable that still holds what we set.
- */
-async function withModelEnv<T>(models: ResolvedModels, fn: () => T | Promise<T>): Promise<T> {
-  const saved = MODEL_ROLES.map((role) => ({
-    name: MODEL_ENV_VARS[role],
-    before: process.env[MODEL_ENV_VARS[role]],
-    value: models[role].uri,
-  }));
-  for (const v of saved) process.env[v.name] = v.value;
-  try {
-    return await fn();
-  } finally {
-    for (const v of saved) {
-      if (process.env[v.name] !== v.value) continue;
-      if (v.before === undefined) delete process.env[v.name];
-      else process.env[v.name] = v.before;
-    }
-  }
-}
-
-/** Calls `fn` (which creates QMD's LLM object synchronously) with `CI` unset. */
-function withoutCi<T>(fn: () => T): T {
-  const saved = process.env.CI;
-  delete process.env.CI;
-  try {
-    return fn();
-  } finally {
-    if (saved !== undefined) process.env.CI = saved;
-  }
-}
-
-/** Rejects as soon as `signal` aborts; the work itself finishes in the background. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /**
@@ -1000,3 +795,5 @@ function createAdapter(
     },
   };
 }
+
+export { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";

@@ -1,0 +1,126 @@
+/**
+ * Turning any user string into a safe FTS5 OR query over QMD's FTS table:
+ * tokens, stop words, identifiers, CJK phrases. Pure: no QMD, no I/O.
+ */
+
+/** A small English stop-word list: function words that only add noise to an OR query. */
+const STOP_WORDS = new Set(
+  (
+    "a about above after again against all am an and any are as at be because been before " +
+    "being below between both but by can could did do does doing down during each few for " +
+    "from further had has have having he her here hers herself him himself his how i if in " +
+    "into is it its itself just me more most my myself no nor not of off on once only or " +
+    "other our ours ourselves out over own same she should so some such than that the their " +
+    "theirs them themselves then there these they this those through to too under until up " +
+    "very was we were what when where which while who whom why will with would you your " +
+    "yours yourself yourselves"
+  ).split(" "),
+);
+
+/** CJK function characters; a bigram made only of these carries no meaning. */
+const CJK_STOP_CHARS = new Set([
+  ..."的了是吗呢吧啊么什在和与及或也都就而这那个我你他她它们怎样如何为の은는이가을를에はがをにでともへやか",
+]);
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** Words, with identifiers (`snake_case`, `v1.0.21`, `foo-bar`, `a/b`) kept whole. */
+const TOKEN = /[\p{L}\p{N}\p{M}]+(?:[._'\-/:]+[\p{L}\p{N}\p{M}]+)*/gu;
+const CONNECTORS = /[._'\-/:]+/;
+/** Sanity bound while parsing; the store keeps at most MAX_QUERY_TERMS of these. */
+const MAX_TERMS = 256;
+
+/** One meaningful piece of a query and the FTS5 expressions that find it. */
+export interface LexTerm {
+  text: string;
+  /** Quoted FTS5 strings, ORed: a phrase for identifiers and CJK, plus word parts. */
+  fts: string[];
+}
+
+/** A query ready for `documents_fts MATCH`. */
+export interface LexQuery {
+  terms: LexTerm[];
+  /** Every term's expressions joined with OR. */
+  match: string;
+}
+
+/**
+ * Turns any user string into an FTS5 OR query, or null when nothing
+ * searchable remains. NFKC + lower case; stop words dropped; each term quoted
+ * (FTS5 applies its own tokenizer inside quotes, so `snake_case`, `v1.0.21`
+ * and `foo-bar` become adjacency phrases, and nothing in a user string can be
+ * read as FTS5 syntax); identifiers also contribute their word parts; a CJK
+ * run becomes overlapping two-character phrases (`召回` → "召 回") because
+ * QMD indexes CJK one character per token. No prefix matching: porter
+ * stemming already joins inflections, and on the retrieval fixture
+ * (test/fixtures/retrieval) prefixes lowered nDCG@10 from 0.759 to 0.752
+ * (word parts of identifiers raised it from 0.756; QMD's AND query: 0.110).
+ */
+export function buildLexQuery(query: string): LexQuery | null {
+  const text = query
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'");
+  const terms = new Map<string, LexTerm>();
+  const add = (key: string, fts: string[]) => {
+    if (fts.length > 0 && !terms.has(key) && terms.size < MAX_TERMS)
+      terms.set(key, { text: key, fts });
+  };
+  for (const match of text.matchAll(TOKEN)) {
+    const token = match[0].replace(/'s$/, "");
+    if (!CJK.test(token)) {
+      addWord(token, add);
+      continue;
+    }
+    let last = 0;
+    for (const run of token.matchAll(CJK_RUNS)) {
+      const before = token.slice(last, run.index);
+      for (const word of before.match(TOKEN) ?? []) addWord(word, add);
+      addCjkRun(run[0], add);
+      last = (run.index ?? 0) + run[0].length;
+    }
+    for (const word of token.slice(last).match(TOKEN) ?? []) addWord(word, add);
+  }
+  if (terms.size === 0) return null;
+  const all = new Set([...terms.values()].flatMap((t) => t.fts));
+  return { terms: [...terms.values()], match: [...all].join(" OR ") };
+}
+
+function quote(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+function addWord(token: string, add: (key: string, fts: string[]) => void): void {
+  // "2+2", "step 3": lone small numbers match noise on almost every page.
+  if (/^\d{1,2}$/.test(token)) return;
+  if (!CONNECTORS.test(token)) {
+    if (!STOP_WORDS.has(token)) add(token, [quote(token)]);
+    return;
+  }
+  const parts = token.split(CONNECTORS).filter(Boolean);
+  if (parts.every((p) => STOP_WORDS.has(p))) return;
+  // A hyphenated English compound ("two-dimensional", "offline-first") is its
+  // words: as one term with a phrase it counted up to three times in BM25
+  // (Cranfield nDCG@10 0.360 → 0.368 as words). Identifiers keep their phrase.
+  if (/^[\p{L}]+(?:-[\p{L}]+)+$/u.test(token)) {
+    for (const part of parts) if (!STOP_WORDS.has(part)) add(part, [quote(part)]);
+    return;
+  }
+  // Parts widen recall (`wiki_reindex` also finds "reindex the wiki"); the
+  // phrase ranks the exact identifier first. Numeric parts alone match noise.
+  const words = parts.filter((p) => p.length > 1 && !/\d/.test(p) && !STOP_WORDS.has(p));
+  add(token, [quote(token), ...words.map(quote)]);
+}
+
+function addCjkRun(run: string, add: (key: string, fts: string[]) => void): void {
+  const chars = [...run];
+  if (chars.length === 1) {
+    if (!CJK_STOP_CHARS.has(run)) add(run, [quote(run)]);
+    return;
+  }
+  for (let i = 0; i + 1 < chars.length; i++) {
+    const a = chars[i] ?? "";
+    const b = chars[i + 1] ?? "";
+    if (CJK_STOP_CHARS.has(a) && CJK_STOP_CHARS.has(b)) continue;
+    add(a + b, [quote(`${a} ${b}`)]);
+  }
+}

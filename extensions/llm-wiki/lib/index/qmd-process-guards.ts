@@ -1,0 +1,92 @@
+/**
+ * The process-wide effects the QMD adapter needs, confined to one place (see
+ * qmd-store.ts's module comment): model variables held while QMD reads them,
+ * `CI` cleared while QMD creates its LLM object, and stdout writes from
+ * inside a model call routed to stderr so an MCP stdio stream stays clean.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { MODEL_ENV_VARS, MODEL_ROLES, type ResolvedModels } from "./models.ts";
+
+/** Set while a model call runs: its stdout writes go to stderr. */
+export const modelCall = new AsyncLocalStorage<boolean>();
+let stdoutGuards = 0;
+let originalWrite: typeof process.stdout.write | undefined;
+const GUARD = "llmWikiStdoutGuard";
+
+/**
+ * Ours, or ours as QMD puts it back: each of QMD's own redirects saves
+ * `process.stdout.write.bind(process.stdout)` and restores that bound copy.
+ */
+function isGuard(write: unknown): boolean {
+  return typeof write === "function" && write.name.replace(/^(bound )+/, "") === GUARD;
+}
+
+/** Runs a model call with its own stdout writes sent to stderr. */
+export async function withStdoutToStderr<T>(fn: () => Promise<T>): Promise<T> {
+  if (stdoutGuards++ === 0) {
+    const original = process.stdout.write;
+    originalWrite = original;
+    // A computed key names the arrow function, which is how `isGuard` knows it.
+    const guard = {
+      [GUARD]: (...args: Parameters<typeof process.stdout.write>) =>
+        modelCall.getStore()
+          ? process.stderr.write(...(args as Parameters<typeof process.stderr.write>))
+          : original.apply(process.stdout, args),
+    }[GUARD];
+    process.stdout.write = guard as typeof process.stdout.write;
+  }
+  try {
+    return await modelCall.run(true, fn);
+  } finally {
+    // A write someone else installed on top of ours stays.
+    if (--stdoutGuards === 0 && isGuard(process.stdout.write) && originalWrite) {
+      process.stdout.write = originalWrite;
+    }
+  }
+}
+
+/**
+ * Runs `fn` with the `QMD_*_MODEL` variables set to `models` (see the module
+ * comment), then restores each variable that still holds what we set.
+ */
+export async function withModelEnv<T>(
+  models: ResolvedModels,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  const saved = MODEL_ROLES.map((role) => ({
+    name: MODEL_ENV_VARS[role],
+    before: process.env[MODEL_ENV_VARS[role]],
+    value: models[role].uri,
+  }));
+  for (const v of saved) process.env[v.name] = v.value;
+  try {
+    return await fn();
+  } finally {
+    for (const v of saved) {
+      if (process.env[v.name] !== v.value) continue;
+      if (v.before === undefined) delete process.env[v.name];
+      else process.env[v.name] = v.before;
+    }
+  }
+}
+
+/** Calls `fn` (which creates QMD's LLM object synchronously) with `CI` unset. */
+export function withoutCi<T>(fn: () => T): T {
+  const saved = process.env.CI;
+  delete process.env.CI;
+  try {
+    return fn();
+  } finally {
+    if (saved !== undefined) process.env.CI = saved;
+  }
+}
+
+/** Rejects as soon as `signal` aborts; the work itself finishes in the background. */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
