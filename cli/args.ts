@@ -11,12 +11,16 @@ export class UsageError extends Error {
 export interface OptionSpec {
   type: "string" | "boolean";
   short?: string;
+  /** A string option that may be given several times; its values land in `lists`. */
+  multiple?: boolean;
 }
 
 export interface Parsed {
   command: string;
   positionals: string[];
   values: Record<string, string | boolean | undefined>;
+  /** Values of `multiple` options, in order (empty when not given). */
+  lists: Record<string, string[]>;
 }
 
 const COMMON: Record<string, OptionSpec> = {
@@ -32,10 +36,10 @@ export function parseCommand(
 ): Parsed {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
-    return { command: "help", positionals: [], values: {} };
+    return { command: "help", positionals: [], values: {}, lists: {} };
   }
   if (command === "--version" || command === "-v")
-    return { command: "version", positionals: [], values: {} };
+    return { command: "version", positionals: [], values: {}, lists: {} };
   const own = options[command];
   if (own === undefined) throw new UsageError(`unknown command "${command}"`);
   try {
@@ -45,7 +49,14 @@ export function parseCommand(
       allowPositionals: true,
       strict: true,
     });
-    return { command, positionals: parsed.positionals, values: parsed.values };
+    const values: Parsed["values"] = {};
+    const lists: Parsed["lists"] = {};
+    for (const [key, value] of Object.entries(parsed.values)) {
+      if (Array.isArray(value)) lists[key] = value.map(String);
+      else values[key] = value;
+    }
+    for (const [key, spec] of Object.entries(own)) if (spec.multiple) lists[key] ??= [];
+    return { command, positionals: parsed.positionals, values, lists };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }

@@ -26,6 +26,7 @@ import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { createProgress } from "./progress.ts";
+import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
 
@@ -37,7 +38,7 @@ commands:
          [--auto]                          the automatic per-turn policy instead
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${CAPTURE_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -54,6 +55,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
     force: { type: "boolean" },
     which: { type: "string" },
   },
+  ...WRITING_OPTIONS,
   lint: LINT_OPTIONS,
   bench: BENCH_OPTIONS,
   capture: CAPTURE_OPTIONS,
@@ -87,6 +89,7 @@ interface Outcome {
 type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome>;
 
 const HANDLERS: Record<string, Handler> = {
+  ...WRITING_HANDLERS,
   lint: lintCommand,
   bench: benchCommand,
   capture: captureCommand,

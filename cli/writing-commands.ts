@@ -1,0 +1,164 @@
+/**
+ * The CLI's writing commands, each one service operation (the same the Pi and
+ * MCP tools call): `page`, `observe`, `retro`, `log-event`, `ingest`.
+ * Text arguments of `-` are read from standard input.
+ */
+import { readFileSync } from "node:fs";
+import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import {
+  renderEnsurePage,
+  renderIngest,
+  renderLogEvent,
+  renderObservation,
+  renderRetro,
+} from "../extensions/llm-wiki/lib/render-text.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { RELEVANCE, type Relevance } from "../extensions/llm-wiki/lib/writing/observe.ts";
+import { intOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
+
+interface Outcome {
+  ok: boolean;
+  result: object;
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+const list: OptionSpec = { type: "string", multiple: true };
+
+/** Options of each writing command beyond the common ones. */
+export const WRITING_OPTIONS: Record<string, Record<string, OptionSpec>> = {
+  page: {
+    type: { type: "string" },
+    title: { type: "string" },
+    content: { type: "string" },
+    description: { type: "string" },
+    tag: list,
+    alias: list,
+  },
+  observe: {
+    title: { type: "string" },
+    content: { type: "string" },
+    tag: list,
+    source: list,
+    relevance: { type: "string" },
+  },
+  retro: {
+    title: { type: "string" },
+    context: { type: "string" },
+    "went-well": list,
+    "went-badly": list,
+    lesson: list,
+    tag: list,
+    source: list,
+  },
+  "log-event": { detail: { type: "string" } },
+  ingest: { part: { type: "string" }, "mark-ingested": { type: "boolean" } },
+};
+
+export const WRITING_USAGE = `  page --type T --title T [--content C|-] [--description D] [--tag X]… [--alias A]…
+                                           create a page unless its title exists (never overwrites)
+  observe --title T --content C|- [--tag X]… [--source S]… [--relevance R]
+  retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C]
+  log-event KIND [--detail JSON]           append one event to meta/events.jsonl
+  ingest [SOURCE] [--part N] [--mark-ingested]
+                                           a captured source's text in parts, with the page schema
+`;
+
+function text(value: string | boolean | undefined, name: string, required: true): string;
+function text(
+  value: string | boolean | undefined,
+  name: string,
+  required?: false,
+): string | undefined;
+function text(
+  value: string | boolean | undefined,
+  name: string,
+  required = false,
+): string | undefined {
+  if (value === undefined || value === false) {
+    if (required) throw new UsageError(`--${name} is required`);
+    return undefined;
+  }
+  if (value === true) throw new UsageError(`--${name} takes a value`);
+  return value === "-" ? readFileSync(0, "utf8") : value;
+}
+
+const outcome = <R extends { ok: boolean; diagnostics: Diagnostic[] }>(
+  result: R,
+  rendered: string,
+): Outcome => ({
+  ok: result.ok,
+  result,
+  text: rendered,
+  diagnostics: result.diagnostics,
+});
+
+/** Handlers of the writing commands, keyed like WRITING_OPTIONS. */
+export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parsed) => Outcome> = {
+  page(service, { values, lists }) {
+    const description = text(values.description, "description");
+    const content = text(values.content, "content");
+    const result = service.ensurePage({
+      type: text(values.type, "type", true),
+      title: text(values.title, "title", true),
+      ...(content !== undefined ? { content } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(lists.tag?.length ? { tags: lists.tag } : {}),
+      ...(lists.alias?.length ? { aliases: lists.alias } : {}),
+    });
+    return outcome(result, renderEnsurePage(result));
+  },
+  observe(service, { values, lists }) {
+    const relevance = text(values.relevance, "relevance");
+    if (relevance !== undefined && !(RELEVANCE as readonly string[]).includes(relevance)) {
+      throw new UsageError(`--relevance takes one of ${RELEVANCE.join(", ")}`);
+    }
+    const result = service.observe({
+      title: text(values.title, "title", true),
+      content: text(values.content, "content", true),
+      ...(lists.tag?.length ? { tags: lists.tag } : {}),
+      ...(lists.source?.length ? { sources: lists.source } : {}),
+      ...(relevance !== undefined ? { relevance: relevance as Relevance } : {}),
+    });
+    return outcome(result, renderObservation(result));
+  },
+  retro(service, { values, lists }) {
+    if (!lists.lesson?.length) throw new UsageError("retro needs at least one --lesson");
+    const context = text(values.context, "context");
+    const result = service.retro({
+      title: text(values.title, "title", true),
+      lessons: lists.lesson,
+      ...(context !== undefined ? { context } : {}),
+      ...(lists["went-well"]?.length ? { went_well: lists["went-well"] } : {}),
+      ...(lists["went-badly"]?.length ? { went_badly: lists["went-badly"] } : {}),
+      ...(lists.tag?.length ? { tags: lists.tag } : {}),
+      ...(lists.source?.length ? { sources: lists.source } : {}),
+    });
+    return outcome(result, renderRetro(result));
+  },
+  "log-event"(service, { positionals, values }) {
+    const [kind, ...extra] = positionals;
+    if (kind === undefined || extra.length > 0) throw new UsageError("log-event takes one KIND");
+    const raw = text(values.detail, "detail");
+    let detail: Record<string, unknown> | undefined;
+    if (raw !== undefined) {
+      try {
+        detail = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        throw new UsageError("--detail must be a JSON object");
+      }
+    }
+    const result = service.logEvent({ kind, ...(detail !== undefined ? { detail } : {}) });
+    return outcome(result, renderLogEvent(result));
+  },
+  ingest(service, { positionals, values }) {
+    if (positionals.length > 1) throw new UsageError("ingest takes at most one SOURCE");
+    const [source] = positionals;
+    const result = service.ingest({
+      ...(source !== undefined ? { source } : {}),
+      ...(values.part !== undefined ? { part: intOption(values.part, "part", 1) } : {}),
+      ...(values["mark-ingested"] ? { markIngested: true } : {}),
+    });
+    return outcome(result, renderIngest(result));
+  },
+};
