@@ -253,8 +253,10 @@ export function refreshRegistry(paths: VaultPaths, last?: Registry): Registry {
 
   const registryText = `${JSON.stringify(next)}\n`;
   const backlinksText = `${JSON.stringify(Object.fromEntries(backlinks), null, 2)}\n`;
-  persist(paths.registry, registryText, diagnostics);
-  persist(paths.backlinks, backlinksText, diagnostics);
+  // A changed registry is written as is; comparing first would read back
+  // megabytes at 10k pages for nothing.
+  persist(paths.registry, registryText, diagnostics, !changed);
+  persist(paths.backlinks, backlinksText, diagnostics, true);
   const written = statOrUndefined(paths.registry);
   const snapshot: RegistrySnapshot = {
     file: next,
@@ -299,11 +301,13 @@ function resolveAll(
   return { links, backlinks, linkProblems };
 }
 
-function persist(path: string, text: string, diagnostics: Diagnostic[]): void {
-  try {
-    if (readFileSync(path, "utf8") === text) return;
-  } catch {
-    // Absent: write it.
+function persist(path: string, text: string, diagnostics: Diagnostic[], compare: boolean): void {
+  if (compare) {
+    try {
+      if (readFileSync(path, "utf8") === text) return;
+    } catch {
+      // Absent: write it.
+    }
   }
   try {
     writeFileAtomic(path, text);
