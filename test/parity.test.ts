@@ -8,7 +8,7 @@
  * same ids, order, scores, diagnostics and rendering. Only timings differ.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import {
   type AssistantMessage,
@@ -288,6 +288,11 @@ beforeAll(async () => {
   project = join(root, "acme-notes");
   mkdirSync(home, { recursive: true });
   mkdirSync(agentDir, { recursive: true });
+  // Only the tool is compared: no automatic recall may share the store with it meanwhile.
+  writeFileSync(
+    join(agentDir, "settings.json"),
+    `${JSON.stringify({ "llm-wiki": { autoRecall: false } })}\n`,
+  );
   cpSync(EXAMPLE, project, {
     recursive: true,
     filter: (src) => !src.split(sep).includes("meta"),

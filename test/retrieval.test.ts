@@ -229,7 +229,7 @@ describe("modes on an index with vectors (tiny models)", () => {
     expect(r.results[0]).toMatchObject({ id: "entities/sync-engine", source: "hybrid" });
   });
 
-  it("hybrid orders pages by the reciprocal-rank fusion of the two lists, times the multiplier", async () => {
+  it("hybrid orders pages by the fused reciprocal rank of the two lists (QMD's fusion), times the multiplier", async () => {
     const [paths] = service.resolveVaults();
     const store = paths && (await service.handles.get(paths).index.store());
     if (!store) throw new Error("no store");
@@ -241,11 +241,17 @@ describe("modes on an index with vectors (tiny models)", () => {
     ]) {
       const lex = await store.searchLex(query, { limit: 10 });
       const vec = await store.searchVector(query, { limit: 10 });
+      // 1/(60 + rank) per list, plus QMD's bonus for a list's first (+0.05) or second and third (+0.02).
       const rr = new Map<string, number>();
+      const bestRank = new Map<string, number>();
       for (const list of [lex, vec]) {
         for (const [rank, h] of list.entries()) {
           rr.set(h.pageId, (rr.get(h.pageId) ?? 0) + 1 / (61 + rank));
+          bestRank.set(h.pageId, Math.min(bestRank.get(h.pageId) ?? rank, rank));
         }
+      }
+      for (const [id, rank] of bestRank) {
+        rr.set(id, (rr.get(id) ?? 0) + (rank === 0 ? 0.05 : rank <= 2 ? 0.02 : 0));
       }
       const r = await recall(service, query, { mode: "hybrid" });
       const fused = r.results
