@@ -22,6 +22,7 @@ import {
 } from "./retrieval.ts";
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
+import { readVaultConfig } from "./vault/config.ts";
 import { bodyAfterFrontmatter } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
@@ -192,14 +193,16 @@ export async function recallOperation(
     }
     rv.push(vault);
   }
+  // What the vault is about steers reranking (QMD's intent), never the transcript.
+  const { config } = readVaultConfig(chosen[0] as VaultPaths);
+  const intent = [config.topic, config.mode].filter(Boolean).join(" ").slice(0, 256);
   const outcome = await retrieve(rv, {
     query: input.query,
     policy,
     mode,
-    capabilities: capabilities(
-      handles,
-      rv.every((v) => v.status.vectors.present),
-    ),
+    // Whether each vault has vectors is checked per vault by retrieval.
+    capabilities: capabilities(handles, true),
+    ...(intent ? { intent } : {}),
     ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });

@@ -113,13 +113,11 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-function norm(text: string): string {
-  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
-}
-
 interface Candidate {
   hit: QmdHit;
   confidence: number;
+  /** The lexical list's confidence in the page (0 when only vectors found it). */
+  lexical: number;
   /** Standing in the mode's own ranked list, 0..1 (top = 1): what orders the results. */
   standing: number;
 }
@@ -131,7 +129,10 @@ function confidenceOf(hit: QmdHit): number {
 
 /** A store list as candidates, standing by the list's own scores. */
 function candidatesOf(hits: QmdHit[]): Candidate[] {
-  return hits.map((hit) => ({ hit, confidence: confidenceOf(hit), standing: hit.score }));
+  return hits.map((hit) => {
+    const confidence = confidenceOf(hit);
+    return { hit, confidence, lexical: hit.source === "fts" ? confidence : 0, standing: hit.score };
+  });
 }
 
 /** QMD's top-rank bonuses in its fusion (the store's `searchTyped`): a list's top hits keep their place. */
@@ -147,6 +148,7 @@ function topRankBonus(bestRank: number): number {
  */
 function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
   const best = new Map<string, number>();
+  const lexical = new Map(lex.map((h) => [h.pageId, confidenceOf(h)]));
   const rr = new Map<string, number>();
   const bestRank = new Map<string, number>();
   for (const list of [lex, vec]) {
@@ -161,6 +163,7 @@ function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
   return fuseByRank([lex, vec], (h) => h.pageId).map((hit) => ({
     hit: { ...hit, source: "hybrid" },
     confidence: best.get(hit.pageId) ?? 0,
+    lexical: lexical.get(hit.pageId) ?? 0,
     standing: top > 0 ? (rr.get(hit.pageId) ?? 0) / top : 0,
   }));
 }
@@ -238,6 +241,18 @@ async function runVault(
 
   if (!req.capabilities.vectors) {
     if (req.capabilities.vectorsMissing) diagnostics.push(req.capabilities.vectorsMissing);
+    return current;
+  }
+  if (!vault.status.vectors.present) {
+    // Per vault: a personal vault without vectors does not turn hybrid off for the project.
+    diagnostics.push(
+      diagnostic(
+        "vectors_missing",
+        "info",
+        `${vault.kind} vault: vector search skipped, the index has no vectors yet; used lexical`,
+        { repair: "llm-wiki reindex --vectors" },
+      ),
+    );
     return current;
   }
   let vec: QmdHit[];
@@ -387,11 +402,17 @@ function scoreVault(
   const { exact, contained } = matchNames(vault.pages, query);
   const seen = new Set<string>();
   const out: Array<RetrievalHit & { rank: number }> = [];
-  for (const { hit, confidence, standing } of candidates) {
+  for (const { hit, confidence: listConfidence, lexical, standing } of candidates) {
     if (seen.has(hit.pageId)) continue;
     seen.add(hit.pageId);
     const page = vault.pages.get(hit.pageId);
     const isExact = exact.has(hit.pageId);
+    // Automatic recall injects unasked: raw vector similarity is no evidence
+    // there (unrelated text still scores well above zero, and no threshold
+    // can be calibrated without the real model), so a fused hit counts only
+    // what the lexical list says of it. Reranker scores still count.
+    const confidence =
+      policy.name === "automatic" && hit.source === "hybrid" ? lexical : listConfidence;
     // A page the query names is a match whatever the list scored it.
     const conf = isExact
       ? 1
