@@ -12,9 +12,10 @@ import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 let service: WikiService;
+let root: string;
 
 beforeAll(async () => {
-  const root = join(makeTempDir("llm-wiki-precision-"), "acme-notes");
+  root = join(makeTempDir("llm-wiki-precision-"), "acme-notes");
   cpSync(EXAMPLE, root, { recursive: true, filter: (src) => !/[\\/]meta([\\/]|$)/.test(src) });
   service = createWikiService({ cwd: root, vault: root });
   const built = await service.reindex({ scope: "all", components: ["lexical", "vectors"] });
@@ -57,5 +58,35 @@ describe("automatic recall with vectors (tiny models)", () => {
     expect(explicit.modeUsed).toBe("hybrid");
     // Explicit recall may show weak candidates above its lower floor; automatic never does.
     for (const hit of explicit.results) expect(hit.score).toBeGreaterThan(0.25);
+  });
+});
+
+describe("vectors made with another embed model", () => {
+  it("are not searched: hybrid answers lexically with a vectors_stale diagnostic", async () => {
+    const other = createWikiService({
+      cwd: root,
+      vault: root,
+      // A real GGUF file, but not the model the vectors were made with.
+      settings: {
+        ...service.settings,
+        models: { embed: join(import.meta.dirname, "..", ".cache", "test-models", "rerank.gguf") },
+      },
+    });
+    try {
+      const result = await other.recall({
+        query: "how do we keep the cache consistent",
+        mode: "hybrid",
+      });
+      expect(result.modeUsed).toBe("lexical");
+      expect(result.diagnostics).toContainEqual(
+        expect.objectContaining({
+          code: "vectors_stale",
+          repair: "llm-wiki reindex --vectors --force",
+        }),
+      );
+      expect(result.results[0]?.id).toBe("concepts/cache-invalidation");
+    } finally {
+      await other.close();
+    }
   });
 });

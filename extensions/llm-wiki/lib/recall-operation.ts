@@ -74,6 +74,7 @@ export function capabilities(
   const caps: RetrievalCapabilities = {
     vectors: a.embed.available && vectorsIndexed,
     expansion: a.generate.available && a.rerank.available,
+    embedModel: handles.models.embed.uri,
   };
   if (!a.embed.available) {
     caps.vectorsMissing = diagnostic(

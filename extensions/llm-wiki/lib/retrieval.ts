@@ -42,6 +42,8 @@ export interface RetrievalCapabilities {
   expansion: boolean;
   /** Why a capability is missing, for the diagnostic. */
   vectorsMissing?: Diagnostic;
+  /** The embed model queries would use; vectors made by another model are not comparable. */
+  embedModel?: string;
   expansionMissing?: Diagnostic;
 }
 
@@ -120,6 +122,11 @@ interface Candidate {
   lexical: number;
   /** Standing in the mode's own ranked list, 0..1 (top = 1): what orders the results. */
   standing: number;
+}
+
+/** A model's file name: the same model named by path or by `hf:` URI compares equal. */
+function modelName(model: string): string {
+  return model.split(/[\\/]/).pop() ?? model;
 }
 
 /** The absolute confidence a store list gives a hit (lexical coverage, vector similarity, rerank score). */
@@ -251,6 +258,22 @@ async function runVault(
         "info",
         `${vault.kind} vault: vector search skipped, the index has no vectors yet; used lexical`,
         { repair: "llm-wiki reindex --vectors" },
+      ),
+    );
+    return current;
+  }
+  const built = vault.status.vectors.model;
+  if (
+    req.capabilities.embedModel &&
+    built &&
+    modelName(built) !== modelName(req.capabilities.embedModel)
+  ) {
+    diagnostics.push(
+      diagnostic(
+        "vectors_stale",
+        "warning",
+        `${vault.kind} vault: vectors were made with ${modelName(built)}, queries would use ${modelName(req.capabilities.embedModel)}; used lexical`,
+        { repair: "llm-wiki reindex --vectors --force" },
       ),
     );
     return current;
