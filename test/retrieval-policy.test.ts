@@ -137,6 +137,13 @@ describe("escalationReason", () => {
     expect(escalationReason(calm())).toBeUndefined();
   });
 
+  it("has a contradiction-edge hook that fires only when a caller reports an edge", () => {
+    // No relation projection exists yet: retrieval always passes false.
+    expect(escalationReason({ ...calm(), contradictionEdge: false })).toBeUndefined();
+    expect(escalationReason({ ...calm(), contradictionEdge: true })).toBe("contradiction");
+    expect(escalationReason({ ...calm(), contradictionEdge: true, exactConfidence: 0.9 })).toBeUndefined();
+  });
+
   it("escalates a two-hit list with margin 0.07, not one with margin 0.12", () => {
     expect(escalationReason(calm({ scores: [0.9, 0.83] }))).toBe("margin");
     expect(escalationReason(calm({ scores: [0.9, 0.78] }))).toBeUndefined();

@@ -112,6 +112,12 @@ export interface EscalationInput {
   vecTop5: readonly string[];
   /** Best exact-match confidence among the hits (0 when none). */
   exactConfidence: number;
+  /**
+   * Whether the top hits are joined by a contradiction edge. A hook for typed
+   * relations (Phase 4): no relation projection exists yet, so callers pass
+   * false and it never fires.
+   */
+  contradictionEdge?: boolean;
 }
 
 /** Why adaptive mode would escalate to expansion and reranking, or undefined to stay. */
@@ -121,6 +127,7 @@ export function escalationReason(input: EscalationInput): string | undefined {
   if (input.scores.length >= 2 && first - second < ESCALATE_MARGIN) return "margin";
   if (jaccardOverlap(input.lexTop5, input.vecTop5) < ESCALATE_JACCARD) return "overlap";
   if (interrogativePrefix(input.query)) return "interrogative";
+  if (input.contradictionEdge === true) return "contradiction";
   return undefined;
 }
 

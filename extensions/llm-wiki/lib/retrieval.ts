@@ -300,10 +300,12 @@ async function runVault(
     );
     const reason = escalationReason({
       query,
-      scores: current.candidates.map((c) => c.hit.score),
+      // The fused list's own standing (reciprocal rank with QMD's top-rank bonus), top = 1.
+      scores: current.candidates.map((c) => c.standing),
       lexTop5: lex.slice(0, 5).map((h) => h.pageId),
       vecTop5: vec.slice(0, 5).map((h) => h.pageId),
       exactConfidence,
+      contradictionEdge: false,
     });
     if (reason === undefined) return { ...current, mode: "adaptive" };
     trace.push({ step: "escalate", vault: vault.kind, ms: 0, note: reason });
