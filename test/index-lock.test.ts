@@ -18,10 +18,10 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import type { IndexStatus } from "../extensions/llm-wiki/lib/index/index-state.ts";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -34,41 +34,15 @@ import {
 const REPO = join(import.meta.dirname, "..");
 const CLI = join(REPO, "cli", "llm-wiki.ts");
 const LOCK_MODULE = join(REPO, "extensions", "llm-wiki", "lib", "index", "lock.ts");
-const services: WikiService[] = [];
 const children: ChildProcess[] = [];
 
 afterEach(async () => {
   for (const child of children.splice(0)) {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   }
-  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
   removeTempDirs();
 });
-
-function serviceFor(root: string): WikiService {
-  const service = createWikiService({
-    cwd: root,
-    vault: root,
-    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
-  });
-  services.push(service);
-  return service;
-}
-
-function indexStatus(service: WikiService): IndexStatus {
-  const index = service.status().vault?.index;
-  if (!index) throw new Error("status reported no vault");
-  return index;
-}
-
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? "",
-    HOME: makeTempDir("llm-wiki-home-"),
-  };
-  if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
-  return env;
-}
 
 interface Exit {
   code: number | null;

@@ -14,12 +14,10 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CRASH_STEPS, type CrashStep } from "../extensions/llm-wiki/lib/index/crash-points.ts";
-import type { IndexStatus } from "../extensions/llm-wiki/lib/index/index-state.ts";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import type { ReindexReport } from "../extensions/llm-wiki/lib/index/qmd-indexing.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
-  makeTempDir,
   makeTempVault,
   pageText,
   removeTempDirs,
@@ -30,10 +28,9 @@ import {
 const REPO = join(import.meta.dirname, "..");
 const CLI = join(REPO, "cli", "llm-wiki.ts");
 const SERVICE = join(REPO, "extensions", "llm-wiki", "lib", "wiki-service.ts");
-const services: WikiService[] = [];
 
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
   removeTempDirs();
 });
 
@@ -57,40 +54,6 @@ const QUERIES = Object.keys(OLD);
 const SWAPPED: readonly CrashStep[] = ["after-pointer", "after-cleanup"];
 /** Steps at which a swap journal exists. */
 const JOURNALED: readonly CrashStep[] = ["after-journal", "after-pointer", "after-cleanup"];
-
-function serviceFor(root: string): WikiService {
-  const service = createWikiService({
-    cwd: root,
-    vault: root,
-    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
-  });
-  services.push(service);
-  return service;
-}
-
-function indexStatus(service: WikiService): IndexStatus {
-  const index = service.status().vault?.index;
-  if (!index) throw new Error("status reported no vault");
-  return index;
-}
-
-/** Environment of a child: the test's caches and models, no real home, plus `extra`. */
-function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? "",
-    HOME: makeTempDir("llm-wiki-home-"),
-  };
-  for (const key of [
-    "XDG_CACHE_HOME",
-    "QMD_EMBED_MODEL",
-    "QMD_RERANK_MODEL",
-    "QMD_GENERATE_MODEL",
-  ]) {
-    const value = process.env[key];
-    if (value !== undefined) env[key] = value;
-  }
-  return { ...env, ...extra };
-}
 
 function cli(args: string[], extra: Record<string, string> = {}): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [CLI, ...args], {

@@ -19,7 +19,6 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { IndexStatus } from "../extensions/llm-wiki/lib/index/index-state.ts";
 import {
   type GenerationPaths,
   generationPaths,
@@ -29,7 +28,8 @@ import {
 import { collectionOf, readManifest } from "../extensions/llm-wiki/lib/index/mirror.ts";
 import { MAX_PAGE_BYTES } from "../extensions/llm-wiki/lib/vault/page.ts";
 import type { VaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -40,29 +40,11 @@ import {
 } from "./helpers/temp-vault.ts";
 
 const CLI = join(import.meta.dirname, "..", "cli", "llm-wiki.ts");
-const services: WikiService[] = [];
 
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
   removeTempDirs();
 });
-
-/** A service bound to the vault at `root`, with a home folder that holds no vault. */
-function serviceFor(root: string): WikiService {
-  const service = createWikiService({
-    cwd: root,
-    vault: root,
-    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
-  });
-  services.push(service);
-  return service;
-}
-
-function indexStatus(service: WikiService): IndexStatus {
-  const index = service.status().vault?.index;
-  if (!index) throw new Error("status reported no vault");
-  return index;
-}
 
 /** Ids recalled (lexical mode, explicit policy) for `query`. */
 async function recalled(service: WikiService, query: string): Promise<string[]> {
@@ -106,16 +88,6 @@ function generationFolders(paths: VaultPaths): string[] {
   return readdirSync(paths.qmd)
     .filter((name) => /^(gen|staging)-/.test(name))
     .sort();
-}
-
-/** A child's environment: the test's model cache, a home folder holding no vault. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? "",
-    HOME: makeTempDir("llm-wiki-home-"),
-  };
-  if (process.env.XDG_CACHE_HOME) env.XDG_CACHE_HOME = process.env.XDG_CACHE_HOME;
-  return env;
 }
 
 /** Runs a repair command exactly as printed, in the vault's folder, as a user would. */

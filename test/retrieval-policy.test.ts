@@ -141,7 +141,9 @@ describe("escalationReason", () => {
     // No relation projection exists yet: retrieval always passes false.
     expect(escalationReason({ ...calm(), contradictionEdge: false })).toBeUndefined();
     expect(escalationReason({ ...calm(), contradictionEdge: true })).toBe("contradiction");
-    expect(escalationReason({ ...calm(), contradictionEdge: true, exactConfidence: 0.9 })).toBeUndefined();
+    expect(
+      escalationReason({ ...calm(), contradictionEdge: true, exactConfidence: 0.9 }),
+    ).toBeUndefined();
   });
 
   it("escalates a two-hit list with margin 0.07, not one with margin 0.12", () => {

@@ -1,0 +1,51 @@
+/**
+ * Shared setup of the index tests: services bound to one temp vault (closed
+ * after each test), the index status they report, and the environment of a
+ * child process that must see the test's caches and models but no real home.
+ */
+import type { IndexStatus } from "../../extensions/llm-wiki/lib/index/index-state.ts";
+import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { makeTempDir } from "./temp-vault.ts";
+
+const services: WikiService[] = [];
+
+/** A service bound to the vault at `root`, with a home folder that holds no vault. */
+export function serviceFor(root: string): WikiService {
+  const service = createWikiService({
+    cwd: root,
+    vault: root,
+    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
+  });
+  services.push(service);
+  return service;
+}
+
+/** Closes every service made by `serviceFor` since the last call (call it in `afterEach`). */
+export async function closeServices(): Promise<void> {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+}
+
+/** The index status a service reports for its vault. */
+export function indexStatus(service: WikiService): IndexStatus {
+  const index = service.status().vault?.index;
+  if (!index) throw new Error("status reported no vault");
+  return index;
+}
+
+/** Environment of a child: the test's caches and models, no real home, plus `extra`. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: makeTempDir("llm-wiki-home-"),
+  };
+  for (const key of [
+    "XDG_CACHE_HOME",
+    "QMD_EMBED_MODEL",
+    "QMD_RERANK_MODEL",
+    "QMD_GENERATE_MODEL",
+  ]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
