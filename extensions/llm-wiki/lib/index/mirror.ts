@@ -34,6 +34,8 @@ export interface ManifestEntry {
 /** What a generation's mirror holds: one entry per mirrored page id. */
 export interface Manifest {
   version: number;
+  /** Collections per role in this generation; absent in older manifests (8). */
+  shards?: number;
   entries: Record<string, ManifestEntry>;
 }
 
@@ -43,11 +45,30 @@ export interface CollectionSpec {
   role: PageRole;
 }
 
-/** All collections of a generation (fixed set, so every store opens with the same config). */
-export function collectionsOf(gen: GenerationPaths): CollectionSpec[] {
+/** Most shards per role: past this, opening a store registers too many collections. */
+const MAX_SHARDS_PER_ROLE = 64;
+/** Pages per collection a rebuild aims for: one change rescans about this many files. */
+const PAGES_PER_SHARD = 128;
+
+/**
+ * Shards per role for a rebuild of `pages` pages: QMD's `update()` rescans a
+ * whole collection, so a bigger vault gets more, smaller collections (a power
+ * of two from 8 to 64). Fixed for the generation's life, in its manifest.
+ */
+export function shardsFor(pages: number): number {
+  let shards = SHARDS_PER_ROLE;
+  while (shards < MAX_SHARDS_PER_ROLE && shards * PAGES_PER_SHARD < pages) shards *= 2;
+  return shards;
+}
+
+/** All collections of a generation (fixed per generation, so every store opens with the same config). */
+export function collectionsOf(
+  gen: GenerationPaths,
+  shards: number = SHARDS_PER_ROLE,
+): CollectionSpec[] {
   const out: CollectionSpec[] = [];
   for (const role of ["canonical", "evidence"] as const) {
-    for (let i = 0; i < SHARDS_PER_ROLE; i += 1) {
+    for (let i = 0; i < shards; i += 1) {
       const name = `${role}-${i}`;
       out.push({ name, role, dir: join(gen.documents, name) });
     }
@@ -65,8 +86,20 @@ function fnv1a(text: string): number {
 }
 
 /** The collection a page belongs to: its role and a stable shard of its id. */
-export function collectionOf(pageId: string, role: PageRole): string {
-  return `${role}-${fnv1a(pageId) % SHARDS_PER_ROLE}`;
+export function collectionOf(
+  pageId: string,
+  role: PageRole,
+  shards: number = SHARDS_PER_ROLE,
+): string {
+  return `${role}-${fnv1a(pageId) % shards}`;
+}
+
+/** Shards per role of a generation (manifests written before sharding scaled had 8). */
+export function shardsOf(manifest: Manifest): number {
+  const n = manifest.shards;
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS_PER_ROLE
+    ? n
+    : SHARDS_PER_ROLE;
 }
 
 /** The text QMD indexes for `page`. */
@@ -99,12 +132,12 @@ export function writeManifest(gen: GenerationPaths, manifest: Manifest): void {
   );
   writeFileAtomic(
     gen.manifest,
-    `${JSON.stringify({ version: manifest.version, entries: sorted })}\n`,
+    `${JSON.stringify({ version: manifest.version, shards: shardsOf(manifest), entries: sorted })}\n`,
   );
 }
 
-export function emptyManifest(): Manifest {
-  return { version: MANIFEST_VERSION, entries: {} };
+export function emptyManifest(shards: number = SHARDS_PER_ROLE): Manifest {
+  return { version: MANIFEST_VERSION, shards, entries: {} };
 }
 
 /** Pages to (re)write and remove so the mirror matches the registry. */
@@ -117,9 +150,10 @@ export interface MirrorPlan {
 export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
   const write: string[] = [];
   const remove: MirrorPlan["remove"] = [];
+  const shards = shardsOf(manifest);
   for (const [id, meta] of registry.pages) {
     const entry = manifest.entries[id];
-    const collection = collectionOf(id, meta.role);
+    const collection = collectionOf(id, meta.role, shards);
     if (!entry || entry.hash !== registry.hashes.get(id) || entry.collection !== collection) {
       write.push(id);
       if (entry && entry.collection !== collection)
@@ -184,12 +218,16 @@ export function applyMirror(
       );
       continue;
     }
-    const collection = collectionOf(id, page.role);
+    const collection = collectionOf(id, page.role, shardsOf(manifest));
     const target = mirrorPath(gen, collection, id);
     mkdirSync(dirname(target), { recursive: true });
     writeFileAtomic(target, mirrorText(page));
     entries[id] = { hash: page.hash, role: page.role, collection };
     changed.add(collection);
   }
-  return { manifest: { version: manifest.version, entries }, changed, diagnostics };
+  return {
+    manifest: { version: manifest.version, shards: shardsOf(manifest), entries },
+    changed,
+    diagnostics,
+  };
 }

@@ -33,6 +33,8 @@ import {
   emptyManifest,
   planMirror,
   readManifest,
+  shardsFor,
+  shardsOf,
   writeManifest,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
@@ -153,8 +155,12 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return `${current}|${files.map((f) => (f ? mtimeOf(f) : "-")).join("|")}`;
   };
 
-  const openGeneration = (gen: GenerationPaths): Promise<QmdStore> =>
-    openQmdStore({ dbPath: gen.db, collections: collectionsOf(gen), models: options.models });
+  const openGeneration = (gen: GenerationPaths, shards: number): Promise<QmdStore> =>
+    openQmdStore({
+      dbPath: gen.db,
+      collections: collectionsOf(gen, shards),
+      models: options.models,
+    });
 
   const closeOpen = async (): Promise<void> => {
     const current = open;
@@ -173,7 +179,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, current);
     // Opening a generation whose database is gone would create an empty one.
     if (!usable(gen)) return undefined;
-    open = { generation: current, store: await openGeneration(gen) };
+    const manifest = readManifest(gen);
+    if (!manifest) return undefined;
+    open = { generation: current, store: await openGeneration(gen, shardsOf(manifest)) };
     return open.store;
   };
 
@@ -182,10 +190,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, name);
     const all = { write: [...registry.pages.keys()], remove: [] };
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
-    const mirrored = applyMirror(vault, gen, registry, emptyManifest(), all);
+    const shards = shardsFor(registry.pages.size);
+    const mirrored = applyMirror(vault, gen, registry, emptyManifest(shards), all);
     diagnostics.push(...mirrored.diagnostics);
     crashPoint("after-mirror");
-    const store = await openGeneration(gen);
+    const store = await openGeneration(gen, shards);
     let embedded = 0;
     try {
       await store.update({
