@@ -546,7 +546,7 @@ describe("fallbacks", () => {
           query,
           policy: AUTOMATIC_POLICY,
           mode,
-          capabilities: capabilities(service.handles, true),
+          capabilities: capabilities(service.handles),
           budgetMs: 2_000,
         });
       } finally {

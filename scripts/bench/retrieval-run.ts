@@ -82,7 +82,7 @@ export async function runFixture(
         query: query.text,
         policy: RANKING_POLICY,
         mode,
-        capabilities: capabilities(service.handles, vault.status.vectors.present),
+        capabilities: capabilities(service.handles),
       });
       latencies.push(performance.now() - t);
       modesUsed[ranked.modeUsed] = (modesUsed[ranked.modeUsed] ?? 0) + 1;

@@ -22,7 +22,6 @@ import {
 } from "./retrieval.ts";
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
-import { readVaultConfig } from "./vault/config.ts";
 import { bodyAfterFrontmatter } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
@@ -65,14 +64,14 @@ export interface RecallResult {
   durationMs: number;
 }
 
-/** What the model paths may use, from file checks and the index state; no model is loaded. */
-export function capabilities(
-  handles: VaultHandles,
-  vectorsIndexed: boolean,
-): RetrievalCapabilities {
+/**
+ * What the model paths may use, from file checks only (no model is loaded).
+ * Whether a vault's index has vectors is checked per vault by retrieval.
+ */
+export function capabilities(handles: VaultHandles): RetrievalCapabilities {
   const a = handles.availability();
   const caps: RetrievalCapabilities = {
-    vectors: a.embed.available && vectorsIndexed,
+    vectors: a.embed.available,
     expansion: a.generate.available && a.rerank.available,
     embedModel: handles.models.embed.uri,
   };
@@ -83,15 +82,6 @@ export function capabilities(
       `vector search skipped: embed model unavailable (${a.embed.reason ?? a.embed.uri}); used lexical`,
       {
         ...(a.embed.repair ? { repair: a.embed.repair } : {}),
-      },
-    );
-  } else if (!vectorsIndexed) {
-    caps.vectorsMissing = diagnostic(
-      "vectors_missing",
-      "info",
-      "vector search skipped: the index has no vectors yet; used lexical",
-      {
-        repair: "llm-wiki reindex --vectors",
       },
     );
   }
@@ -195,14 +185,12 @@ export async function recallOperation(
     rv.push(vault);
   }
   // What the vault is about steers reranking (QMD's intent), never the transcript.
-  const { config } = readVaultConfig(chosen[0] as VaultPaths);
-  const intent = [config.topic, config.mode].filter(Boolean).join(" ").slice(0, 256);
+  const intent = handles.get(chosen[0] as VaultPaths).intent();
   const outcome = await retrieve(rv, {
     query: input.query,
     policy,
     mode,
-    // Whether each vault has vectors is checked per vault by retrieval.
-    capabilities: capabilities(handles, true),
+    capabilities: capabilities(handles),
     ...(intent ? { intent } : {}),
     ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),

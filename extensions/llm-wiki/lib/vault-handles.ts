@@ -5,6 +5,7 @@
  */
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
+import { readVaultConfig } from "./vault/config.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry } from "./vault/registry.ts";
 
@@ -18,6 +19,11 @@ export interface VaultHandle {
    * is older than `maxAgeMs` (default: never refresh a registry in hand).
    */
   registry(maxAgeMs?: number): Registry;
+  /**
+   * What the vault is about (`topic` and `mode` of its config, ≤ 256 chars),
+   * steering QMD's reranking. Read with the registry, not on every recall.
+   */
+  intent(): string;
 }
 
 export interface VaultHandles {
@@ -42,13 +48,22 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       if (existing) return existing;
       let registry: Registry | undefined;
       let refreshedAt = 0;
+      let intent: string | undefined;
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, { models }),
         refresh() {
           registry = refreshRegistry(paths, registry);
           refreshedAt = performance.now();
+          intent = undefined;
           return registry;
+        },
+        intent() {
+          if (intent === undefined) {
+            const { config } = readVaultConfig(paths);
+            intent = [config.topic, config.mode].filter(Boolean).join(" ").slice(0, 256);
+          }
+          return intent;
         },
         registry(maxAgeMs = Number.POSITIVE_INFINITY) {
           if (registry && performance.now() - refreshedAt <= maxAgeMs) return registry;

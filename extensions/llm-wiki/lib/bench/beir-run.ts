@@ -230,7 +230,7 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
       throw new Error(
         `the index is ${vault.status.state} after indexing: ${vault.status.diagnostics[0]?.message ?? "no detail"}`,
       );
-    const caps = capabilities(service.handles, vault.status.vectors.present);
+    const caps = capabilities(service.handles);
     const rejected = vault.status.documents < read;
     if (rejected) {
       const first = service.registry(paths).diagnostics.find((d) => d.severity === "error");
