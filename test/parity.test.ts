@@ -10,23 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
-import {
-  type AssistantMessage,
-  fauxAssistantMessage,
-  fauxProvider,
-  fauxToolCall,
-  InMemoryCredentialStore,
-  type Message,
-} from "@earendil-works/pi-ai";
-import {
-  createAgentSession,
-  DefaultResourceLoader,
-  type ExtensionError,
-  type ExtensionUIContext,
-  ModelRuntime,
-  SessionManager,
-  SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -34,10 +18,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { startPi, textOf } from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const EXTENSION = join(REPO, "extensions", "llm-wiki", "index.ts");
 const MCP_SERVER = join(REPO, "mcp", "index.ts");
 const CLI = join(REPO, "cli", "llm-wiki.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
@@ -126,91 +110,13 @@ function toolArgs(q: Query): Record<string, string | number> {
 // Pi: a real session with the extension loaded from its path.
 // ---------------------------------------------------------------------------
 
-function quietUI(): ExtensionUIContext {
-  return {
-    select: async () => undefined,
-    confirm: async () => false,
-    input: async () => undefined,
-    notify: () => undefined,
-    onTerminalInput: () => () => undefined,
-    setStatus: () => undefined,
-    setWorkingMessage: () => undefined,
-    setWorkingVisible: () => undefined,
-    setWorkingIndicator: () => undefined,
-    setHiddenThinkingLabel: () => undefined,
-    setWidget: () => undefined,
-    setFooter: () => undefined,
-    setHeader: () => undefined,
-    setTitle: () => undefined,
-    custom: async () => undefined as never,
-    pasteToEditor: () => undefined,
-    setEditorText: () => undefined,
-    getEditorText: () => "",
-    editor: async () => undefined,
-    addAutocompleteProvider: () => undefined,
-    setEditorComponent: () => undefined,
-    getEditorComponent: () => undefined,
-    theme: {} as ExtensionUIContext["theme"],
-    getAllThemes: () => [],
-    getTheme: () => undefined,
-    setTheme: () => ({ success: false, error: "no UI in tests" }),
-    getToolsExpanded: () => false,
-    setToolsExpanded: () => undefined,
-  };
-}
-
-function textOf(message: Message): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((part) => ("text" in part && typeof part.text === "string" ? part.text : ""))
-    .join("");
-}
-
 async function askPi(): Promise<HostAnswer[]> {
   for (const [name, value] of Object.entries(hostEnv())) vi.stubEnv(name, value);
-  const faux = fauxProvider();
-  const modelRuntime = await ModelRuntime.create({
-    credentials: new InMemoryCredentialStore(),
-    modelsPath: null,
-    modelsStorePath: join(root, "models-store.json"),
-    allowModelNetwork: false,
-  });
-  modelRuntime.registerNativeProvider(faux.provider);
-  const settingsManager = SettingsManager.create(project, agentDir, { projectTrusted: true });
-  const loader = new DefaultResourceLoader({
-    cwd: project,
-    agentDir,
-    settingsManager,
-    additionalExtensionPaths: [EXTENSION],
-    noSkills: true,
-    noPromptTemplates: true,
-    noThemes: true,
-    noContextFiles: true,
-  });
-  await loader.reload();
-  expect(loader.getExtensions().errors).toEqual([]);
-  const { session } = await createAgentSession({
-    cwd: project,
-    agentDir,
-    model: faux.getModel(),
-    modelRuntime,
-    settingsManager,
-    resourceLoader: loader,
-    sessionManager: SessionManager.inMemory(project),
-  });
-  const errors: ExtensionError[] = [];
-  await session.bindExtensions({ uiContext: quietUI(), onError: (e) => errors.push(e) });
+  const pi = await startPi({ root, agentDir, project });
+  const { session, errors } = pi;
   try {
     // The model calls wiki_recall once per query, one call per turn, then stops.
-    faux.appendResponses([
-      ...QUERIES.map(
-        (q) => (): AssistantMessage =>
-          fauxAssistantMessage([fauxToolCall("wiki_recall", toolArgs(q))], {
-            stopReason: "toolUse",
-          }),
-      ),
-      () => fauxAssistantMessage("Done."),
-    ]);
+    pi.script(...QUERIES.map((q) => [fauxToolCall("wiki_recall", toolArgs(q))]), "Done.");
     await session.prompt("recall what the wiki knows");
     const results = session.messages.flatMap((m) =>
       m.role === "toolResult" && m.toolName === "wiki_recall"
@@ -220,8 +126,7 @@ async function askPi(): Promise<HostAnswer[]> {
     expect(errors).toEqual([]);
     return results;
   } finally {
-    await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
-    session.dispose();
+    await pi.close();
     vi.unstubAllEnvs();
   }
 }

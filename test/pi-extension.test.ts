@@ -7,34 +7,18 @@
  */
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import {
-  type AssistantMessage,
-  type FauxProviderHandle,
-  fauxAssistantMessage,
-  fauxProvider,
-  fauxToolCall,
-  getCurrentSystemPrompt,
-  InMemoryCredentialStore,
-  type Message,
-  type ToolCall,
-} from "@earendil-works/pi-ai";
-import {
-  type AgentSession,
-  createAgentSession,
-  DefaultResourceLoader,
-  type ExtensionError,
-  type ExtensionUIContext,
-  ModelRuntime,
-  SessionManager,
-  SettingsManager,
-} from "@earendil-works/pi-coding-agent";
+import { fauxToolCall, getCurrentSystemPrompt, type Message } from "@earendil-works/pi-ai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import {
+  eventually,
+  type PiHarness,
+  startPi as startPiSession,
+  textOf,
+} from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
-const EXTENSION = join(import.meta.dirname, "..", "extensions", "llm-wiki", "index.ts");
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
-const STATUS_KEY = "llm-wiki";
 const RECALL_TAG = "<wiki-recall";
 
 const CACHE_PROMPT = "how do we keep the cache consistent";
@@ -48,132 +32,14 @@ interface Dirs {
   project: string;
 }
 
-/** What the test's plain-object UI saw. */
-interface RecordingUI {
-  ui: ExtensionUIContext;
-  statuses: string[];
-  notices: Array<{ message: string; type: string | undefined }>;
-}
-
-function recordingUI(): RecordingUI {
-  const statuses: string[] = [];
-  const notices: RecordingUI["notices"] = [];
-  const ui: ExtensionUIContext = {
-    select: async () => undefined,
-    confirm: async () => false,
-    input: async () => undefined,
-    notify: (message, type) => notices.push({ message, type }),
-    onTerminalInput: () => () => undefined,
-    setStatus: (key, text) => {
-      if (key === STATUS_KEY && text !== undefined) statuses.push(text);
-    },
-    setWorkingMessage: () => undefined,
-    setWorkingVisible: () => undefined,
-    setWorkingIndicator: () => undefined,
-    setHiddenThinkingLabel: () => undefined,
-    setWidget: () => undefined,
-    setFooter: () => undefined,
-    setHeader: () => undefined,
-    setTitle: () => undefined,
-    custom: async () => undefined as never,
-    pasteToEditor: () => undefined,
-    setEditorText: () => undefined,
-    getEditorText: () => "",
-    editor: async () => undefined,
-    addAutocompleteProvider: () => undefined,
-    setEditorComponent: () => undefined,
-    getEditorComponent: () => undefined,
-    // No terminal here: nothing in these sessions draws.
-    theme: {} as ExtensionUIContext["theme"],
-    getAllThemes: () => [],
-    getTheme: () => undefined,
-    setTheme: () => ({ success: false, error: "no UI in tests" }),
-    getToolsExpanded: () => false,
-    setToolsExpanded: () => undefined,
-  };
-  return { ui, statuses, notices };
-}
-
-interface PiHarness {
-  session: AgentSession;
-  faux: FauxProviderHandle;
-  ui: RecordingUI;
-  /** The messages of every model request, in order. */
-  requests: Message[][];
-  errors: ExtensionError[];
-  /** Scripts the model's next answers: each step records the request it answers. */
-  script(...steps: Array<string | ToolCall | ToolCall[]>): void;
-  close(): Promise<void>;
-}
-
 const open: PiHarness[] = [];
 
+/** A real Pi session on `dirs`, closed after the test. */
 async function startPi(dirs: Dirs, options: { projectTrusted?: boolean } = {}): Promise<PiHarness> {
-  const faux = fauxProvider();
-  const modelRuntime = await ModelRuntime.create({
-    credentials: new InMemoryCredentialStore(),
-    modelsPath: null,
-    modelsStorePath: join(dirs.root, "models-store.json"),
-    allowModelNetwork: false,
-  });
-  modelRuntime.registerNativeProvider(faux.provider);
-  const settingsManager = SettingsManager.create(dirs.project, dirs.agentDir, {
-    projectTrusted: options.projectTrusted ?? true,
-  });
-  const loader = new DefaultResourceLoader({
-    cwd: dirs.project,
-    agentDir: dirs.agentDir,
-    settingsManager,
-    additionalExtensionPaths: [EXTENSION],
-    noSkills: true,
-    noPromptTemplates: true,
-    noThemes: true,
-    noContextFiles: true,
-  });
-  await loader.reload();
-  expect(loader.getExtensions().errors).toEqual([]);
-  const { session } = await createAgentSession({
-    cwd: dirs.project,
-    agentDir: dirs.agentDir,
-    model: faux.getModel(),
-    modelRuntime,
-    settingsManager,
-    resourceLoader: loader,
-    sessionManager: SessionManager.inMemory(dirs.project),
-  });
-  const ui = recordingUI();
-  const errors: ExtensionError[] = [];
-  await session.bindExtensions({ uiContext: ui.ui, onError: (e) => errors.push(e) });
-  const requests: Message[][] = [];
-  const harness: PiHarness = {
-    session,
-    faux,
-    ui,
-    requests,
-    errors,
-    script(...steps) {
-      faux.appendResponses(
-        steps.map((step) => (context): AssistantMessage => {
-          requests.push([...context.messages]);
-          if (typeof step === "string") return fauxAssistantMessage(step);
-          return fauxAssistantMessage(step, { stopReason: "toolUse" });
-        }),
-      );
-    },
-    async close() {
-      await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
-      session.dispose();
-    },
-  };
+  const harness = await startPiSession(dirs, options);
+  expect(harness.errors).toEqual([]);
   open.push(harness);
   return harness;
-}
-
-function textOf(message: Message): string {
-  if (typeof message.content === "string") return message.content;
-  return message.content
-    .map((part) => ("text" in part && typeof part.text === "string" ? part.text : ""))
-    .join("");
 }
 
 /** The messages a request carried after the user's `prompt` (its last occurrence). */
@@ -184,16 +50,6 @@ function afterPrompt(request: Message[], prompt: string): Message[] {
 }
 
 const isRecall = (m: Message) => m.role === "user" && textOf(m).startsWith(RECALL_TAG);
-
-/** Polls `probe` until it holds, for at most `ms`; returns whether it held. */
-async function eventually(probe: () => Promise<boolean> | boolean, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return probe();
-}
 
 /** Recall through a service of the test's own, reading the index the extension maintains. */
 /** What the index holds now: no refresh, so only the extension's own reindex can add a page. */
@@ -317,9 +173,9 @@ describe("llm-wiki in a real Pi session", () => {
     }
 
     // (6) The status line says what recall did.
-    expect(pi.ui.statuses).toContain("wiki: no match");
+    expect(pi.statuses).toContain("wiki: no match");
     expect(
-      pi.ui.statuses.filter((s) => /^wiki: [1-3] pages? · [a-z]+ · \d+ ms$/.test(s)),
+      pi.statuses.filter((s) => /^wiki: [1-3] pages? · [a-z]+ · \d+ ms$/.test(s)),
     ).toHaveLength(2);
     expect(pi.errors).toEqual([]);
   });
@@ -333,8 +189,8 @@ describe("llm-wiki in a real Pi session", () => {
 
     expect(afterPrompt(pi.requests[0] ?? [], CACHE_PROMPT)).toEqual([]);
     expect(pi.session.messages.some((m) => m.role === "custom")).toBe(false);
-    expect(pi.ui.statuses).toEqual(["wiki: auto-recall off"]);
-    expect(pi.ui.notices).toEqual([]);
+    expect(pi.statuses).toEqual(["wiki: auto-recall off"]);
+    expect(pi.notices).toEqual([]);
   });
 
   it("reads the project's .pi/settings.json only when the project is trusted", async () => {
@@ -362,10 +218,10 @@ describe("llm-wiki in a real Pi session", () => {
     pi.script("ok");
     await pi.session.prompt(TTL_PROMPT);
 
-    expect(pi.ui.notices).toHaveLength(1);
-    expect(pi.ui.notices[0]?.type).toBe("warning");
-    expect(pi.ui.notices[0]?.message).toContain('"autoRecall"');
-    expect(pi.ui.notices[0]?.message).toContain('"turnBudgetMs"');
+    expect(pi.notices).toHaveLength(1);
+    expect(pi.notices[0]?.type).toBe("warning");
+    expect(pi.notices[0]?.message).toContain('"autoRecall"');
+    expect(pi.notices[0]?.message).toContain('"turnBudgetMs"');
     const [recalled] = afterPrompt(pi.requests[0] ?? [], CACHE_PROMPT);
     expect(recalled && isRecall(recalled)).toBe(true);
   });
@@ -409,10 +265,10 @@ describe("llm-wiki in a real Pi session", () => {
     );
     expect(found).toBe(true);
     expect(
-      await eventually(() => pi.ui.statuses.some((s) => s.startsWith("wiki: index updated"))),
+      await eventually(() => pi.statuses.some((s) => s.startsWith("wiki: index updated"))),
     ).toBe(true);
-    expect(pi.ui.statuses).toContain("wiki: indexing…");
-    expect(pi.ui.statuses.find((s) => s.startsWith("wiki: index updated"))).toMatch(
+    expect(pi.statuses).toContain("wiki: indexing…");
+    expect(pi.statuses.find((s) => s.startsWith("wiki: index updated"))).toMatch(
       /^wiki: index updated · 1 page · \d+ ms$/,
     );
 
@@ -456,10 +312,10 @@ describe("llm-wiki in a real Pi session", () => {
       }),
     ).toBe(true);
     expect(
-      await eventually(() => pi.ui.statuses.some((s) => s.startsWith("wiki: index updated"))),
+      await eventually(() => pi.statuses.some((s) => s.startsWith("wiki: index updated"))),
     ).toBe(true);
-    expect(pi.ui.statuses.filter((s) => s === "wiki: indexing…")).toHaveLength(1);
-    expect(pi.ui.statuses.find((s) => s.startsWith("wiki: index updated"))).toMatch(
+    expect(pi.statuses.filter((s) => s === "wiki: indexing…")).toHaveLength(1);
+    expect(pi.statuses.find((s) => s.startsWith("wiki: index updated"))).toMatch(
       /^wiki: index updated · 2 pages · \d+ ms$/,
     );
   });
@@ -467,7 +323,7 @@ describe("llm-wiki in a real Pi session", () => {
   it("indexes a vault that has no index yet at session start, without being asked", async () => {
     const pi = await startPi(dirs);
     expect(
-      await eventually(() => pi.ui.statuses.some((s) => s.startsWith("wiki: index updated"))),
+      await eventually(() => pi.statuses.some((s) => s.startsWith("wiki: index updated"))),
     ).toBe(true);
     pi.script("ok");
     await pi.session.prompt(CACHE_PROMPT);
@@ -484,18 +340,18 @@ describe("llm-wiki in a real Pi session", () => {
     pi.script("ok");
     await pi.session.prompt(TTL_PROMPT);
 
-    expect(pi.ui.notices).toHaveLength(1);
-    expect(pi.ui.notices[0]?.message).toContain("/wiki-init");
-    expect(pi.ui.notices[0]?.message).toContain("wiki_bootstrap");
+    expect(pi.notices).toHaveLength(1);
+    expect(pi.notices[0]?.message).toContain("/wiki-init");
+    expect(pi.notices[0]?.message).toContain("wiki_bootstrap");
     expect(existsSync(join(bare, ".llm-wiki"))).toBe(false);
     expect(pi.requests.flat().some(isRecall)).toBe(false);
 
     // The suggested command exists and creates the vault, which is then indexed.
     await pi.session.prompt("/wiki-init Notes about the bare project");
     expect(existsSync(join(bare, ".llm-wiki", "config.json"))).toBe(true);
-    expect(pi.ui.notices.at(-1)?.message).toContain("created vault at");
+    expect(pi.notices.at(-1)?.message).toContain("created vault at");
     expect(
-      await eventually(() => pi.ui.statuses.some((s) => s.startsWith("wiki: index updated"))),
+      await eventually(() => pi.statuses.some((s) => s.startsWith("wiki: index updated"))),
     ).toBe(true);
     expect(pi.errors).toEqual([]);
   });

@@ -46,6 +46,8 @@ export interface PiHarness {
   session: AgentSession;
   faux: FauxProviderHandle;
   notices: Array<{ message: string; type: string | undefined }>;
+  /** Every text the extension put on its status line (`llm-wiki` key), in order. */
+  statuses: string[];
   /** The messages of every model request, in order. */
   requests: Message[][];
   errors: ExtensionError[];
@@ -54,14 +56,19 @@ export interface PiHarness {
   close(): Promise<void>;
 }
 
-function recordingUI(notices: PiHarness["notices"]): ExtensionUIContext {
+function recordingUI(
+  notices: PiHarness["notices"],
+  statuses: PiHarness["statuses"],
+): ExtensionUIContext {
   return {
     select: async () => undefined,
     confirm: async () => false,
     input: async () => undefined,
     notify: (message, type) => notices.push({ message, type }),
     onTerminalInput: () => () => undefined,
-    setStatus: () => undefined,
+    setStatus: (key, text) => {
+      if (key === "llm-wiki" && text !== undefined) statuses.push(text);
+    },
     setWorkingMessage: () => undefined,
     setWorkingVisible: () => undefined,
     setWorkingIndicator: () => undefined,
@@ -89,7 +96,10 @@ function recordingUI(notices: PiHarness["notices"]): ExtensionUIContext {
 }
 
 /** Starts a session in `dirs.project` with the extension loaded and its UI bound. */
-export async function startPi(dirs: PiDirs): Promise<PiHarness> {
+export async function startPi(
+  dirs: PiDirs,
+  options: { projectTrusted?: boolean } = {},
+): Promise<PiHarness> {
   const faux = fauxProvider();
   const modelRuntime = await ModelRuntime.create({
     credentials: new InMemoryCredentialStore(),
@@ -99,7 +109,7 @@ export async function startPi(dirs: PiDirs): Promise<PiHarness> {
   });
   modelRuntime.registerNativeProvider(faux.provider);
   const settingsManager = SettingsManager.create(dirs.project, dirs.agentDir, {
-    projectTrusted: true,
+    projectTrusted: options.projectTrusted ?? true,
   });
   const loader = new DefaultResourceLoader({
     cwd: dirs.project,
@@ -125,13 +135,18 @@ export async function startPi(dirs: PiDirs): Promise<PiHarness> {
     sessionManager: SessionManager.inMemory(dirs.project),
   });
   const notices: PiHarness["notices"] = [];
+  const statuses: PiHarness["statuses"] = [];
   const errors: ExtensionError[] = [];
-  await session.bindExtensions({ uiContext: recordingUI(notices), onError: (e) => errors.push(e) });
+  await session.bindExtensions({
+    uiContext: recordingUI(notices, statuses),
+    onError: (e) => errors.push(e),
+  });
   const requests: Message[][] = [];
   return {
     session,
     faux,
     notices,
+    statuses,
     requests,
     errors,
     script(...steps) {
@@ -168,10 +183,13 @@ export function toolResults(
 }
 
 /** Polls `probe` until it holds, for at most `ms`; returns whether it held. */
-export async function eventually(probe: () => boolean, ms = 15_000): Promise<boolean> {
+export async function eventually(
+  probe: () => boolean | Promise<boolean>,
+  ms = 15_000,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (probe()) return true;
+    if (await probe()) return true;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return probe();
