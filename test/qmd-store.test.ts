@@ -26,6 +26,7 @@ import {
   type QmdCollectionSpec,
   type QmdStore,
 } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+import { ensureTestModels } from "../scripts/generate-test-models.ts";
 
 const root = mkdtempSync(join(tmpdir(), "llm-wiki-qmd-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -359,18 +360,13 @@ describe("model paths without their models", () => {
 // With the tiny generated models
 // ---------------------------------------------------------------------------
 
-const generator = join(import.meta.dirname, "..", "scripts", "generate-test-models.ts");
-
-describe.skipIf(!existsSync(generator))("model paths with local test models", () => {
+describe("model paths with local test models", () => {
   let models: ReturnType<typeof resolveModels>;
   let modelStore: QmdStore;
   let savedCi: string | undefined;
   const savedModelVars = MODEL_VARS.map((name) => process.env[name]);
 
   beforeAll(async () => {
-    const { ensureTestModels } = (await import(generator)) as {
-      ensureTestModels: () => Promise<{ embed: string; rerank: string; generate: string }>;
-    };
     models = resolveModels(await ensureTestModels(), {});
     // The suite's environment names the test models too; clear it so only the
     // adapter's own handling can hand QMD its models.
