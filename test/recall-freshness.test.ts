@@ -75,3 +75,25 @@ describe("automatic recall", () => {
     expect(service.status().vault?.index.state).toBe("stale");
   });
 });
+
+describe("reindex of the files a host names", () => {
+  it("makes the named page searchable without walking the vault; other changes wait for a full pass", async () => {
+    const { vault, service } = await indexedVault();
+    const named = vault.writePage("concepts/quokka", newPage);
+    vault.writePage(
+      "concepts/walrus",
+      pageText({ type: "concept", title: "Walrus" }, "The walrus tusk inventory.\n"),
+    );
+    const report = await service.reindex({ scope: "changed", paths: [named] });
+    expect(report.reports[0]).toMatchObject({ action: "incremental", written: 1 });
+    const quick = { mode: "lexical", refreshIndex: false } as const;
+    expect(
+      (await service.recall({ query: "quokka ledger", ...quick })).results.map((r) => r.id),
+    ).toEqual(["concepts/quokka"]);
+    expect((await service.recall({ query: "walrus tusk", ...quick })).results).toEqual([]);
+    await service.reindex({ scope: "changed" });
+    expect(
+      (await service.recall({ query: "walrus tusk", ...quick })).results.map((r) => r.id),
+    ).toEqual(["concepts/walrus"]);
+  });
+});

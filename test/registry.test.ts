@@ -1,6 +1,7 @@
 import {
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -33,6 +34,22 @@ const PAGES = {
   ),
   "sources/paper": pageText({ type: "source", title: "A paper" }, "Evidence for [[RAG]].\n"),
 };
+
+/** The registry cache's shard files by name, and all their records by path. */
+function cacheOf(vault: { paths: { registryCache: string } }): {
+  shards: Map<string, string>;
+  files: Record<string, unknown>;
+} {
+  const shards = new Map<string, string>();
+  const files: Record<string, unknown> = {};
+  const dir = vault.paths.registryCache;
+  for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+    const text = readFileSync(join(dir, name), "utf8");
+    shards.set(name, text);
+    Object.assign(files, (JSON.parse(text) as { files: object }).files);
+  }
+  return { shards, files };
+}
 
 /** Sets a file's mtime to a fixed instant, so "changed" never depends on clock resolution. */
 function setMtime(file: string, secondsSinceEpoch: number): void {
@@ -70,20 +87,22 @@ describe("refreshRegistry: first build", () => {
     expect(ids(refreshRegistry(vault.paths))).toEqual(["concepts/a", "concepts/a-b"]);
   });
 
-  it("writes registry.json and backlinks.json under meta/ with vault-relative paths only", () => {
+  it("caches every file under meta/cache/registry/ and writes backlinks.json, vault-relative paths only", () => {
     const vault = makeTempVault({ pages: PAGES });
     refreshRegistry(vault.paths);
-    const registryText = readFileSync(vault.paths.registry, "utf8");
-    const registry = JSON.parse(registryText) as { version: number; files: object };
-    expect(registry.version).toBe(1);
-    expect(Object.keys(registry.files)).toEqual([
+    const cache = cacheOf(vault);
+    expect(Object.keys(cache.files).sort()).toEqual([
       "wiki/concepts/bm25.md",
       "wiki/concepts/rag.md",
       "wiki/entities/qmd.md",
       "wiki/sources/paper.md",
     ]);
-    expect(registryText).not.toContain(vault.root);
+    for (const text of cache.shards.values()) {
+      expect(JSON.parse(text)).toMatchObject({ version: 2 });
+      expect(text).not.toContain(vault.root);
+    }
     expect(existsSync(vault.paths.backlinks)).toBe(true);
+    expect(existsSync(vault.paths.legacyRegistry)).toBe(false);
   });
 
   it("skips hidden folders such as .obsidian and files that are not .md", () => {
@@ -106,14 +125,14 @@ describe("refreshRegistry: incremental", () => {
   it("re-parses nothing and rewrites nothing on a second refresh of an unchanged vault", () => {
     const vault = makeTempVault({ pages: PAGES });
     const first = refreshRegistry(vault.paths);
-    setMtime(vault.paths.registry, 1_000_000);
-    setMtime(vault.paths.backlinks, 1_000_000);
+    const shards = [...cacheOf(vault).shards.keys()].map((n) => join(vault.paths.registryCache, n));
+    for (const file of [...shards, vault.paths.backlinks]) setMtime(file, 1_000_000);
     const second = refreshRegistry(vault.paths);
     expect(second.stats).toEqual({ files: 4, parsed: 0, reread: 0, reused: 4, removed: 0 });
     expect(second.pages).toEqual(first.pages);
     expect(second.backlinks).toEqual(first.backlinks);
-    expect(statSync(vault.paths.registry).mtimeMs).toBe(1_000_000_000);
-    expect(statSync(vault.paths.backlinks).mtimeMs).toBe(1_000_000_000);
+    for (const file of [...shards, vault.paths.backlinks])
+      expect(statSync(file).mtimeMs).toBe(1_000_000_000);
   });
 
   it("re-reads but does not re-parse a page whose mtime changed and bytes did not", () => {
@@ -162,8 +181,7 @@ describe("refreshRegistry: incremental", () => {
     expect(reg.stats).toEqual({ files: 3, parsed: 0, reread: 0, reused: 3, removed: 1 });
     expect(reg.pages.has("concepts/rag")).toBe(false);
     expect(reg.backlinks.has("entities/qmd")).toBe(false);
-    const stored = JSON.parse(readFileSync(vault.paths.registry, "utf8")) as { files: object };
-    expect(Object.keys(stored.files)).not.toContain("wiki/concepts/rag.md");
+    expect(Object.keys(cacheOf(vault).files)).not.toContain("wiki/concepts/rag.md");
     // Links to the removed page are now missing, not silently kept.
     expect(reg.linkProblems).toEqual(
       expect.arrayContaining([{ from: "sources/paper", target: "RAG", status: "missing" }]),
@@ -321,36 +339,69 @@ describe("refreshRegistry: links and backlinks", () => {
 });
 
 describe("refreshRegistry: derived files", () => {
-  it("rebuilds a deleted registry.json byte for byte", () => {
+  it("rebuilds a deleted cache byte for byte", () => {
     const vault = makeTempVault({ pages: PAGES });
     const first = refreshRegistry(vault.paths);
-    const registryBytes = readFileSync(vault.paths.registry);
+    const cacheBefore = cacheOf(vault).shards;
     const backlinksBytes = readFileSync(vault.paths.backlinks);
-    rmSync(vault.paths.registry);
+    rmSync(vault.paths.registryCache, { recursive: true });
     rmSync(vault.paths.backlinks);
     const rebuilt = refreshRegistry(vault.paths);
     expect(rebuilt.stats.parsed).toBe(4);
-    expect(readFileSync(vault.paths.registry)).toEqual(registryBytes);
+    expect(cacheOf(vault).shards).toEqual(cacheBefore);
     expect(readFileSync(vault.paths.backlinks)).toEqual(backlinksBytes);
     expect(rebuilt.pages).toEqual(first.pages);
   });
 
-  it("rebuilds from scratch when registry.json is corrupt or not a registry", () => {
+  it("re-parses the pages of a cache shard that is corrupt or not a cache, and rewrites it", () => {
     const vault = makeTempVault({ pages: PAGES });
     refreshRegistry(vault.paths);
-    const good = readFileSync(vault.paths.registry, "utf8");
+    const [name, good] = [...cacheOf(vault).shards][0] ?? ["", ""];
+    const inShard = Object.keys((JSON.parse(good) as { files: object }).files).length;
     for (const junk of [
       "{not json",
       "[]",
-      '{"version":1,"files":null}',
+      '{"version":2,"files":null}',
       '{"version":99,"files":{}}',
     ]) {
-      writeFileSync(vault.paths.registry, junk);
+      writeFileSync(join(vault.paths.registryCache, name), junk);
       const reg = refreshRegistry(vault.paths);
-      expect(reg.stats.parsed).toBe(4);
+      expect(reg.stats.parsed).toBe(inShard);
       expect(reg.pages.size).toBe(4);
-      expect(readFileSync(vault.paths.registry, "utf8")).toBe(good);
+      expect(readFileSync(join(vault.paths.registryCache, name), "utf8")).toBe(good);
     }
+  });
+
+  it("removes the single-file cache of earlier versions but never @zosmaai/pi-llm-wiki's registry.json", () => {
+    const ours = makeTempVault({ pages: PAGES });
+    mkdirSync(ours.paths.meta, { recursive: true });
+    writeFileSync(ours.paths.legacyRegistry, '{"version":1,"files":{}}\n');
+    refreshRegistry(ours.paths);
+    expect(existsSync(ours.paths.legacyRegistry)).toBe(false);
+    const shared = makeTempVault({ pages: PAGES });
+    mkdirSync(shared.paths.meta, { recursive: true });
+    const theirs = '{"pages":{"concepts/rag":{"title":"RAG"}}}\n';
+    writeFileSync(shared.paths.legacyRegistry, theirs);
+    expect(refreshRegistry(shared.paths).pages.size).toBe(4);
+    expect(readFileSync(shared.paths.legacyRegistry, "utf8")).toBe(theirs);
+  });
+
+  it("rewrites only the cache shard of the one page that changed", () => {
+    const pages: Record<string, string> = {};
+    for (let i = 0; i < 64; i += 1)
+      pages[`notes/n${i}`] = pageText({ type: "note", title: `N${i}` });
+    const vault = makeTempVault({ pages });
+    const first = refreshRegistry(vault.paths);
+    const before = cacheOf(vault).shards;
+    setMtime(
+      vault.writePage("notes/n7", pageText({ type: "note", title: "Seven" })),
+      1_700_000_000,
+    );
+    refreshRegistry(vault.paths, first);
+    const after = cacheOf(vault).shards;
+    const rewritten = [...after].filter(([name, text]) => before.get(name) !== text);
+    expect(rewritten).toHaveLength(1);
+    expect(rewritten[0]?.[1]).toContain("Seven");
   });
 
   it("leaves every page file byte-identical", () => {

@@ -26,7 +26,7 @@ describe("vaultPaths", () => {
     expect(paths.config).toBe(join("/r", ".llm-wiki", "config.json"));
     expect(paths.wiki).toBe(join("/r", ".llm-wiki", "wiki"));
     expect(paths.raw).toBe(join("/r", ".llm-wiki", "raw"));
-    expect(paths.registry).toBe(join("/r", ".llm-wiki", "meta", "registry.json"));
+    expect(paths.registryCache).toBe(join("/r", ".llm-wiki", "meta", "cache", "registry"));
     expect(paths.backlinks).toBe(join("/r", ".llm-wiki", "meta", "backlinks.json"));
     expect(paths.events).toBe(join("/r", ".llm-wiki", "meta", "events.jsonl"));
     expect(paths.qmd).toBe(join("/r", ".llm-wiki", "meta", "qmd"));

@@ -547,7 +547,7 @@ describe("status", () => {
     const authoritative = (): Map<string, Buffer> =>
       new Map(
         [...snapshotFiles(vault.paths.dir)].filter(
-          ([path]) => path !== "meta/registry.json" && path !== "meta/backlinks.json",
+          ([path]) => !path.startsWith("meta/cache/") && path !== "meta/backlinks.json",
         ),
       );
     const before = authoritative();

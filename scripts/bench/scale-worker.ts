@@ -45,7 +45,11 @@ async function run(): Promise<Record<string, number>> {
       if (r.reports[0]?.action !== "none") throw new Error("no-op update changed something");
       return { ms: performance.now() - t };
     }
-    case "one-change": {
+    case "one-change":
+    case "one-change-unhinted": {
+      // A host that wrote the page (Pi's write and edit tools, the service's
+      // own writes) names it; an edit from outside is found by walking every page.
+      const hinted = phase === "one-change";
       await service.reindex({ scope: "changed" });
       const samples: number[] = [];
       for (let k = 0; k < 5; k += 1) {
@@ -54,7 +58,7 @@ async function run(): Promise<Record<string, number>> {
         const file = join(root, ".llm-wiki", "wiki", `${syntheticPageId(i)}.md`);
         const t = performance.now();
         writeFileSync(file, `${syntheticPage(i, pages, k + 1)}\n${marker}\n`);
-        await service.reindex({ scope: "changed" });
+        await service.reindex({ scope: "changed", ...(hinted ? { paths: [file] } : {}) });
         const r = await service.recall({ query: marker, policy: "explicit", mode: "lexical" });
         if (!r.results.some((h) => h.id === syntheticPageId(i)))
           throw new Error(`change ${k} not searchable`);

@@ -3,7 +3,8 @@
  * an exact match (the query is a page's name) and a contained match (the
  * query mentions a page's whole title or alias, e.g. "what tool is
  * abbreviated QMD" names the page titled "QMD"). The name table is built once
- * per registry snapshot, so a recall costs a few map lookups, not a scan.
+ * per set of names (the registry keeps one `names` object while no id, title
+ * or alias changes), so a recall costs a few map lookups, not a scan.
  */
 import type { PageMeta } from "./vault/page.ts";
 
@@ -25,7 +26,7 @@ interface NameTable {
   cjk: Array<{ name: string; id: string }>;
 }
 
-const tables = new WeakMap<ReadonlyMap<string, PageMeta>, NameTable>();
+const tables = new WeakMap<object, NameTable>();
 
 function plain(text: string): string {
   return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
@@ -45,8 +46,8 @@ function add(map: Map<string, Set<string>>, key: string, id: string): void {
   else map.set(key, new Set([id]));
 }
 
-function tableOf(pages: ReadonlyMap<string, PageMeta>): NameTable {
-  const cached = tables.get(pages);
+function tableOf(pages: ReadonlyMap<string, PageMeta>, key: object): NameTable {
+  const cached = tables.get(key);
   if (cached) return cached;
   const table: NameTable = { exact: new Map(), words: new Map(), cjk: [] };
   for (const [id, page] of pages) {
@@ -61,13 +62,21 @@ function tableOf(pages: ReadonlyMap<string, PageMeta>): NameTable {
       else add(table.words, w, id);
     }
   }
-  tables.set(pages, table);
+  tables.set(key, table);
   return table;
 }
 
-/** Pages the query names exactly, and pages whose whole title or alias the query contains. */
-export function matchNames(pages: ReadonlyMap<string, PageMeta>, query: string): NameMatches {
-  const table = tableOf(pages);
+/**
+ * Pages the query names exactly, and pages whose whole title or alias the
+ * query contains. `names` identifies the set of names in `pages` (the table
+ * is cached under it).
+ */
+export function matchNames(
+  pages: ReadonlyMap<string, PageMeta>,
+  query: string,
+  names: object = pages,
+): NameMatches {
+  const table = tableOf(pages, names);
   const exact = new Set(table.exact.get(plain(query)) ?? []);
   const contained = new Set<string>();
   const tokens = words(query).split(" ").filter(Boolean);

@@ -113,6 +113,7 @@ export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): Retrieva
     kind: handle.paths.kind,
     status: handle.index.status(registry),
     pages: registry.pages,
+    names: registry.names,
     store: () => handle.index.store(),
   };
 }

@@ -32,6 +32,11 @@ export interface RetrievalVault {
   store(): Promise<RetrievalStore | undefined>;
   /** Page metadata by id, for exact matches, titles and deprecation. */
   pages: ReadonlyMap<string, PageMeta>;
+  /**
+   * Stays the same object while no page id, title or alias changes, so the
+   * name table is not rebuilt after every edit (default: `pages`).
+   */
+  names?: object;
 }
 
 /** What the model-backed paths may use, decided before any model call. */
@@ -293,7 +298,7 @@ async function runVault(
   if (req.mode === "hybrid") return current;
 
   if (req.mode === "adaptive") {
-    const { exact } = matchNames(vault.pages, query);
+    const { exact } = matchNames(vault.pages, query, vault.names);
     const exactConfidence = Math.max(
       0,
       ...current.candidates.filter((c) => exact.has(c.hit.pageId)).map((c) => c.confidence),
@@ -424,7 +429,7 @@ function scoreVault(
   query: string,
   policy: RecallPolicy,
 ): RetrievalHit[] {
-  const { exact, contained } = matchNames(vault.pages, query);
+  const { exact, contained } = matchNames(vault.pages, query, vault.names);
   const seen = new Set<string>();
   const out: Array<RetrievalHit & { rank: number }> = [];
   for (const { hit, confidence: listConfidence, lexical, standing } of candidates) {

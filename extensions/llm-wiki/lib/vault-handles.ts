@@ -12,8 +12,12 @@ import { type Registry, refreshRegistry } from "./vault/registry.ts";
 export interface VaultHandle {
   readonly paths: VaultPaths;
   readonly index: VaultIndex;
-  /** The registry, refreshed from disk (incremental: unchanged pages are not re-read). */
-  refresh(): Registry;
+  /**
+   * The registry, refreshed from disk (incremental: unchanged pages are not
+   * re-read). With `changed`, only those files are looked at while the
+   * registry in hand is current (see `RefreshOptions`).
+   */
+  refresh(changed?: readonly string[]): Registry;
   /**
    * The last refreshed registry; refreshed first when there is none yet or it
    * is older than `maxAgeMs` (default: never refresh a registry in hand).
@@ -52,8 +56,8 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, { models }),
-        refresh() {
-          registry = refreshRegistry(paths, registry);
+        refresh(changed) {
+          registry = refreshRegistry(paths, registry, changed ? { changed } : {});
           refreshedAt = performance.now();
           intent = undefined;
           return registry;

@@ -81,6 +81,13 @@ export interface ReindexInput {
   signal?: AbortSignal;
   onProgress?: (event: { vault: string; phase: string; current: number; total: number }) => void;
   lockWaitMs?: number;
+  /**
+   * Files the caller knows changed (absolute, or relative to a vault's
+   * `.llm-wiki/` folder): only these are looked at instead of walking every
+   * page, while this service's registry is current. Files outside a vault's
+   * `wiki/` are ignored.
+   */
+  paths?: readonly string[];
 }
 
 export interface ReindexResult {
@@ -271,7 +278,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const reports: ReindexReport[] = [];
       for (const v of vaults) {
         const handle = handles.get(v);
-        const reg = handle.refresh();
+        const reg = handle.refresh(input.paths);
         const report = await handle.index.reindex(reg, {
           components,
           ...(input.scope ? { scope: input.scope } : {}),

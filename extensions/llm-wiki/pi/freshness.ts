@@ -51,8 +51,10 @@ export function createPageChangeHandler(host: WikiHost) {
     if (event.isError || !(isWriteToolResult(event) || isEditToolResult(event))) return undefined;
     const path = event.input.path;
     if (typeof path !== "string") return undefined;
-    const vault = wikiVaultOf(toolPath(path, ctx.cwd), host.service(ctx).resolveVaults("all"));
-    if (vault) host.scheduleReindex(ctx, vault.kind);
+    const file = toolPath(path, ctx.cwd);
+    const vault = wikiVaultOf(file, host.service(ctx).resolveVaults("all"));
+    // The tool says which file changed: the pass looks at it alone, not at every page.
+    if (vault) host.scheduleReindex(ctx, vault.kind, undefined, [file]);
     return undefined;
   };
 }

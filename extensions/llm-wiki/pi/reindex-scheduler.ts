@@ -8,8 +8,12 @@ import type { VaultKind } from "../lib/vault/paths.ts";
 import type { VaultSelector } from "../lib/wiki-service.ts";
 
 export interface ReindexScheduler {
-  /** Asks for a pass over `vault` after `delayMs` of quiet (default: the scheduler's delay). */
-  schedule(vault: VaultKind, delayMs?: number): void;
+  /**
+   * Asks for a pass over `vault` after `delayMs` of quiet (default: the
+   * scheduler's delay). `paths` are the files known to have changed; a
+   * request without them makes the pass look at every page.
+   */
+  schedule(vault: VaultKind, delayMs?: number, paths?: readonly string[]): void;
   /** True while a pass runs or one is waiting to start. */
   readonly busy: boolean;
   /** Resolves once no pass is running or waiting. */
@@ -19,13 +23,19 @@ export interface ReindexScheduler {
 }
 
 export interface ReindexSchedulerOptions {
-  /** One pass over the selected vaults; its failures are its own to report. */
-  run(vault: VaultSelector): Promise<void>;
+  /**
+   * One pass over the selected vaults; its failures are its own to report.
+   * `paths`: every file the merged requests named, or undefined when one of
+   * them named none.
+   */
+  run(vault: VaultSelector, paths?: string[]): Promise<void>;
   delayMs: number;
 }
 
 export function createReindexScheduler(options: ReindexSchedulerOptions): ReindexScheduler {
   let pending = new Set<VaultKind>();
+  // Undefined once any merged request did not say what changed.
+  let pendingPaths: Set<string> | undefined = new Set();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> | undefined;
   let disposed = false;
@@ -54,10 +64,12 @@ export function createReindexScheduler(options: ReindexSchedulerOptions): Reinde
       return;
     }
     const kinds = pending;
+    const paths = pendingPaths ? [...pendingPaths] : undefined;
     pending = new Set();
+    pendingPaths = new Set();
     const selector: VaultSelector = kinds.size > 1 ? "all" : ([...kinds][0] ?? "all");
     running = options
-      .run(selector)
+      .run(selector, paths)
       .catch(() => undefined)
       .finally(() => {
         running = undefined;
@@ -67,9 +79,11 @@ export function createReindexScheduler(options: ReindexSchedulerOptions): Reinde
   }
 
   return {
-    schedule(vault, delayMs = options.delayMs) {
+    schedule(vault, delayMs = options.delayMs, paths) {
       if (disposed) return;
       pending.add(vault);
+      if (paths === undefined) pendingPaths = undefined;
+      else for (const path of paths) pendingPaths?.add(path);
       // While a pass runs, the request waits for it; the pass re-arms the timer when it ends.
       if (running === undefined) arm(delayMs);
     },
@@ -85,6 +99,7 @@ export function createReindexScheduler(options: ReindexSchedulerOptions): Reinde
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       pending.clear();
+      pendingPaths = new Set();
       await running;
       wake();
     },

@@ -21,8 +21,16 @@ export const INDEX_WAIT_MS = 15_000;
 export interface WikiHost {
   /** The session's service; the first call reads the settings and reports their problems once. */
   service(ctx: ExtensionContext): WikiService;
-  /** Asks for a coalesced background lexical update of a vault's index. */
-  scheduleReindex(ctx: ExtensionContext, vault: VaultKind, delayMs?: number): void;
+  /**
+   * Asks for a coalesced background lexical update of a vault's index;
+   * `paths` are the files known to have changed, when the caller knows.
+   */
+  scheduleReindex(
+    ctx: ExtensionContext,
+    vault: VaultKind,
+    delayMs?: number,
+    paths?: readonly string[],
+  ): void;
   /** Resolves when no background update is running or waiting, or after `INDEX_WAIT_MS`. */
   indexed(): Promise<void>;
   /** Reports on the status line; never throws (the UI may be gone). */
@@ -54,11 +62,15 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
 
   const scheduler = createReindexScheduler({
     delayMs: options.reindexDelayMs ?? REINDEX_DELAY_MS,
-    async run(vault) {
+    async run(vault, paths) {
       if (!service) return;
       setStatus(INDEXING_STATUS);
       try {
-        setStatus(reindexStatus(await service.reindex({ scope: "changed", vault })));
+        setStatus(
+          reindexStatus(
+            await service.reindex({ scope: "changed", vault, ...(paths ? { paths } : {}) }),
+          ),
+        );
       } catch (error) {
         setStatus(`wiki: indexing failed (${errorMessage(error)})`);
       }
@@ -83,9 +95,9 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
   return {
     service: getService,
 
-    scheduleReindex(ctx, vault, delayMs) {
+    scheduleReindex(ctx, vault, delayMs, paths) {
       getService(ctx);
-      scheduler.schedule(vault, delayMs);
+      scheduler.schedule(vault, delayMs, paths);
     },
 
     async indexed() {

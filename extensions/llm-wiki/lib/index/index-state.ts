@@ -111,8 +111,16 @@ function countsOf(
   };
 }
 
-/** Reads the status of a vault's index against its current registry. */
-export function readIndexStatus(layout: IndexLayout, registry: Registry): IndexStatus {
+/**
+ * Reads the status of a vault's index against its current registry.
+ * `manifestOf` lets a process that keeps the live manifest in memory skip
+ * re-reading it.
+ */
+export function readIndexStatus(
+  layout: IndexLayout,
+  registry: Registry,
+  manifestOf: (gen: GenerationPaths) => Manifest | undefined = readManifest,
+): IndexStatus {
   const state = readStateFile(layout);
   const base: IndexStatus = {
     state: "missing",
@@ -129,7 +137,7 @@ export function readIndexStatus(layout: IndexLayout, registry: Registry): IndexS
   const current = readCurrent(layout);
   const gen = current === undefined ? undefined : generationPaths(layout, current);
   const manifest =
-    gen && existsSync(gen.complete) && existsSync(gen.db) ? readManifest(gen) : undefined;
+    gen && existsSync(gen.complete) && existsSync(gen.db) ? manifestOf(gen) : undefined;
   if (existsSync(layout.journal)) {
     // The live generation still answers meanwhile: report what it holds.
     return {

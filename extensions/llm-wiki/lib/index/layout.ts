@@ -3,7 +3,8 @@
  *
  *   CURRENT          name of the live generation (replaced atomically)
  *   gen-<stamp>/     one generation: index.sqlite, documents/<collection>/<pageId>.md,
- *                    manifest.json, store.json (its counts and vectors), COMPLETE; a
+ *                    manifest.json (+ manifest.log, changes appended since), store.json
+ *                    (its counts and vectors), COMPLETE; a
  *                    rebuild writes a new one beside the live one, live once CURRENT names it
  *   journal.json     present only while a swap is in progress
  *   state.json       last build outcome and last error
@@ -41,6 +42,8 @@ export interface GenerationPaths {
   db: string;
   documents: string;
   manifest: string;
+  /** Manifest changes appended since `manifest` was last written whole (JSON lines). */
+  manifestLog: string;
   /** Counts and vector model of this generation's store, so they swap with it. */
   store: string;
   /** Written last in a rebuild: a staging folder without it is incomplete. */
@@ -56,6 +59,7 @@ export function generationPaths(layout: IndexLayout, name: string): GenerationPa
     db: join(dir, "index.sqlite"),
     documents: join(dir, "documents"),
     manifest: join(dir, "manifest.json"),
+    manifestLog: join(dir, "manifest.log"),
     store: join(dir, "store.json"),
     complete: join(dir, "COMPLETE"),
   };

@@ -6,8 +6,8 @@
  * and frontmatter noise stays out. Pages are spread over a few collections
  * per role because QMD's `update()` rescans whole collections.
  */
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import {
@@ -20,6 +20,7 @@ import {
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { GenerationPaths } from "./layout.ts";
+import type { DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
 
 /** Collections per role; one page change rescans about 1/8 of its role. */
 export const SHARDS_PER_ROLE = 8;
@@ -37,7 +38,15 @@ export interface Manifest {
   /** Collections per role in this generation; absent in older manifests (8). */
   shards?: number;
   entries: Record<string, ManifestEntry>;
+  /** Lines of `manifest.log` folded into `entries` (in memory only). */
+  logged?: number;
 }
+
+/** One line of `manifest.log`: a page's new entry, or its removal. */
+type ManifestLogLine = { id: string; entry: ManifestEntry } | { id: string; removed: true };
+
+/** Past this many appended changes the manifest is written whole again. */
+const MANIFEST_LOG_LIMIT = 512;
 
 export interface CollectionSpec {
   name: string;
@@ -114,18 +123,45 @@ export function mirrorText(page: PageMeta & { body: string }): string {
   return lines.join("\n");
 }
 
-/** Reads a generation's manifest; undefined when absent or invalid. */
+/** Folds `manifest.log` into `manifest`; a torn last line (a crash mid-append) is ignored. */
+function replayLog(gen: GenerationPaths, manifest: Manifest): Manifest {
+  let text: string;
+  try {
+    text = readFileSync(gen.manifestLog, "utf8");
+  } catch {
+    return manifest;
+  }
+  let logged = 0;
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    let change: ManifestLogLine;
+    try {
+      change = JSON.parse(line) as ManifestLogLine;
+    } catch {
+      continue;
+    }
+    if (typeof change?.id !== "string") continue;
+    if ("removed" in change) delete manifest.entries[change.id];
+    else if (typeof change.entry?.hash === "string") manifest.entries[change.id] = change.entry;
+    logged += 1;
+  }
+  manifest.logged = logged;
+  return manifest;
+}
+
+/** Reads a generation's manifest with its logged changes; undefined when absent or invalid. */
 export function readManifest(gen: GenerationPaths): Manifest | undefined {
   try {
     const data = JSON.parse(readFileSync(gen.manifest, "utf8")) as Manifest;
     if (data.version === MANIFEST_VERSION && data.entries && typeof data.entries === "object")
-      return data;
+      return replayLog(gen, data);
   } catch {
     // Absent or corrupt: the caller rebuilds.
   }
   return undefined;
 }
 
+/** Writes the whole manifest (ids sorted) and drops the change log it now contains. */
 export function writeManifest(gen: GenerationPaths, manifest: Manifest): void {
   const sorted = Object.fromEntries(
     Object.entries(manifest.entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
@@ -134,6 +170,36 @@ export function writeManifest(gen: GenerationPaths, manifest: Manifest): void {
     gen.manifest,
     `${JSON.stringify({ version: manifest.version, shards: shardsOf(manifest), entries: sorted })}\n`,
   );
+  rmSync(gen.manifestLog, { force: true });
+  manifest.logged = 0;
+}
+
+/**
+ * Records `next` (the manifest after a change `previous` → `next`): the ids
+ * whose entry changed are appended to the log, so one page change costs one
+ * line, not a megabyte; past MANIFEST_LOG_LIMIT lines the whole manifest is
+ * written again. Returns `next` with its log count.
+ */
+export function recordManifest(
+  gen: GenerationPaths,
+  previous: Manifest,
+  next: Manifest,
+  ids: Iterable<string>,
+): Manifest {
+  const lines: string[] = [];
+  for (const id of new Set(ids)) {
+    const entry = next.entries[id];
+    if (entry === previous.entries[id]) continue;
+    lines.push(JSON.stringify(entry ? { id, entry } : { id, removed: true }));
+  }
+  const logged = (previous.logged ?? 0) + lines.length;
+  if (logged > MANIFEST_LOG_LIMIT) {
+    writeManifest(gen, next);
+    return next;
+  }
+  if (lines.length > 0) appendFileSync(gen.manifestLog, `${lines.join("\n")}\n`);
+  next.logged = logged;
+  return next;
 }
 
 export function emptyManifest(shards: number = SHARDS_PER_ROLE): Manifest {
@@ -153,15 +219,18 @@ export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
   const shards = shardsOf(manifest);
   for (const [id, meta] of registry.pages) {
     const entry = manifest.entries[id];
-    const collection = collectionOf(id, meta.role, shards);
-    if (!entry || entry.hash !== registry.hashes.get(id) || entry.collection !== collection) {
-      write.push(id);
-      if (entry && entry.collection !== collection)
-        remove.push({ id, collection: entry.collection });
+    if (entry && entry.hash === registry.hashes.get(id) && entry.role === meta.role) continue;
+    write.push(id);
+    // Same role, same shard: the collection depends on nothing else within a generation.
+    if (entry && entry.role !== meta.role) {
+      const collection = collectionOf(id, meta.role, shards);
+      if (entry.collection !== collection) remove.push({ id, collection: entry.collection });
     }
   }
-  for (const [id, entry] of Object.entries(manifest.entries)) {
-    if (!registry.pages.has(id)) remove.push({ id, collection: entry.collection });
+  if (registry.pages.size - write.length !== Object.keys(manifest.entries).length) {
+    for (const [id, entry] of Object.entries(manifest.entries)) {
+      if (!registry.pages.has(id)) remove.push({ id, collection: entry.collection });
+    }
   }
   return { write, remove };
 }
@@ -170,10 +239,21 @@ function mirrorPath(gen: GenerationPaths, collection: string, id: string): strin
   return join(gen.documents, collection, `${id}.md`);
 }
 
+/** What `applyMirror` changed: the new manifest and the documents QMD must take in. */
+export interface MirrorChange {
+  manifest: Manifest;
+  /** Collections whose files changed. */
+  changed: Set<string>;
+  /** Written mirror files, with the text QMD indexes (document path `<id>.md`). */
+  upserts: DocumentUpsert[];
+  removals: DocumentRemoval[];
+  diagnostics: Diagnostic[];
+}
+
 /**
- * Applies `plan` to the generation's mirror and returns the new manifest and
- * the collections that changed. The manifest is not written here: the caller
- * writes it only after QMD has indexed the change.
+ * Applies `plan` to the generation's mirror and returns what changed. The
+ * manifest is not written here: the caller writes it only after QMD has
+ * indexed the change.
  */
 export function applyMirror(
   vault: VaultPaths,
@@ -181,14 +261,17 @@ export function applyMirror(
   registry: Registry,
   manifest: Manifest,
   plan: MirrorPlan,
-): { manifest: Manifest; changed: Set<string>; diagnostics: Diagnostic[] } {
+): MirrorChange {
   const entries = { ...manifest.entries };
   const changed = new Set<string>();
+  const upserts: DocumentUpsert[] = [];
+  const removals: DocumentRemoval[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const { id, collection } of plan.remove) {
     rmSync(mirrorPath(gen, collection, id), { force: true });
     if (entries[id]?.collection === collection) delete entries[id];
     changed.add(collection);
+    removals.push({ collection, path: `${id}.md` });
   }
   for (const id of plan.write) {
     const meta = registry.pages.get(id);
@@ -220,14 +303,17 @@ export function applyMirror(
     }
     const collection = collectionOf(id, page.role, shardsOf(manifest));
     const target = mirrorPath(gen, collection, id);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileAtomic(target, mirrorText(page));
+    const text = mirrorText(page);
+    writeFileAtomic(target, text);
     entries[id] = { hash: page.hash, role: page.role, collection };
     changed.add(collection);
+    upserts.push({ collection, path: `${id}.md`, text });
   }
   return {
     manifest: { version: manifest.version, shards: shardsOf(manifest), entries },
     changed,
+    upserts,
+    removals,
     diagnostics,
   };
 }

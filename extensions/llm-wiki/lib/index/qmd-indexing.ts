@@ -31,8 +31,10 @@ import {
   applyMirror,
   collectionsOf,
   emptyManifest,
+  type Manifest,
   planMirror,
   readManifest,
+  recordManifest,
   shardsFor,
   shardsOf,
   writeManifest,
@@ -64,6 +66,9 @@ export interface ReindexReport {
   status: IndexStatus;
   diagnostics: Diagnostic[];
 }
+
+/** Documents a rebuild writes per transaction. */
+const REBUILD_BATCH = 1_000;
 
 interface Journal {
   from?: string;
@@ -148,10 +153,44 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   let open: { generation: string; store: QmdStore } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
+  // The live manifest is read once and then kept while its file is unchanged:
+  // at 10k pages it is a megabyte of JSON, and every change and status needs it.
+  let manifestCache: { path: string; stamp: string; manifest: Manifest } | undefined;
+  const stampOf = (gen: GenerationPaths) => `${mtimeOf(gen.manifest)}|${mtimeOf(gen.manifestLog)}`;
+  const manifestOf = (gen: GenerationPaths): Manifest | undefined => {
+    const stamp = stampOf(gen);
+    if (manifestCache?.path === gen.manifest && manifestCache.stamp === stamp)
+      return manifestCache.manifest;
+    const manifest = readManifest(gen);
+    manifestCache = manifest ? { path: gen.manifest, stamp, manifest } : undefined;
+    return manifest;
+  };
+  const saveManifest = (gen: GenerationPaths, manifest: Manifest): void => {
+    writeManifest(gen, manifest);
+    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest };
+  };
+  const updateManifest = (
+    gen: GenerationPaths,
+    previous: Manifest,
+    next: Manifest,
+    ids: Iterable<string>,
+  ): void => {
+    const recorded = recordManifest(gen, previous, next, ids);
+    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest: recorded };
+  };
+
   const statusKey = (): string => {
     const current = readCurrent(layout) ?? "";
     const gen = current ? generationPaths(layout, current) : undefined;
-    const files = [layout.journal, layout.state, gen?.manifest, gen?.store, gen?.complete, gen?.db];
+    const files = [
+      layout.journal,
+      layout.state,
+      gen?.manifest,
+      gen?.manifestLog,
+      gen?.store,
+      gen?.complete,
+      gen?.db,
+    ];
     return `${current}|${files.map((f) => (f ? mtimeOf(f) : "-")).join("|")}`;
   };
 
@@ -179,7 +218,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, current);
     // Opening a generation whose database is gone would create an empty one.
     if (!usable(gen)) return undefined;
-    const manifest = readManifest(gen);
+    const manifest = manifestOf(gen);
     if (!manifest) return undefined;
     open = { generation: current, store: await openGeneration(gen, shardsOf(manifest)) };
     return open.store;
@@ -197,10 +236,17 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const store = await openGeneration(gen, shards);
     let embedded = 0;
     try {
-      await store.update({
-        onProgress: (p) =>
-          opts.onProgress?.({ phase: "index", current: p.current, total: p.total }),
-      });
+      // Batches bound the transaction (and the memory SQLite holds for it).
+      const total = mirrored.upserts.length;
+      for (let at = 0; at < total; at += REBUILD_BATCH) {
+        opts.signal?.throwIfAborted();
+        await store.applyDocuments(mirrored.upserts.slice(at, at + REBUILD_BATCH), []);
+        opts.onProgress?.({
+          phase: "index",
+          current: Math.min(total, at + REBUILD_BATCH),
+          total,
+        });
+      }
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {
         const result = await store.embed({
@@ -213,7 +259,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     } finally {
       await store.close();
     }
-    writeManifest(gen, mirrored.manifest);
+    saveManifest(gen, mirrored.manifest);
     crashPoint("after-manifest");
     writeFileAtomic(gen.complete, `${new Date().toISOString()}\n`);
     crashPoint("after-complete");
@@ -251,7 +297,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const current = readCurrent(layout);
     if (current === undefined) return undefined;
     const gen = generationPaths(layout, current);
-    const manifest = usable(gen) ? readManifest(gen) : undefined;
+    const manifest = usable(gen) ? manifestOf(gen) : undefined;
     if (!manifest) return undefined;
     const plan = planMirror(registry, manifest);
     const store = await liveStore();
@@ -260,8 +306,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (plan.write.length > 0 || plan.remove.length > 0) {
       const mirrored = applyMirror(vault, gen, registry, manifest, plan);
       diagnostics.push(...mirrored.diagnostics);
-      await store.update({ collections: [...mirrored.changed].sort() });
-      writeManifest(gen, mirrored.manifest);
+      await store.applyDocuments(mirrored.upserts, mirrored.removals);
+      updateManifest(gen, manifest, mirrored.manifest, [
+        ...plan.write,
+        ...plan.remove.map((r) => r.id),
+      ]);
     }
     if (opts.components?.includes("vectors")) {
       const result = await store.embed({
@@ -278,21 +327,25 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return { written: plan.write.length, removed: plan.remove.length, embedded };
   };
 
+  /**
+   * Automatic recall asks on every turn: answer from memory while no index
+   * file and no registry changed (a handful of stats instead of reading and
+   * diffing the manifest).
+   */
+  const statusOf = (registry: Registry): IndexStatus => {
+    const key = statusKey();
+    if (statusCache && statusCache.key === key && statusCache.registry === registry) {
+      return statusCache.status;
+    }
+    const status = readIndexStatus(layout, registry, manifestOf);
+    statusCache = { key, registry, status };
+    return status;
+  };
+
   return {
     vault,
 
-    status(registry) {
-      // Automatic recall asks on every turn: answer from memory while no index
-      // file and no registry changed (a handful of stats instead of reading
-      // and diffing the manifest).
-      const key = statusKey();
-      if (statusCache && statusCache.key === key && statusCache.registry === registry) {
-        return statusCache.status;
-      }
-      const status = readIndexStatus(layout, registry);
-      statusCache = { key, registry, status };
-      return status;
-    },
+    status: statusOf,
 
     async reindex(registry, opts = {}) {
       const started = performance.now();
@@ -364,7 +417,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           ...c,
           recovered: rec,
           durationMs: Math.round(performance.now() - started),
-          status: readIndexStatus(layout, registry),
+          status: statusOf(registry),
           diagnostics: diags,
         };
       }

@@ -40,6 +40,12 @@ import {
   requireModels,
 } from "./models.ts";
 import {
+  createDocumentWriter,
+  type DocumentApplyResult,
+  type DocumentRemoval,
+  type DocumentUpsert,
+} from "./qmd-documents.ts";
+import {
   abortable,
   modelCall,
   withModelEnv,
@@ -133,6 +139,16 @@ export interface QmdStore {
     collections?: string[];
     onProgress?: (p: { collection: string; current: number; total: number }) => void;
   }): Promise<QmdUpdateResult>;
+  /**
+   * Writes the given documents (their mirror files already hold `text`) and
+   * deactivates the removed ones, in one transaction, without rescanning any
+   * collection (see qmd-documents.ts). Model-free.
+   */
+  applyDocuments(
+    upserts: readonly DocumentUpsert[],
+    removals: readonly DocumentRemoval[],
+    opts?: { onProgress?: (p: { current: number; total: number }) => void },
+  ): Promise<DocumentApplyResult>;
   /** Embeds what needs it. Progress counts bytes of document text. Needs the embed model. */
   embed(opts?: {
     force?: boolean;
@@ -436,6 +452,7 @@ function createAdapter(
   const vectorModelStmt = db.prepare(
     "SELECT model FROM content_vectors GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1",
   );
+  const documents = createDocumentWriter(db);
   const running = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -654,6 +671,19 @@ function createAdapter(
         totalDocs = undefined;
         const { indexed, updated, unchanged, removed, needsEmbedding } = result;
         return { indexed, updated, unchanged, removed, needsEmbedding };
+      }),
+
+    applyDocuments: (upserts, removals, applyOpts) =>
+      track(async () => {
+        for (const { collection } of [...upserts, ...removals]) {
+          if (!specs.has(collection)) throw new TypeError(`unknown collection "${collection}"`);
+        }
+        const result = documents.apply(upserts, removals);
+        const total = upserts.length + removals.length;
+        applyOpts?.onProgress?.({ current: total, total });
+        dfCache.clear();
+        totalDocs = undefined;
+        return result;
       }),
 
     embed: (embedOpts) => {

@@ -11,7 +11,7 @@ import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
 
 /** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
 export const VAULT_GITIGNORE =
-  "# Derived by llm-wiki; rebuildable, never authoritative.\nmeta/qmd/\nmeta/registry.json\nmeta/backlinks.json\nmeta/*.lock\n";
+  "# Derived by llm-wiki; rebuildable, never authoritative.\nmeta/qmd/\nmeta/cache/\nmeta/registry.json\nmeta/backlinks.json\nmeta/*.lock\n";
 
 export interface BootstrapOptions {
   root: string;

@@ -34,7 +34,10 @@ export interface VaultPaths {
   wiki: string;
   raw: string;
   meta: string;
-  registry: string;
+  /** The registry's sharded cache folder (`meta/cache/registry/`). */
+  registryCache: string;
+  /** `meta/registry.json`: earlier versions' single-file cache, or `@zosmaai/pi-llm-wiki`'s registry. */
+  legacyRegistry: string;
   backlinks: string;
   events: string;
   qmd: string;
@@ -52,7 +55,8 @@ export function vaultPaths(root: string, kind: VaultKind): VaultPaths {
     wiki: join(dir, "wiki"),
     raw: join(dir, "raw"),
     meta,
-    registry: join(meta, "registry.json"),
+    registryCache: join(meta, "cache", "registry"),
+    legacyRegistry: join(meta, "registry.json"),
     backlinks: join(meta, "backlinks.json"),
     events: join(meta, "events.jsonl"),
     qmd: join(meta, "qmd"),

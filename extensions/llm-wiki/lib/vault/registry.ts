@@ -1,42 +1,37 @@
 /**
- * The derived page registry (`meta/registry.json`) and backlinks
- * (`meta/backlinks.json`). Refreshed incrementally: a page whose size and
- * mtime are unchanged is not read, one whose bytes hash the same is not
- * re-parsed. Both files are derived; deleting them loses nothing.
+ * The derived page registry and backlinks (`meta/backlinks.json`), refreshed
+ * incrementally: a page whose size and mtime are unchanged is not read, one
+ * whose bytes hash the same is not re-parsed, and a host that knows which
+ * files changed (its own writes, Pi's write and edit tools) has only those
+ * looked at instead of the whole `wiki/` folder. What is known about each
+ * file is cached under `meta/cache/registry/` (see registry-cache.ts). All
+ * of it is derived; deleting it loses nothing.
  */
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { isInside, writeFileAtomic } from "./fs-safe.ts";
-import { extractLinks, LinkResolver, type RawLink } from "./links.ts";
+import type { RawLink } from "./links.ts";
+import { extractLinks } from "./links.ts";
 import { hashContent, type PageMeta, pageMeta, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
+import {
+  type CacheSnapshot,
+  loadCache,
+  type RegistryRecord,
+  removeLegacyCache,
+  type ShardRecords,
+  saveCache,
+  shardOf,
+} from "./registry-cache.ts";
+import {
+  buildLinkGraph,
+  type LinkGraph,
+  type LinkProblem,
+  patchLinkGraph,
+} from "./registry-links.ts";
 
-const REGISTRY_VERSION = 1;
-
-/** What the registry remembers about one file under `wiki/`. */
-interface RegistryRecord {
-  size: number;
-  mtimeMs: number;
-  hash: string;
-  meta?: PageMeta;
-  links?: RawLink[];
-  diagnostics?: Diagnostic[];
-}
-
-export interface RegistryFile {
-  version: number;
-  /** Keyed by vault-relative path. */
-  files: Record<string, RegistryRecord>;
-}
-
-/** A link that does not resolve to exactly one page. */
-export interface LinkProblem {
-  from: string;
-  target: string;
-  status: "missing" | "ambiguous";
-  candidates?: string[];
-}
+export type { LinkProblem } from "./registry-links.ts";
 
 /** The registry in memory. */
 export interface Registry {
@@ -53,18 +48,26 @@ export interface Registry {
   diagnostics: Diagnostic[];
   stats: { files: number; parsed: number; reread: number; reused: number; removed: number };
   /**
-   * What this refresh wrote: passing the registry to the next refresh of the
-   * same vault lets it skip re-reading `registry.json` (and re-resolving
-   * links) when the file is still the one written here.
+   * The same object for as long as no page id, title or alias changed: name
+   * lookups built for one registry stay valid for the next.
    */
-  snapshot: RegistrySnapshot;
+  names: object;
+  /**
+   * What this refresh read and wrote: passing the registry to the next
+   * refresh of the same vault lets it skip re-reading cache files still as
+   * written here, and patch the link graph instead of rebuilding it.
+   */
+  snapshot: { cache: CacheSnapshot; graph: LinkGraph };
 }
 
-/** The registry file as last written by this process, and its stat then. */
-export interface RegistrySnapshot {
-  file: RegistryFile;
-  size: number;
-  mtimeMs: number;
+export interface RefreshOptions {
+  /**
+   * Files known to have changed since `last` (absolute, or relative to the
+   * vault's `.llm-wiki/` folder). While `last` is current (nobody else wrote
+   * the cache since), only these are looked at instead of walking `wiki/`;
+   * a page changed by anyone else is then seen by the next full refresh.
+   */
+  changed?: readonly string[];
 }
 
 interface WikiFile {
@@ -139,33 +142,6 @@ function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
   return keyed.map(({ file }) => file);
 }
 
-function statOrUndefined(path: string): { size: number; mtimeMs: number } | undefined {
-  try {
-    const st = statSync(path);
-    return { size: st.size, mtimeMs: st.mtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
-function readRegistryFile(paths: VaultPaths): RegistryFile {
-  try {
-    const data = JSON.parse(readFileSync(paths.registry, "utf8")) as RegistryFile;
-    const files: unknown = data?.files;
-    if (
-      data?.version === REGISTRY_VERSION &&
-      typeof files === "object" &&
-      files !== null &&
-      !Array.isArray(files)
-    ) {
-      return data;
-    }
-  } catch {
-    // Missing or corrupt: it is derived, so start again.
-  }
-  return { version: REGISTRY_VERSION, files: {} };
-}
-
 function idOf(rel: string): string {
   return rel.replace(/^wiki\//, "").replace(/\.md$/, "");
 }
@@ -184,30 +160,76 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   return rec;
 }
 
+/** `abs` relative to the vault's folder when it lies under `wiki/` (directly or through symlinks). */
+function relInVault(paths: VaultPaths, abs: string): string | undefined {
+  const direct = relative(paths.dir, abs).split(sep).join("/");
+  if (direct.startsWith("wiki/")) return direct;
+  try {
+    const real = relative(realpathSync(paths.dir), realpathSync(abs)).split(sep).join("/");
+    return real.startsWith("wiki/") ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The vault-relative paths of `changed` that may be pages, or undefined when
+ * one of them needs the full walk (a symbolic link, a folder).
+ */
+function targetsOf(paths: VaultPaths, changed: readonly string[]): WikiFile[] | undefined {
+  const out: WikiFile[] = [];
+  for (const given of changed) {
+    const abs = isAbsolute(given) ? given : join(paths.dir, given);
+    const rel = relInVault(paths, abs);
+    if (rel === undefined || rel.split("/").some((part) => part.startsWith("."))) continue;
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(abs);
+    } catch {
+      if (rel.endsWith(".md")) out.push({ rel, abs, size: -1, mtimeMs: -1 });
+      continue;
+    }
+    if (st.isSymbolicLink() || st.isDirectory()) return undefined;
+    if (st.isFile() && rel.endsWith(".md"))
+      out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  return out;
+}
+
 /**
  * Brings the registry up to date with `wiki/` and returns it. Writes the
  * derived files only when they changed; a read-only vault still answers.
  */
-export function refreshRegistry(paths: VaultPaths, last?: Registry): Registry {
+export function refreshRegistry(
+  paths: VaultPaths,
+  last?: Registry,
+  options: RefreshOptions = {},
+): Registry {
   const diagnostics: Diagnostic[] = [];
-  const onDisk = statOrUndefined(paths.registry);
-  // Our own last write still on disk: no need to parse it again.
-  const fresh =
-    last !== undefined &&
-    onDisk !== undefined &&
-    onDisk.size === last.snapshot.size &&
-    onDisk.mtimeMs === last.snapshot.mtimeMs;
-  const previous = fresh ? last.snapshot.file : readRegistryFile(paths);
-  const files = walkWiki(paths, diagnostics);
-  const next: RegistryFile = { version: REGISTRY_VERSION, files: {} };
-  const stats = { files: files.length, parsed: 0, reread: 0, reused: 0, removed: 0 };
+  const loaded = loadCache(paths, last?.snapshot.cache);
+  const previous = loaded.snapshot;
+  const current = loaded.own && last !== undefined ? last : undefined;
+  const targets =
+    current && options.changed !== undefined ? targetsOf(paths, options.changed) : undefined;
+  const shards = [...previous.shards];
+  const dirty = new Set<number>();
+  const writable = (shard: number): ShardRecords => {
+    if (!dirty.has(shard)) {
+      shards[shard] = { ...shards[shard] };
+      dirty.add(shard);
+    }
+    return shards[shard] as ShardRecords;
+  };
+  const stats = { files: 0, parsed: 0, reread: 0, reused: 0, removed: 0 };
+  /** Records whose page was parsed, re-read or removed here, by path. */
+  const touched = new Map<string, { before?: RegistryRecord; after?: RegistryRecord }>();
 
-  for (const file of files) {
-    const prev = previous.files[file.rel];
+  const visitFile = (file: WikiFile): void => {
+    const shard = shardOf(file.rel);
+    const prev = shards[shard]?.[file.rel];
     if (prev && prev.size === file.size && prev.mtimeMs === file.mtimeMs) {
-      next.files[file.rel] = prev;
       stats.reused += 1;
-      continue;
+      return;
     }
     let bytes: Uint8Array;
     try {
@@ -218,30 +240,92 @@ export function refreshRegistry(paths: VaultPaths, last?: Registry): Registry {
           path: file.rel,
         }),
       );
-      continue;
+      if (prev) {
+        delete writable(shard)[file.rel];
+        touched.set(file.rel, { before: prev });
+      }
+      return;
     }
     const hash = hashContent(bytes);
     if (prev && prev.hash === hash) {
-      next.files[file.rel] = { ...prev, size: file.size, mtimeMs: file.mtimeMs };
+      writable(shard)[file.rel] = { ...prev, size: file.size, mtimeMs: file.mtimeMs };
       stats.reread += 1;
-      continue;
+      return;
     }
-    next.files[file.rel] = record(file, bytes, hash);
+    const next = record(file, bytes, hash);
+    writable(shard)[file.rel] = next;
+    touched.set(file.rel, prev ? { before: prev, after: next } : { after: next });
     stats.parsed += 1;
-  }
-  stats.removed = Object.keys(previous.files).filter((rel) => !(rel in next.files)).length;
-  const changed = stats.parsed + stats.reread + stats.removed > 0;
-  if (fresh && !changed && last) {
-    // Nothing moved since our last refresh: same pages, links and files.
-    for (const rec of Object.values(next.files))
-      if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
-    return { ...last, diagnostics, stats };
+  };
+
+  if (targets && current) {
+    for (const file of targets) {
+      if (file.size >= 0) {
+        visitFile(file);
+        continue;
+      }
+      const shard = shardOf(file.rel);
+      const prev = shards[shard]?.[file.rel];
+      if (prev) {
+        delete writable(shard)[file.rel];
+        touched.set(file.rel, { before: prev });
+        stats.removed += 1;
+      }
+    }
+    stats.files = current.stats.files + countNew(touched) - stats.removed;
+    stats.reused = stats.files - stats.parsed - stats.reread;
+  } else {
+    const files = walkWiki(paths, diagnostics);
+    stats.files = files.length;
+    const seen = new Set<string>();
+    for (const file of files) {
+      seen.add(file.rel);
+      visitFile(file);
+    }
+    shards.forEach((records, shard) => {
+      for (const rel of Object.keys(records)) {
+        if (seen.has(rel)) continue;
+        const before = records[rel];
+        delete writable(shard)[rel];
+        if (before) touched.set(rel, { before });
+        stats.removed += 1;
+      }
+    });
   }
 
+  const changed = dirty.size > 0;
+  const cacheSnapshot = changed ? saveCache(paths, shards, dirty, previous, diagnostics) : previous;
+  if (changed && previous.stamps.every((stamp) => stamp === "")) removeLegacyCache(paths);
+  if (current && touched.size === 0) {
+    // No page moved since the last refresh: same pages, links and names.
+    collectDiagnostics(shards, diagnostics);
+    return {
+      ...current,
+      diagnostics,
+      stats,
+      snapshot: { cache: cacheSnapshot, graph: current.snapshot.graph },
+    };
+  }
+  const patched = current ? patchRegistry(current, touched) : undefined;
+  if (patched) {
+    collectDiagnostics(shards, diagnostics);
+    if (patched.linksMoved) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
+    return {
+      ...patched.registry,
+      diagnostics,
+      stats,
+      snapshot: { cache: cacheSnapshot, graph: patched.graph },
+    };
+  }
+
+  const records = shards
+    .flatMap((recs) => Object.entries(recs))
+    .map(([rel, rec]) => ({ id: idOf(rel), rec }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const pages = new Map<string, PageMeta>();
   const hashes = new Map<string, string>();
   const outgoing = new Map<string, RawLink[]>();
-  for (const rec of Object.values(next.files)) {
+  for (const { rec } of records) {
     if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
     if (rec.meta) {
       pages.set(rec.meta.id, rec.meta);
@@ -249,74 +333,106 @@ export function refreshRegistry(paths: VaultPaths, last?: Registry): Registry {
       outgoing.set(rec.meta.id, rec.links ?? []);
     }
   }
-  const { links, backlinks, linkProblems } = resolveAll(pages.keys(), outgoing);
-
-  const registryText = `${JSON.stringify(next)}\n`;
-  const backlinksText = `${JSON.stringify(Object.fromEntries(backlinks), null, 2)}\n`;
-  // A changed registry is written as is; comparing first would read back
-  // megabytes at 10k pages for nothing.
-  persist(paths.registry, registryText, diagnostics, !changed);
-  persist(paths.backlinks, backlinksText, diagnostics, true);
-  const written = statOrUndefined(paths.registry);
-  const snapshot: RegistrySnapshot = {
-    file: next,
-    size: written?.size ?? -1,
-    mtimeMs: written?.mtimeMs ?? -1,
+  const graph = buildLinkGraph(outgoing);
+  writeBacklinks(paths, graph.backlinks, diagnostics);
+  return {
+    pages,
+    hashes,
+    links: graph.links,
+    backlinks: graph.backlinks,
+    linkProblems: graph.linkProblems,
+    diagnostics,
+    stats,
+    names: {},
+    snapshot: { cache: cacheSnapshot, graph },
   };
-  return { pages, hashes, links, backlinks, linkProblems, diagnostics, stats, snapshot };
 }
 
-function resolveAll(
-  ids: Iterable<string>,
-  outgoing: Map<string, RawLink[]>,
-): Pick<Registry, "links" | "backlinks" | "linkProblems"> {
-  const resolver = new LinkResolver(ids);
-  const links = new Map<string, string[]>();
-  const backlinks = new Map<string, string[]>();
-  const linkProblems: LinkProblem[] = [];
-  for (const [from, raw] of [...outgoing].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const targets = new Set<string>();
-    for (const link of raw) {
-      const res = resolver.resolve(link.target);
-      if (res.status === "resolved") {
-        if (res.id !== from) targets.add(res.id);
-      } else if (res.status === "ambiguous") {
-        linkProblems.push({
-          from,
-          target: link.target,
-          status: "ambiguous",
-          candidates: res.candidates,
-        });
-      } else {
-        linkProblems.push({ from, target: link.target, status: "missing" });
-      }
-    }
-    links.set(from, [...targets].sort());
-    for (const to of targets) {
-      const list = backlinks.get(to);
-      if (list) list.push(from);
-      else backlinks.set(to, [from]);
-    }
+function countNew(touched: Map<string, { before?: RegistryRecord }>): number {
+  let n = 0;
+  for (const change of touched.values()) if (!change.before) n += 1;
+  return n;
+}
+
+function collectDiagnostics(shards: ShardRecords[], into: Diagnostic[]): void {
+  for (const records of shards) {
+    for (const rec of Object.values(records)) if (rec.diagnostics) into.push(...rec.diagnostics);
   }
-  return { links, backlinks, linkProblems };
 }
 
-function persist(path: string, text: string, diagnostics: Diagnostic[], compare: boolean): void {
-  if (compare) {
-    try {
-      if (readFileSync(path, "utf8") === text) return;
-    } catch {
-      // Absent: write it.
+function sameNames(a: PageMeta, b: PageMeta): boolean {
+  return (
+    a.title === b.title &&
+    a.aliases.length === b.aliases.length &&
+    a.aliases.every((alias, i) => alias === b.aliases[i])
+  );
+}
+
+/**
+ * `last` with the touched pages' metadata and links replaced, when the set of
+ * accepted page ids is unchanged (a page added, removed, or turned malformed
+ * or valid changes what every link resolves to: the caller builds anew).
+ */
+function patchRegistry(
+  last: Registry,
+  touched: Map<string, { before?: RegistryRecord; after?: RegistryRecord }>,
+):
+  | {
+      registry: Omit<Registry, "diagnostics" | "stats" | "snapshot">;
+      graph: LinkGraph;
+      linksMoved: boolean;
     }
+  | undefined {
+  for (const { before, after } of touched.values()) {
+    if (!before?.meta || !after?.meta) return undefined;
+  }
+  const pages = new Map(last.pages);
+  const hashes = new Map(last.hashes);
+  const changedLinks = new Map<string, readonly RawLink[]>();
+  let names = last.names;
+  for (const { before, after } of touched.values()) {
+    if (!before?.meta || !after?.meta) continue;
+    pages.set(after.meta.id, after.meta);
+    hashes.set(after.meta.id, after.hash);
+    changedLinks.set(after.meta.id, after.links ?? []);
+    if (!sameNames(before.meta, after.meta)) names = {};
+  }
+  const { graph, linksMoved } = patchLinkGraph(last.snapshot.graph, changedLinks);
+  return {
+    registry: {
+      pages,
+      hashes,
+      links: graph.links,
+      backlinks: graph.backlinks,
+      linkProblems: graph.linkProblems,
+      names,
+    },
+    graph,
+    linksMoved,
+  };
+}
+
+/** Writes `meta/backlinks.json` (keys sorted) unless it already reads the same. */
+function writeBacklinks(
+  paths: VaultPaths,
+  backlinks: Map<string, string[]>,
+  diagnostics: Diagnostic[],
+): void {
+  const sorted = [...backlinks.keys()].sort().map((id) => [id, backlinks.get(id)]);
+  const text = `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`;
+  try {
+    if (readFileSync(paths.backlinks, "utf8") === text) return;
+  } catch {
+    // Absent: write it.
   }
   try {
-    writeFileAtomic(path, text);
+    writeFileAtomic(paths.backlinks, text);
   } catch (error) {
     diagnostics.push(
       diagnostic(
         "registry_write_failed",
         "warning",
-        `could not write ${path}: ${errorMessage(error)}`,
+        `could not write ${paths.backlinks}: ${errorMessage(error)}`,
       ),
     );
   }

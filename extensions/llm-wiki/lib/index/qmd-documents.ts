@@ -1,0 +1,187 @@
+/**
+ * Direct document writes into an open QMD index: the pages a change touched,
+ * in one transaction, with statements prepared once per store. They write
+ * what QMD's `update()` writes for a file (content row, document row, and
+ * the FTS row QMD's triggers insert and QMD then rewrites with CJK text
+ * split per character) but without rescanning whole collections and then
+ * sweeping orphaned content across the index (~90 ms per change at 10k
+ * pages, most of it the sweep). QMD's own per-document helpers re-prepare
+ * their statements on every call, which at 10k pages held ~40 KB of native
+ * memory per page until the process ended.
+ *
+ * The mirror files stay the contract, and QMD's schema is pinned by contract
+ * tests: a later `update()` over the same files finds every document
+ * unchanged, and the FTS rows are byte-identical to QMD's own.
+ *
+ * Structural types only: qmd-store.ts hands in QMD's database connection, and
+ * this module never imports QMD itself.
+ */
+import { createHash } from "node:crypto";
+
+interface SqlStatement {
+  run(...params: Array<string | number>): { changes: number };
+  get<T>(...params: Array<string | number>): T | undefined;
+}
+
+/** The part of a QMD database connection used here (better-sqlite3 shaped). */
+export interface QmdSqlDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): SqlStatement;
+}
+
+/** A document to write: `path` inside the collection folder, e.g. `concepts/rag.md`. */
+export interface DocumentUpsert {
+  collection: string;
+  path: string;
+  text: string;
+}
+
+export interface DocumentRemoval {
+  collection: string;
+  path: string;
+}
+
+/** What `applyDocuments` did, counted like QMD's `update()`. */
+export interface DocumentApplyResult {
+  indexed: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** QMD's content hash (store.js `hashContent`): sha256 of the text, hex. */
+export function qmdContentHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * The title QMD's `update()` derives from a Markdown file (store.js
+ * `extractTitle`): the first `#`/`##` heading, except that a heading reading
+ * "Notes" defers to the first `##` one; else the file name. Kept identical so
+ * a later rescan does not see a changed title.
+ */
+export function qmdMarkdownTitle(text: string, path: string): string {
+  const match = text.match(/^##?\s+(.+)$/m);
+  if (match) {
+    const title = (match[1] ?? "").trim();
+    if (title === "📝 Notes" || title === "Notes") {
+      const next = text.match(/^##\s+(.+)$/m);
+      if (next?.[1]) return next[1].trim();
+    }
+    return title;
+  }
+  return (
+    path
+      .replace(/\.[^.]+$/, "")
+      .split("/")
+      .pop() || path
+  );
+}
+
+/** QMD's FTS text (store.js `normalizeCjkForFTS`): each CJK run spelled out one character per token. */
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+function ftsText(text: string): string {
+  return text.replace(CJK_RUN, (run) => ` ${Array.from(run).join(" ")} `);
+}
+
+/** A writer bound to one open store; every statement is prepared once, here. */
+export function createDocumentWriter(db: QmdSqlDatabase) {
+  const findActive = db.prepare(
+    "SELECT id, hash, title FROM documents WHERE collection = ? AND path = ? AND active = 1",
+  );
+  const insertContent = db.prepare(
+    "INSERT OR IGNORE INTO content (hash, doc, created_at) VALUES (?, ?, ?)",
+  );
+  // An inactive row of the same path comes back to life, as in QMD's insertDocument.
+  const insertDocument = db.prepare(`
+    INSERT INTO documents (collection, path, title, hash, created_at, modified_at, active)
+    VALUES (?, ?, ?, ?, ?, ?, 1)
+    ON CONFLICT(collection, path) DO UPDATE SET
+      title = excluded.title, hash = excluded.hash, modified_at = excluded.modified_at, active = 1
+    RETURNING id`);
+  const updateDocument = db.prepare(
+    "UPDATE documents SET title = ?, hash = ?, modified_at = ? WHERE id = ?",
+  );
+  const updateTitle = db.prepare("UPDATE documents SET title = ?, modified_at = ? WHERE id = ?");
+  // QMD's triggers keep the FTS row in step with the document row (and drop
+  // it on deactivation); QMD then rewrites it with its CJK spelling.
+  const deleteFts = db.prepare("DELETE FROM documents_fts WHERE rowid = ?");
+  const insertFts = db.prepare(
+    "INSERT INTO documents_fts(rowid, filepath, title, body) VALUES (?, ?, ?, ?)",
+  );
+  const deactivate = db.prepare(
+    "UPDATE documents SET active = 0 WHERE collection = ? AND path = ? AND active = 1",
+  );
+  // QMD's own sweep (`cleanupOrphanedContent`) scans every content row; only
+  // the hashes this batch dropped can have become orphans.
+  const dropContent = db.prepare(
+    "DELETE FROM content WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE hash = ?)",
+  );
+
+  const writeFts = (id: number, collection: string, path: string, title: string, text: string) => {
+    deleteFts.run(id);
+    insertFts.run(id, ftsText(`${collection}/${path}`), ftsText(title), ftsText(text));
+  };
+
+  return {
+    /**
+     * Writes `upserts` and deactivates `removals` in one transaction (all or
+     * nothing), then drops content rows no document uses any more. Empty text
+     * is skipped, as QMD's rescan skips empty files.
+     */
+    apply(
+      upserts: readonly DocumentUpsert[],
+      removals: readonly DocumentRemoval[],
+    ): DocumentApplyResult {
+      const result: DocumentApplyResult = { indexed: 0, updated: 0, unchanged: 0, removed: 0 };
+      const dropped = new Set<string>();
+      const now = new Date().toISOString();
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const { collection, path } of removals) {
+          const existing = findActive.get<{ hash: string }>(collection, path);
+          if (!existing) continue;
+          deactivate.run(collection, path);
+          dropped.add(existing.hash);
+          result.removed += 1;
+        }
+        for (const { collection, path, text } of upserts) {
+          if (!text.trim()) continue;
+          const hash = qmdContentHash(text);
+          const title = qmdMarkdownTitle(text, path);
+          const existing = findActive.get<{ id: number; hash: string; title: string }>(
+            collection,
+            path,
+          );
+          if (existing?.hash === hash) {
+            if (existing.title === title) {
+              result.unchanged += 1;
+            } else {
+              updateTitle.run(title, now, existing.id);
+              writeFts(existing.id, collection, path, title, text);
+              result.updated += 1;
+            }
+            continue;
+          }
+          insertContent.run(hash, text, now);
+          if (existing) {
+            updateDocument.run(title, hash, now, existing.id);
+            writeFts(existing.id, collection, path, title, text);
+            dropped.add(existing.hash);
+            result.updated += 1;
+          } else {
+            const row = insertDocument.get<{ id: number }>(collection, path, title, hash, now, now);
+            if (row) writeFts(row.id, collection, path, title, text);
+            result.indexed += 1;
+          }
+        }
+        for (const hash of dropped) dropContent.run(hash, hash);
+        db.exec("COMMIT");
+      } catch (error) {
+        db.exec("ROLLBACK");
+        throw error;
+      }
+      return result;
+    },
+  };
+}

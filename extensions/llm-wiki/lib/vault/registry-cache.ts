@@ -1,0 +1,170 @@
+/**
+ * The registry's on-disk cache: what is known about each file under `wiki/`
+ * (size, mtime, hash, parsed metadata, raw links), spread over a fixed number
+ * of shard files under `meta/cache/registry/` by a hash of the page's path,
+ * so one changed page rewrites one small file instead of megabytes of JSON
+ * at 10k pages. A shard this process wrote and that is still on disk as
+ * written is not read again. Derived: deleting the folder costs one full
+ * re-parse, nothing else.
+ */
+import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { Diagnostic } from "../diagnostics.ts";
+import { diagnostic, errorMessage } from "../diagnostics.ts";
+import { writeFileAtomic } from "./fs-safe.ts";
+import type { RawLink } from "./links.ts";
+import type { PageMeta } from "./page.ts";
+import type { VaultPaths } from "./paths.ts";
+
+const CACHE_VERSION = 2;
+/** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
+export const REGISTRY_SHARDS = 32;
+
+/** What the registry remembers about one file under `wiki/`. */
+export interface RegistryRecord {
+  size: number;
+  mtimeMs: number;
+  hash: string;
+  meta?: PageMeta;
+  links?: RawLink[];
+  diagnostics?: Diagnostic[];
+}
+
+/** Records of one shard by vault-relative path (`wiki/concepts/rag.md`). */
+export type ShardRecords = Record<string, RegistryRecord>;
+
+/** The cache as this process last read or wrote it: each shard and its stat then. */
+export interface CacheSnapshot {
+  shards: ShardRecords[];
+  /** `size:mtimeMs` of each shard file; "" when absent. */
+  stamps: string[];
+}
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** The shard a vault-relative path belongs to. */
+export function shardOf(rel: string): number {
+  return fnv1a(rel) & (REGISTRY_SHARDS - 1);
+}
+
+function shardPath(paths: VaultPaths, shard: number): string {
+  return join(paths.registryCache, `${String(shard).padStart(2, "0")}.json`);
+}
+
+function stampOf(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return "";
+  }
+}
+
+function readShard(path: string): ShardRecords {
+  try {
+    const data = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; files?: unknown };
+    const files = data?.files;
+    if (
+      data?.version === CACHE_VERSION &&
+      typeof files === "object" &&
+      files !== null &&
+      !Array.isArray(files)
+    ) {
+      return files as ShardRecords;
+    }
+  } catch {
+    // Missing or corrupt: it is derived, so its pages are parsed again.
+  }
+  return {};
+}
+
+/**
+ * The cache as it is on disk now. Shards whose file is unchanged since `last`
+ * are taken from it as they are (same objects); `own` tells whether every
+ * shard was, i.e. nobody else wrote the cache since this process did.
+ */
+export function loadCache(
+  paths: VaultPaths,
+  last?: CacheSnapshot,
+): { snapshot: CacheSnapshot; own: boolean } {
+  const shards: ShardRecords[] = [];
+  const stamps: string[] = [];
+  let own = last !== undefined;
+  for (let i = 0; i < REGISTRY_SHARDS; i += 1) {
+    const path = shardPath(paths, i);
+    const stamp = stampOf(path);
+    const kept = last?.stamps[i] === stamp ? last.shards[i] : undefined;
+    if (kept) {
+      shards.push(kept);
+    } else {
+      own = false;
+      shards.push(stamp === "" ? {} : readShard(path));
+    }
+    stamps.push(stamp);
+  }
+  return { snapshot: { shards, stamps }, own };
+}
+
+/**
+ * Writes the `dirty` shards (keys sorted, so a rebuilt cache is byte for
+ * byte the same) and returns the snapshot of what is on disk now. A failed
+ * write is a warning: the registry in memory still answers.
+ */
+export function saveCache(
+  paths: VaultPaths,
+  shards: ShardRecords[],
+  dirty: Iterable<number>,
+  previous: CacheSnapshot,
+  diagnostics: Diagnostic[],
+): CacheSnapshot {
+  const stamps = [...previous.stamps];
+  try {
+    mkdirSync(paths.registryCache, { recursive: true });
+  } catch {
+    // Reported by the write below.
+  }
+  for (const i of dirty) {
+    const path = shardPath(paths, i);
+    const files = shards[i] ?? {};
+    const sorted = Object.fromEntries(
+      Object.keys(files)
+        .sort()
+        .map((rel) => [rel, files[rel]]),
+    );
+    try {
+      writeFileAtomic(path, `${JSON.stringify({ version: CACHE_VERSION, files: sorted })}\n`);
+      stamps[i] = stampOf(path);
+    } catch (error) {
+      stamps[i] = "";
+      diagnostics.push(
+        diagnostic(
+          "registry_write_failed",
+          "warning",
+          `could not write ${path}: ${errorMessage(error)}`,
+        ),
+      );
+    }
+  }
+  return { shards, stamps };
+}
+
+/**
+ * Removes `meta/registry.json` when it is the single-file cache of earlier
+ * llm-wiki versions (`{version: 1, files}`). A file in any other shape is
+ * not ours (`@zosmaai/pi-llm-wiki` keeps its own registry there) and stays.
+ */
+export function removeLegacyCache(paths: VaultPaths): void {
+  try {
+    const head = readFileSync(paths.legacyRegistry, "utf8").slice(0, 32);
+    if (head.startsWith('{"version":1,"files":')) rmSync(paths.legacyRegistry, { force: true });
+  } catch {
+    // Absent: nothing to do.
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Direct document writes (qmd-documents.ts through `QmdStore.applyDocuments`)
+ * against the real QMD SDK: they must leave the index exactly as QMD's own
+ * rescan of the same mirror files would, so the two paths mix freely.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
+import { qmdMarkdownTitle } from "../extensions/llm-wiki/lib/index/qmd-documents.ts";
+import {
+  openQmdStore,
+  type QmdCollectionSpec,
+  type QmdStore,
+} from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+
+const open: QmdStore[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function fixture() {
+  const root = mkdtempSync(join(tmpdir(), "llm-wiki-qmd-docs-"));
+  dirs.push(root);
+  const collections: QmdCollectionSpec[] = [
+    { name: "canonical-0", dir: join(root, "docs", "canonical-0"), role: "canonical" },
+    { name: "evidence-0", dir: join(root, "docs", "evidence-0"), role: "evidence" },
+  ];
+  const store = await openQmdStore({
+    dbPath: join(root, "index.sqlite"),
+    collections,
+    models: resolveModels({}),
+  });
+  open.push(store);
+  /** Writes the mirror file and returns the document to apply. */
+  const doc = (collection: string, path: string, text: string) => {
+    const file = join(root, "docs", collection, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    return { collection, path, text };
+  };
+  const remove = (collection: string, path: string) => {
+    rmSync(join(root, "docs", collection, path));
+    return { collection, path };
+  };
+  return { store, doc, remove };
+}
+
+const PAGES: Array<[string, string, string]> = [
+  ["canonical-0", "concepts/rrf.md", "# Reciprocal Rank Fusion\n\nMerges ranked lists.\n"],
+  ["canonical-0", "concepts/notes.md", "# Notes\n\n## Meeting notes on fusion\n\nBody text.\n"],
+  ["canonical-0", "concepts/plain.md", "No heading in this page about quokkas.\n"],
+  ["evidence-0", "sources/recall.md", "# 召回研究\n\n检索系统的召回率衡量找到了多少相关页面。\n"],
+  ["evidence-0", "sources/copy.md", "# Reciprocal Rank Fusion\n\nMerges ranked lists.\n"],
+];
+
+describe("applyDocuments", () => {
+  it("leaves nothing for QMD's own rescan of the same files to change", async () => {
+    const { store, doc } = await fixture();
+    const applied = await store.applyDocuments(
+      PAGES.map(([c, p, t]) => doc(c, p, t)),
+      [],
+    );
+    expect(applied).toEqual({ indexed: 5, updated: 0, unchanged: 0, removed: 0 });
+    const rescan = await store.update();
+    expect(rescan).toMatchObject({ indexed: 0, updated: 0, removed: 0, unchanged: 5 });
+    expect((await store.status()).documents).toBe(5);
+  });
+
+  it("indexes the same FTS text as QMD's own rescan: every query scores identically", async () => {
+    const direct = await fixture();
+    const rescanned = await fixture();
+    await direct.store.applyDocuments(
+      PAGES.map(([c, p, t]) => direct.doc(c, p, t)),
+      [],
+    );
+    for (const [c, p, t] of PAGES) rescanned.doc(c, p, t);
+    await rescanned.store.update();
+    for (const query of [
+      "reciprocal fusion",
+      "召回率 检索",
+      "meeting notes",
+      "quokkas",
+      "canonical-0",
+    ]) {
+      const a = await direct.store.searchLex(query, { limit: 10 });
+      const b = await rescanned.store.searchLex(query, { limit: 10 });
+      expect(a.map((h) => [h.pageId, h.title, h.rawScore, h.bestChunk])).toEqual(
+        b.map((h) => [h.pageId, h.title, h.rawScore, h.bestChunk]),
+      );
+      expect(a.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("makes written pages searchable at once, in every script, under QMD's titles", async () => {
+    const { store, doc } = await fixture();
+    await store.applyDocuments(
+      PAGES.map(([c, p, t]) => doc(c, p, t)),
+      [],
+    );
+    const hits = await store.searchLex("meeting fusion");
+    expect(hits.map((h) => h.pageId)).toContain("concepts/notes");
+    expect(hits.find((h) => h.pageId === "concepts/notes")?.title).toBe("Meeting notes on fusion");
+    expect((await store.searchLex("召回率")).map((h) => h.pageId)).toEqual(["sources/recall"]);
+    expect((await store.searchLex("quokkas"))[0]?.title).toBe("plain");
+  });
+
+  it("updates a changed page, deactivates a removed one, and agrees with a rescan afterwards", async () => {
+    const { store, doc, remove } = await fixture();
+    await store.applyDocuments(
+      PAGES.map(([c, p, t]) => doc(c, p, t)),
+      [],
+    );
+    const result = await store.applyDocuments(
+      [
+        doc("canonical-0", "concepts/rrf.md", "# Reciprocal Rank Fusion\n\nNow mentions zebras.\n"),
+        doc("evidence-0", "sources/copy.md", "# Reciprocal Rank Fusion\n\nMerges ranked lists.\n"),
+      ],
+      [remove("canonical-0", "concepts/plain.md"), { collection: "canonical-0", path: "gone.md" }],
+    );
+    expect(result).toEqual({ indexed: 0, updated: 1, unchanged: 1, removed: 1 });
+    expect((await store.searchLex("zebras")).map((h) => h.pageId)).toEqual(["concepts/rrf"]);
+    expect(await store.searchLex("quokkas")).toEqual([]);
+    expect(await store.update()).toMatchObject({ indexed: 0, updated: 0, removed: 0 });
+    expect((await store.status()).documents).toBe(4);
+  });
+
+  it("changes nothing when one document of the batch is refused", async () => {
+    const { store, doc } = await fixture();
+    await expect(
+      store.applyDocuments(
+        [
+          doc("canonical-0", "a.md", "# A\n\nalpha\n"),
+          { collection: "nope", path: "b.md", text: "# B\n" },
+        ],
+        [],
+      ),
+    ).rejects.toThrow(/unknown collection/);
+    expect(await store.searchLex("alpha")).toEqual([]);
+  });
+});
+
+describe("qmdMarkdownTitle", () => {
+  it("follows QMD's rule: first # or ## heading, a 'Notes' heading defers to the first ##, else the file name", () => {
+    expect(qmdMarkdownTitle("# Title\n\n## Sub\n", "a/b.md")).toBe("Title");
+    expect(qmdMarkdownTitle("intro\n## Second level\n", "a/b.md")).toBe("Second level");
+    expect(qmdMarkdownTitle("# Notes\n\n## Real\n", "a/b.md")).toBe("Real");
+    expect(qmdMarkdownTitle("# 📝 Notes\n", "a/b.md")).toBe("📝 Notes");
+    expect(qmdMarkdownTitle("### deep only\n", "dir/page-name.md")).toBe("page-name");
+  });
+});
