@@ -42,6 +42,7 @@ import type {
   ReindexResult,
   WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.ts";
 import { type ArgumentProblem, argumentProblems } from "./validate.ts";
 
 /** What a tool call hands back before it becomes an MCP result. */
@@ -268,11 +269,15 @@ export const TOOLS: readonly McpTool[] = [
   }),
 
   defineTool("wiki_ingest", IngestParams, WRITE, (service, args) => {
-    const result = service.ingest({
-      ...(args.source !== undefined ? { source: args.source } : {}),
-      ...(args.part !== undefined ? { part: args.part } : {}),
-      ...(args.mark_ingested !== undefined ? { markIngested: args.mark_ingested } : {}),
-    });
+    // The server has no model of its own: only the hand-off runs here.
+    const result =
+      args.mode === "subagent"
+        ? subagentUnavailable("this MCP server has no model of its own")
+        : service.ingest({
+            ...(args.source !== undefined ? { source: args.source } : {}),
+            ...(args.part !== undefined ? { part: args.part } : {}),
+            ...(args.mark_ingested !== undefined ? { markIngested: args.mark_ingested } : {}),
+          });
     return { ok: result.ok, result, text: renderIngest(result), diagnostics: result.diagnostics };
   }),
 

@@ -24,6 +24,7 @@ describe("resolveSettings: defaults and valid values", () => {
       includePersonal: true,
       recallMaxChars: 8_000,
       models: {},
+      ingestSubagent: true,
     });
     expect(diagnostics).toEqual([]);
     expect(one(undefined)).toEqual({ settings: DEFAULT_SETTINGS, diagnostics: [] });
@@ -37,6 +38,7 @@ describe("resolveSettings: defaults and valid values", () => {
       includePersonal: false,
       recallMaxChars: 100_000,
       models: { embed: "embed.gguf", rerank: "rerank.gguf", generate: "gen.gguf" },
+      ingestSubagent: false,
     };
     const { settings, diagnostics } = one(section);
     expect(settings).toEqual(section);
@@ -79,6 +81,7 @@ describe("resolveSettings: invalid values", () => {
     ["models", { embed: "" }],
     ["models", { embedder: "x.gguf" }],
     ["models", "x.gguf"],
+    ["ingestSubagent", "off"],
   ];
 
   for (const [key, value] of invalid) {

@@ -141,13 +141,27 @@ describe("writing tools across hosts", () => {
     expect(byName.get("wiki_observe")?.annotations).toMatchObject({ idempotentHint: false });
   });
 
+  it('MCP has no model of its own: wiki_ingest mode "subagent" is refused, naming the hand-off', async () => {
+    const root = project();
+    const client = await mcpClient(root);
+    const refused = await mcpCall(client, "wiki_ingest", { mode: "subagent" });
+    expect(refused.isError).toBe(true);
+    expect(refused.result).toMatchObject({
+      ok: false,
+      diagnostics: [{ code: "ingest_no_model", repair: expect.stringContaining('"handoff"') }],
+    });
+    const handedOff = await mcpCall(client, "wiki_ingest", { mode: "handoff" });
+    expect(handedOff.text).toContain("A bounded queue protects slow consumers.");
+  });
+
   it("wiki_observe, wiki_log_event and wiki_ingest answer the same in Pi and over MCP", async () => {
     const calls: Call[] = [
       ["wiki_observe", OBSERVATION],
       ["wiki_observe", OBSERVATION],
       ["wiki_log_event", { kind: "query_answered", detail: { question: "why a lock?" } }],
       ["wiki_log_event", { kind: "Bad-Kind" }],
-      ["wiki_ingest", {}],
+      // Pi would run its sub-agent pass by default; the hand-off is what both hosts share.
+      ["wiki_ingest", { mode: "handoff" }],
       ["wiki_ingest", { source: "SRC-2026-11-30-001", mark_ingested: true }],
     ];
     const viaPi = await piCalls(project(), calls);

@@ -38,6 +38,7 @@ const SETTING_SCHEMAS = {
   includePersonal: Type.Boolean(),
   recallMaxChars: Type.Integer({ minimum: 500, maximum: 100_000 }),
   models: ModelsSchema,
+  ingestSubagent: Type.Boolean(),
 } satisfies Record<string, TSchema>;
 
 type SchemaMap = typeof SETTING_SCHEMAS;
@@ -51,6 +52,7 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   includePersonal: true,
   recallMaxChars: 8_000,
   models: {},
+  ingestSubagent: true,
 });
 
 /**

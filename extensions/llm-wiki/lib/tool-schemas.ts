@@ -273,6 +273,12 @@ export const IngestParams = Type.Object(
           "Once its pages are written: mark the source ingested (page status skeleton → ingested, a backup kept); needs source",
       }),
     ),
+    mode: Type.Optional(
+      Type.Union([Type.Literal("subagent"), Type.Literal("handoff")], {
+        description:
+          "subagent: a sub-agent of the host's own model writes the pages from every part and marks the source (Pi, the default there); handoff: return the text for you to write the pages (the only mode of a host without a model, e.g. MCP)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -49,16 +49,18 @@ export function createQueryCommand(send: Send): Command {
 /** `/wiki-ingest [source]`: turn captured sources into pages, through wiki_ingest. */
 export function createIngestCommand(send: Send): Command {
   return agentCommand(send, {
-    description: "Turn captured sources into wiki pages (the agent uses wiki_ingest)",
+    description:
+      "Turn captured sources into wiki pages (the agent calls wiki_ingest; a sub-agent writes the pages)",
     usage: "/wiki-ingest [SRC-… or source page id]",
     prompt: (source) =>
       [
         source === ""
           ? "Ingest the captured sources waiting in the llm-wiki: call wiki_ingest and follow what it returns."
           : `Ingest the captured source ${source} into the llm-wiki: call wiki_ingest with source ${JSON.stringify(source)} and follow what it returns.`,
-        "Read every part (ask for the next one with part), create pages with wiki_ensure_page citing the source id, replace the source page's skeleton summary, then mark the source with wiki_ingest mark_ingested: true.",
+        "It writes the pages itself with a sub-agent and marks the source once every part succeeded: report the pages it created, the titles it found taken and its diagnostics, without rewriting those pages.",
+        "If it hands you the source's text instead, read every part (ask for the next one with part), create pages with wiki_ensure_page citing the source id, replace the source page's skeleton summary, then mark the source with wiki_ingest mark_ingested: true.",
         ...(source === ""
-          ? ["Continue while sources are waiting, then say what you created."]
+          ? ["Continue while sources are waiting, then say what was created."]
           : []),
       ].join(" "),
   });

@@ -1,38 +1,129 @@
 /**
- * `wiki_ingest`: in Pi the agent itself is the model that turns a source
- * into pages. The tool hands it the source's text part by part with the page
- * schema; marking the source ingested changes its page, which is then
- * indexed in the background.
+ * `wiki_ingest` in Pi: the session's own model turns a skeleton source into
+ * pages in a sub-agent pass (`ingest-subagent.ts`) whose context the main
+ * session never sees; only the result comes back. Without a model, with the
+ * pass turned off in the settings, or when asked (`mode: "handoff"`, `part`,
+ * `mark_ingested`), it hands the agent the text part by part with the page
+ * schema, exactly as the MCP server does. Pages written and a source marked
+ * are indexed in the background.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { diagnostic } from "../lib/diagnostics.ts";
 import { renderIngest } from "../lib/render-text.ts";
-import { IngestParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
-import type { IngestResult } from "../lib/writing/ingest.ts";
+import { IngestParams, type IngestParamsT } from "../lib/tool-schemas.ts";
+import type { WikiService } from "../lib/wiki-service.ts";
+import { type IngestResult, subagentUnavailable } from "../lib/writing/ingest.ts";
+import { type IngestSubagentResult, runIngestSubagent } from "./ingest-subagent.ts";
+import { renderIngestSubagent } from "./ingest-subagent-render.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
-export function createIngestTool(
-  host: WikiHost,
-): ToolDefinition<typeof IngestParams, IngestResult> {
+/** Pi's own wording: here the tool writes the pages itself unless asked to hand off. */
+export const PI_INGEST_DESCRIPTION =
+  "Ingest a captured source into the llm-wiki. By default a sub-agent of this session's model reads every part of a skeleton source (the oldest waiting, or the one named) in a context of its own, writes pages citing the source (never overwriting; a taken title is reported), and marks the source ingested when every part succeeded and a page was written; you get the pages created, conflicts and diagnostics, not the source's text. mode: \"handoff\" (or part, or mark_ingested) returns the text in numbered parts of about 12,000 characters with the page schema for you to write the pages with wiki_ensure_page, then mark the source with mark_ingested: true.";
+
+type Details = IngestResult | IngestSubagentResult;
+
+function isSubagentResult(result: Details): result is IngestSubagentResult {
+  return "mode" in result && result.mode === "subagent";
+}
+
+/** Why the sub-agent pass cannot run for this call, or undefined when it can. */
+function refusal(
+  params: IngestParamsT,
+  hasModel: boolean,
+  service: WikiService,
+): IngestResult | undefined {
+  if (params.part !== undefined || params.mark_ingested !== undefined) {
+    return {
+      ok: false,
+      pending: [],
+      diagnostics: [
+        diagnostic(
+          "invalid_input",
+          "error",
+          'mode: part and mark_ingested belong to mode "handoff"; mode "subagent" reads every part and marks the source itself',
+        ),
+      ],
+    };
+  }
+  if (!hasModel) return subagentUnavailable("no model is selected in this session");
+  if (!service.settings.ingestSubagent) {
+    return {
+      ok: false,
+      pending: [],
+      diagnostics: [
+        diagnostic(
+          "ingest_subagent_off",
+          "error",
+          'the sub-agent pass is turned off in the settings ("ingestSubagent": false)',
+          {
+            repair: 'wiki_ingest {"mode": "handoff"}: returns the text for you to write the pages',
+          },
+        ),
+      ],
+    };
+  }
+  return undefined;
+}
+
+/** Whether this call runs the sub-agent pass: asked for, or the default where a model is at hand. */
+function wantsSubagent(params: IngestParamsT, hasModel: boolean, service: WikiService): boolean {
+  if (params.mode !== undefined) return params.mode === "subagent";
+  const handoffStep = params.part !== undefined || params.mark_ingested !== undefined;
+  return !handoffStep && hasModel && service.settings.ingestSubagent;
+}
+
+export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestParams, Details> {
   return {
     name: "wiki_ingest",
     label: "Wiki ingest",
-    description: TOOL_DESCRIPTIONS.wiki_ingest,
-    promptSnippet: "Read a captured source part by part and write wiki pages from it",
+    description: PI_INGEST_DESCRIPTION,
+    promptSnippet:
+      "Turn a captured source into wiki pages (a sub-agent writes them, or you do with mode handoff)",
     promptGuidelines: [
-      "When wiki_ingest returns a source's text, write the knowledge it holds as pages: create each with wiki_ensure_page and cite the source id; read every part before marking the source with wiki_ingest mark_ingested: true.",
+      "wiki_ingest writes the pages of a captured source itself with a sub-agent and reports what it created; do not rewrite those pages. Report conflicts and diagnostics it returns; call it again while sources are waiting.",
+      'When wiki_ingest returns a source\'s text instead (mode "handoff", or no sub-agent), write the knowledge it holds as pages: create each with wiki_ensure_page and cite the source id; read every part before marking the source with wiki_ingest mark_ingested: true.',
     ],
     parameters: IngestParams,
-    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+    async execute(_toolCallId, params, signal, onUpdate, ctx) {
       const service = host.service(ctx);
+      const [vault] = service.resolveVaults("active");
+      const hasModel = ctx.model !== undefined;
+
+      if (wantsSubagent(params, hasModel, service)) {
+        const refused = refusal(params, hasModel, service);
+        if (refused) return toolResult<Details>(refused, renderIngest(refused));
+        const result = await runIngestSubagent({
+          ctx,
+          service,
+          ...(params.source !== undefined ? { source: params.source } : {}),
+          ...(signal ? { signal } : {}),
+          onProgress: (text, partial) =>
+            onUpdate?.({
+              content: [{ type: "text", text }],
+              details: {
+                ...partial,
+                parts: [...partial.parts],
+                created: [...partial.created],
+                conflicts: [...partial.conflicts],
+              },
+            }),
+        });
+        if (!isSubagentResult(result)) return toolResult<Details>(result, renderIngest(result));
+        if ((result.created.length > 0 || result.marked?.changed) && vault) {
+          host.scheduleReindex(ctx, vault.kind);
+        }
+        return toolResult<Details>(result, renderIngestSubagent(result));
+      }
+
       const result = service.ingest({
         ...(params.source !== undefined ? { source: params.source } : {}),
         ...(params.part !== undefined ? { part: params.part } : {}),
         ...(params.mark_ingested !== undefined ? { markIngested: params.mark_ingested } : {}),
       });
-      const [vault] = service.resolveVaults("active");
       if (result.ok && result.marked?.changed && vault) host.scheduleReindex(ctx, vault.kind);
-      return toolResult(result, renderIngest(result));
+      return toolResult<Details>(result, renderIngest(result));
     },
   };
 }

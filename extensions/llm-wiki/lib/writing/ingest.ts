@@ -3,7 +3,9 @@
  * No model runs here: the operation hands the calling agent the packet's text
  * one part at a time (see `split-parts.ts`) with the page schema, and the
  * agent writes the pages. It marks nothing by itself; `markIngested` flips
- * one source page from `skeleton` to `ingested` once the agent is done.
+ * one source page from `skeleton` to `ingested` once the agent is done. In
+ * Pi that agent is by default a sub-agent of the session's model
+ * (`pi/ingest-subagent.ts`), which follows these same steps.
  */
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -46,6 +48,24 @@ export interface IngestResult {
   /** Skeleton sources waiting besides the one handled here, oldest first. */
   pending: SourceRef[];
   diagnostics: Diagnostic[];
+}
+
+/**
+ * The answer of a host that cannot run `wiki_ingest` with `mode: "subagent"`
+ * (a sub-agent of the host's own model writing the pages; MCP and the CLI
+ * have no model, a Pi session may have none selected): refused, nothing read
+ * or changed, with the hand-off call that works instead.
+ */
+export function subagentUnavailable(reason: string): IngestResult {
+  return {
+    ok: false,
+    pending: [],
+    diagnostics: [
+      diagnostic("ingest_no_model", "error", `mode "subagent" needs a model: ${reason}`, {
+        repair: 'wiki_ingest {"mode": "handoff"}: returns the text for you to write the pages',
+      }),
+    ],
+  };
 }
 
 function keyOf(ref: SourceRef): string {

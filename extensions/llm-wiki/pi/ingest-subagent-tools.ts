@@ -1,0 +1,142 @@
+/**
+ * The ingest sub-agent's only tools, bound to the service: creating a page
+ * (the service's ensure-page operation, which never overwrites) and an exact
+ * lookup of existing pages so the sub-agent links instead of duplicating.
+ * Every page written cites the source whatever the model wrote, and each
+ * outcome is recorded for the tool's result.
+ */
+import type { AgentTool, AgentToolResult } from "@earendil-works/pi-agent-core";
+import { Type } from "typebox";
+import { renderDiagnostics, renderEnsurePage, renderSearch } from "../lib/render-text.ts";
+import { EnsurePageParams } from "../lib/tool-schemas.ts";
+import type { EnsurePageOpResult, SearchResult, WikiService } from "../lib/wiki-service.ts";
+import type { SourceRef } from "../lib/writing/ingest-sources.ts";
+import { SEARCH_TOOL, WRITE_TOOL } from "./ingest-subagent-prompt.ts";
+
+/** A page the pass created, or found taken (a conflict), and the part that asked for it. */
+export interface IngestedPage {
+  id: string;
+  /** Vault-relative path (`wiki/concepts/rag.md`). */
+  path: string;
+  title: string;
+  part: number;
+}
+
+/** What the sub-agent's writes did over the whole pass, in order. */
+export interface PassLedger {
+  created: IngestedPage[];
+  conflicts: IngestedPage[];
+}
+
+/** Writes of one part: counted against its limit, refused past it. */
+export interface PartWrites {
+  attempted: number;
+  refused: number;
+}
+
+export interface PartToolsOptions {
+  service: WikiService;
+  source: SourceRef;
+  part: number;
+  maxWrites: number;
+  ledger: PassLedger;
+  /** Called after every page created, for progress reports. */
+  onCreated?: () => void;
+}
+
+const LookupParams = Type.Object(
+  {
+    query: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: "A page id, title, alias or tag",
+    }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+  },
+  { additionalProperties: false },
+);
+
+function textResult<T>(text: string, details: T, isError = false): AgentToolResult<T> {
+  return { content: [{ type: "text", text }], details, ...(isError ? { isError: true } : {}) };
+}
+
+/** The body with a link to the source page, added when the model left it out. */
+export function citedContent(content: string | undefined, source: SourceRef): string | undefined {
+  if (!source.page) return content;
+  const body = content ?? "";
+  if (body.includes(`[[${source.page}]]`) || body.includes(`[[${source.page}|`)) return body;
+  const link = `Source: [[${source.page}]]`;
+  return body.trim() === "" ? `${link}\n` : `${body.trimEnd()}\n\n${link}\n`;
+}
+
+/** The tools of one part's run, and the count of its writes. */
+export function partTools(options: PartToolsOptions): {
+  tools: AgentTool[];
+  writes: PartWrites;
+} {
+  const { service, source, part, ledger } = options;
+  const writes: PartWrites = { attempted: 0, refused: 0 };
+  const cite = source.sourceId ?? source.page;
+
+  const write: AgentTool<typeof EnsurePageParams, EnsurePageOpResult | undefined> = {
+    name: WRITE_TOOL,
+    label: "Wiki ensure page",
+    description:
+      "Create a wiki page from this source: type, title, content (Markdown), description, tags, aliases. Never overwrites: a page with the same title is reported, not replaced. The source is cited for you.",
+    parameters: EnsurePageParams,
+    // One write after another: pages land in the order the model asked for them.
+    executionMode: "sequential",
+    async execute(_id, params) {
+      if (writes.attempted >= options.maxWrites) {
+        writes.refused += 1;
+        return textResult(
+          `refused: this part already wrote ${options.maxWrites} page(s), its limit; finish with your note`,
+          undefined,
+          true,
+        );
+      }
+      writes.attempted += 1;
+      const content = citedContent(params.content, source);
+      const result = service.ensurePage({
+        ...params,
+        ...(content !== undefined ? { content } : {}),
+        ...(cite ? { sources: [cite] } : {}),
+      });
+      if (!result.ok || result.id === undefined || result.path === undefined) {
+        return textResult(renderDiagnostics(result.diagnostics), result, true);
+      }
+      const page = { id: result.id, path: result.path, title: params.title, part };
+      if (result.created) {
+        ledger.created.push(page);
+        options.onCreated?.();
+        return textResult(renderEnsurePage(result), result);
+      }
+      ledger.conflicts.push(page);
+      return textResult(
+        `${renderEnsurePage(result)}. Link it as [[${result.id}]] instead of writing it again.`,
+        result,
+      );
+    },
+  };
+
+  const lookup: AgentTool<typeof LookupParams, SearchResult> = {
+    name: SEARCH_TOOL,
+    label: "Wiki search",
+    description:
+      "Look up existing wiki pages by id, title, alias or tag (exact matches first, then partial ones).",
+    parameters: LookupParams,
+    async execute(_id, params) {
+      // The active vault only: pages are written there, and a link resolves within its vault.
+      const result = service.search({
+        query: params.query,
+        limit: params.limit ?? 10,
+        vault: "active",
+      });
+      return result.ok
+        ? textResult(renderSearch(result), result)
+        : textResult(renderDiagnostics(result.diagnostics), result, true);
+    },
+  };
+
+  return { tools: [write, lookup], writes };
+}
