@@ -4,8 +4,11 @@
  * the protocol before anything else is loaded, so nothing a library prints
  * while loading or running can corrupt the stream.
  */
+import { enableCodeCache } from "../extensions/llm-wiki/lib/compile-cache.ts";
 import { reserveStdoutForProtocol } from "./stdout-guard.ts";
 
+// Before the rest is loaded, so the cache covers it.
+enableCodeCache();
 const protocolOut = reserveStdoutForProtocol();
 // Loaded only now: static imports would run (and could print) before the guard.
 const { main } = await import("./main.ts");

@@ -1,0 +1,204 @@
+/**
+ * The command-line host (entry: `llm-wiki.ts`). Parses arguments, calls the shared
+ * service, renders the result. Exit codes: 0 success, 1 the operation
+ * reported errors, 2 usage.
+ */
+import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
+import {
+  renderBootstrap,
+  renderDiagnostics,
+  renderRecallResult,
+  renderReindex,
+  renderSearch,
+  renderStatus,
+} from "../extensions/llm-wiki/lib/render-text.ts";
+import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
+import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import {
+  createWikiService,
+  type VaultSelector,
+  type WikiService,
+} from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { intOption, type OptionSpec, type Parsed, parseCommand, UsageError } from "./args.ts";
+import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
+import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
+import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
+import { createProgress } from "./progress.ts";
+import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
+
+const USAGE = `usage: llm-wiki <command> [options]
+
+commands:
+  init [--name N] [--topic T] [--mode M]   create a vault here (or at --vault)
+  status                                   pages, roles, links and diagnostics
+  search <query> [--limit N]               exact lookup by id, title, alias or tag
+  recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
+         [--auto]                          the automatic per-turn policy instead
+  reindex [--all] [--vectors] [--force]    bring the search index up to date
+          [--which active|project|personal|all]
+${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${BENCH_USAGE}
+common options:
+  --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
+  --json        one JSON document on stdout
+`;
+
+const OPTIONS: Record<string, Record<string, OptionSpec>> = {
+  init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
+  status: {},
+  search: { limit: { type: "string" } },
+  recall: { mode: { type: "string" }, max: { type: "string" }, auto: { type: "boolean" } },
+  reindex: {
+    all: { type: "boolean" },
+    vectors: { type: "boolean" },
+    force: { type: "boolean" },
+    which: { type: "string" },
+  },
+  ...WRITING_OPTIONS,
+  lint: LINT_OPTIONS,
+  bench: BENCH_OPTIONS,
+  capture: CAPTURE_OPTIONS,
+};
+
+const MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
+
+function modeOption(value: string | boolean | undefined): RetrievalMode | undefined {
+  if (value === undefined) return undefined;
+  const found = MODES.find((m) => m === value);
+  if (!found) throw new UsageError(`--mode takes one of ${MODES.join(", ")}`);
+  return found;
+}
+
+const SELECTORS = ["active", "project", "personal", "all"] as const;
+
+function selector(value: string | boolean | undefined): VaultSelector {
+  if (value === undefined) return "active";
+  const found = SELECTORS.find((s) => s === value);
+  if (!found) throw new UsageError(`--which takes one of ${SELECTORS.join(", ")}`);
+  return found;
+}
+
+interface Outcome {
+  ok: boolean;
+  result: object;
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome>;
+
+const HANDLERS: Record<string, Handler> = {
+  ...WRITING_HANDLERS,
+  lint: lintCommand,
+  bench: benchCommand,
+  capture: captureCommand,
+  init(service, { values }) {
+    const result = service.bootstrap({
+      ...(typeof values.name === "string" ? { name: values.name } : {}),
+      ...(typeof values.topic === "string" ? { topic: values.topic } : {}),
+      ...(typeof values.mode === "string" ? { mode: values.mode } : {}),
+    });
+    return { ok: true, result, text: renderBootstrap(result), diagnostics: [] };
+  },
+  status(service) {
+    const result = service.status();
+    return { ok: result.ok, result, text: renderStatus(result), diagnostics: result.diagnostics };
+  },
+  search(service, { positionals, values }) {
+    const query = positionals.join(" ");
+    if (query.trim() === "") throw new UsageError("search needs a query");
+    const result = service.search({ query, limit: intOption(values.limit, "limit", 10) });
+    return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
+  },
+  async recall(service, { positionals, values }) {
+    const query = positionals.join(" ");
+    if (query.trim() === "") throw new UsageError("recall needs a query");
+    const mode = modeOption(values.mode);
+    const max = intOption(values.max, "max", 5);
+    if (max > 10) throw new UsageError("--max is at most 10");
+    // A one-shot command cannot count on a background indexer: bring a missing
+    // or stale index up to date first (cheap when nothing changed).
+    const index = service.status().vault?.index;
+    if (index && index.state !== "ready") await service.reindex({ scope: "changed" });
+    const result = await service.recall({
+      query,
+      policy: values.auto ? "automatic" : "explicit",
+      maxResults: max,
+      ...(mode ? { mode } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderRecallResult(result),
+      diagnostics: result.diagnostics,
+    };
+  },
+  async reindex(service, { values }) {
+    const progress = createProgress(process.stderr);
+    const result = await service.reindex({
+      scope: values.all ? "all" : "changed",
+      components: values.vectors ? ["lexical", "vectors"] : ["lexical"],
+      force: values.force === true,
+      vault: selector(values.which),
+      onProgress: values.json ? undefined : progress.update,
+    });
+    progress.done();
+    return { ok: result.ok, result, text: renderReindex(result), diagnostics: result.diagnostics };
+  },
+};
+
+/** Runs one command; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parseCommand(argv, OPTIONS);
+  } catch (error) {
+    process.stderr.write(`llm-wiki: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (parsed.command === "help" || parsed.values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.command === "version") {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
+  const handler = HANDLERS[parsed.command];
+  if (!handler) {
+    process.stderr.write(`llm-wiki: unknown command "${parsed.command}"\n`);
+    return 2;
+  }
+  const { settings, diagnostics: settingsDiagnostics } = loadCliSettings();
+  const service = createWikiService({
+    cwd: process.cwd(),
+    settings,
+    ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
+  });
+  let outcome: Outcome;
+  try {
+    outcome = await handler(service, parsed);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`llm-wiki: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`llm-wiki: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await service.close();
+  }
+  const diagnostics = [...settingsDiagnostics, ...outcome.diagnostics];
+  if (parsed.values.json) {
+    process.stdout.write(`${JSON.stringify({ ...outcome.result, ok: outcome.ok }, null, 2)}\n`);
+  } else {
+    if (outcome.text) process.stdout.write(`${outcome.text}\n`);
+    const shown = diagnostics.filter((d) => d.severity !== "info" || !outcome.ok);
+    if (shown.length > 0) process.stderr.write(`${renderDiagnostics(shown)}\n`);
+  }
+  if (!outcome.ok) {
+    const first = outcome.diagnostics.find((d) => d.severity === "error");
+    if (parsed.values.json && first) process.stderr.write(`llm-wiki: ${first.message}\n`);
+  }
+  return outcome.ok ? 0 : 1;
+}

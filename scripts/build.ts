@@ -1,0 +1,45 @@
+/**
+ * `pnpm build`: the published bins (`llm-wiki`, `llm-wiki-mcp`) as bundled
+ * ESM under `dist/`. Loading ~1,500 separate modules (TypeBox alone is 664
+ * files, the MCP SDK brings zod and ajv) was most of the MCP server's time
+ * from spawn to first answer; one bundle per entry (with shared chunks, so
+ * dynamic imports stay lazy) loads in a fraction of it. QMD and its native
+ * parts stay external: they load their own binaries and models at run time.
+ * The Pi extension is not bundled: Pi loads its TypeScript source.
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+
+const root = join(import.meta.dirname, "..");
+const outdir = join(root, "dist");
+
+/** Builds both bins into `dist/`; returns the output files. */
+export async function buildBins(out: string = outdir): Promise<string[]> {
+  rmSync(out, { recursive: true, force: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { "mcp/index": "mcp/index.ts", "cli/llm-wiki": "cli/llm-wiki.ts" },
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node22",
+    external: ["@tobilu/qmd", "better-sqlite3", "node-llama-cpp", "sqlite-vec"],
+    // Bundled CommonJS (gray-matter, ajv) calls `require` for Node's own modules.
+    banner: {
+      js: 'import { createRequire as __llmWikiRequire } from "node:module"; const require = __llmWikiRequire(import.meta.url);',
+    },
+    chunkNames: "chunks/[name]-[hash]",
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning",
+  });
+  return Object.keys(result.metafile.outputs);
+}
+
+if (import.meta.main) {
+  const files = await buildBins();
+  process.stdout.write(`built ${files.length} files into dist/\n`);
+}
