@@ -218,7 +218,7 @@ export async function captureSource(
     // Redact the original first, then convert; the converter may decode an
     // entity-escaped secret (`sk-&#65;…`), so its output is redacted again.
     const original = redactSecrets(source.text);
-    const extraction = toMarkdown(original.text, format);
+    const extraction = await toMarkdown(original.text, format);
     const markdown = redactSecrets(extraction.markdown);
     const sourceBytes = Buffer.byteLength(markdown.text);
     if (sourceBytes > limits.maxTextBytes) {

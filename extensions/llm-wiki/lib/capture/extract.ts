@@ -6,7 +6,6 @@
  */
 import { extname } from "node:path";
 import { TextDecoder } from "node:util";
-import { NodeHtmlMarkdown } from "node-html-markdown";
 import { diagnostic, WikiError } from "../diagnostics.ts";
 
 /** What a captured source is, as far as extraction goes. */
@@ -132,15 +131,23 @@ const HTML_IGNORE = ["nav", "footer", "form", "button", "svg", "iframe", "noscri
 // Without escaping, a title is plain text: `my_module` must not read `my\_module`.
 const NO_ESCAPE = [/(?!)/g, ""] as const;
 
-function plainText(html: string): string {
+/** node-html-markdown and its HTML parser, loaded on the first HTML capture only (hosts start faster). */
+type Converter = typeof import("node-html-markdown")["NodeHtmlMarkdown"];
+let converter: Promise<Converter> | undefined;
+function htmlConverter(): Promise<Converter> {
+  converter ??= import("node-html-markdown").then((m) => m.NodeHtmlMarkdown);
+  return converter;
+}
+
+function plainText(NodeHtmlMarkdown: Converter, html: string): string {
   return NodeHtmlMarkdown.translate(html, { globalEscape: NO_ESCAPE, lineStartEscape: NO_ESCAPE })
     .replace(/\s+/g, " ")
     .trim();
 }
 
-function htmlTitle(html: string): string | undefined {
+function htmlTitle(NodeHtmlMarkdown: Converter, html: string): string | undefined {
   const inner = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html)?.[1];
-  const title = inner === undefined ? "" : plainText(`<span>${inner}</span>`);
+  const title = inner === undefined ? "" : plainText(NodeHtmlMarkdown, `<span>${inner}</span>`);
   return title === "" ? undefined : title;
 }
 
@@ -150,12 +157,13 @@ function firstHeading(markdown: string): string | undefined {
 }
 
 /** Converts decoded text of `format` to Markdown. */
-export function toMarkdown(text: string, format: SourceFormat): Extraction {
+export async function toMarkdown(text: string, format: SourceFormat): Promise<Extraction> {
   const body = text.replace(/^\uFEFF/, "");
   switch (format) {
     case "html": {
+      const NodeHtmlMarkdown = await htmlConverter();
       const markdown = NodeHtmlMarkdown.translate(body, { ignore: HTML_IGNORE }).trim();
-      const title = htmlTitle(body) ?? firstHeading(markdown);
+      const title = htmlTitle(NodeHtmlMarkdown, body) ?? firstHeading(markdown);
       return {
         markdown: `${markdown}\n`,
         extractor: "node-html-markdown",
