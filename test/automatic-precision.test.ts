@@ -21,6 +21,9 @@ beforeAll(async () => {
   const built = await service.reindex({ scope: "all", components: ["lexical", "vectors"] });
   expect(built.ok).toBe(true);
   expect(service.status().vault?.index.vectors.present).toBe(true);
+  // Loads the embed model once: a cold load on a busy machine can exceed the
+  // automatic turn budget, and these specs are about precision, not speed.
+  await service.recall({ query: "cache", mode: "hybrid" });
 }, 180_000);
 
 afterAll(async () => {

@@ -28,8 +28,13 @@ interface NameTable {
 
 const tables = new WeakMap<object, NameTable>();
 
+/** Anything outside printable ASCII (a name with a tab or newline just takes the slow path). */
+const NOT_PLAIN_ASCII = /[^ -~]/;
+
 function plain(text: string): string {
-  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+  // NFKC leaves ASCII as it is; most names are ASCII and the table holds every name.
+  const normal = NOT_PLAIN_ASCII.test(text) ? text.normalize("NFKC") : text;
+  return normal.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
 /** Words only: punctuation becomes a space, so "ADR-001: SQLite" reads "adr 001 sqlite". */

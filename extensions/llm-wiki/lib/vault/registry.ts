@@ -7,7 +7,15 @@
  * file is cached under `meta/cache/registry/` (see registry-cache.ts). All
  * of it is derived; deleting it loses nothing.
  */
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  type Dirent,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { isInside, writeFileAtomic } from "./fs-safe.ts";
@@ -334,7 +342,11 @@ export function refreshRegistry(
     }
   }
   const graph = buildLinkGraph(outgoing);
-  writeBacklinks(paths, graph.backlinks, diagnostics);
+  // A cache that was complete and unchanged was written with its backlinks:
+  // a fresh process reading it need not compare megabytes to find that out.
+  if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {
+    writeBacklinks(paths, graph.backlinks, diagnostics);
+  }
   return {
     pages,
     hashes,
