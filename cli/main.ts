@@ -24,6 +24,7 @@ import { intOption, type OptionSpec, type Parsed, parseCommand, UsageError } fro
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
+import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
 import { createProgress } from "./progress.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
@@ -37,7 +38,7 @@ commands:
          [--auto]                          the automatic per-turn policy instead
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -58,6 +59,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   lint: LINT_OPTIONS,
   bench: BENCH_OPTIONS,
   capture: CAPTURE_OPTIONS,
+  models: MODELS_OPTIONS,
 };
 
 const MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
@@ -83,6 +85,8 @@ interface Outcome {
   result: object;
   text: string;
   diagnostics: Diagnostic[];
+  /** Overrides the 0/1 exit code (130: cancelled with Ctrl-C). */
+  exitCode?: number;
 }
 
 type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome>;
@@ -92,6 +96,7 @@ const HANDLERS: Record<string, Handler> = {
   lint: lintCommand,
   bench: benchCommand,
   capture: captureCommand,
+  models: modelsCommand,
   init(service, { values }) {
     const result = service.bootstrap({
       ...(typeof values.name === "string" ? { name: values.name } : {}),
@@ -200,5 +205,5 @@ export async function main(argv: string[]): Promise<number> {
     const first = outcome.diagnostics.find((d) => d.severity === "error");
     if (parsed.values.json && first) process.stderr.write(`llm-wiki: ${first.message}\n`);
   }
-  return outcome.ok ? 0 : 1;
+  return outcome.exitCode ?? (outcome.ok ? 0 : 1);
 }

@@ -154,9 +154,7 @@ describe("modelAvailability", () => {
     expect(statuses.rerank).toMatchObject({ available: false });
     expect(statuses.generate).toMatchObject({ available: false });
     expect(statuses.generate.reason).toContain(cacheDir);
-    expect(statuses.generate.repair).toContain(
-      `QMD_GENERATE_MODEL=${QMD_DEFAULT_MODELS.generate} npx @tobilu/qmd pull`,
-    );
+    expect(statuses.generate.repair).toContain("llm-wiki models pull --role generate");
   });
 
   it("refuses a file that is not GGUF (QMD would delete it and download again)", () => {

@@ -189,7 +189,7 @@ function statusOf(model: ResolvedModel, cacheDir: string): ModelStatus {
     return { ...base, available: true, path: model.uri };
   }
   const names = hfCacheFileNames(model.uri);
-  const pull = `${envVar}=${model.uri} npx @tobilu/qmd pull`;
+  const pull = `llm-wiki models pull --role ${model.role}`;
   if (names.length === 0) {
     return {
       ...base,
