@@ -4,45 +4,20 @@
  * user message naming the tool to use; `/wiki-status` answers with a notice
  * and involves no model at all.
  */
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { eventually, type PiDirs, type PiHarness, startPi, textOf } from "./helpers/pi-session.ts";
-import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { eventually, type PiHarness, piPerTest, textOf } from "./helpers/pi-session.ts";
+import { makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
-let dirs: PiDirs;
-const open: PiHarness[] = [];
+const fixture = piPerTest("llm-wiki-commands-");
+const pi = (): Promise<PiHarness> => fixture.start();
 
 beforeEach(() => {
-  const root = makeTempDir("llm-wiki-commands-");
-  const home = join(root, "home");
-  dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
-  for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
   makeTempVault({
-    root: dirs.project,
+    root: fixture.dirs.project,
     pages: { "concepts/backpressure": pageText({ type: "concept", title: "Backpressure" }) },
   });
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
 });
-
-afterEach(async () => {
-  for (const pi of open.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
-
-async function pi(): Promise<PiHarness> {
-  const harness = await startPi(dirs);
-  open.push(harness);
-  return harness;
-}
 
 /** The user message the model received for a command (the last user message of its request). */
 async function userMessageFor(session: PiHarness, command: string): Promise<string> {

@@ -7,60 +7,31 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type PiDirs, type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
-import {
-  makeTempDir,
-  makeTempVault,
-  removeTempDirs,
-  snapshotFiles,
-  type TempVault,
-} from "./helpers/temp-vault.ts";
+import { beforeEach, describe, expect, it } from "vitest";
+import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
+import { makeTempVault, snapshotFiles, type TempVault } from "./helpers/temp-vault.ts";
 
 const RAW_FILE = ".llm-wiki/raw/x.md";
 const EVENTS = ".llm-wiki/meta/events.jsonl";
 const EVENT_LINE = '{"ts":"2026-11-30T09:00:00.000Z","kind":"vault_initialized"}\n';
 
-let dirs: PiDirs;
 let vault: TempVault;
-const open: PiHarness[] = [];
+const fixture = piPerTest("llm-wiki-guard-");
+const pi = (): Promise<PiHarness> => fixture.start();
 
 beforeEach(() => {
-  const root = makeTempDir("llm-wiki-guard-");
-  const home = join(root, "home");
-  dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
-  for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
-  vault = makeTempVault({ root: dirs.project });
+  vault = makeTempVault({ root: fixture.dirs.project });
   mkdirSync(vault.paths.raw, { recursive: true });
   mkdirSync(vault.paths.meta, { recursive: true });
-  writeFileSync(join(dirs.project, RAW_FILE), "captured, immutable\n");
-  writeFileSync(join(dirs.project, EVENTS), EVENT_LINE);
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
+  writeFileSync(join(fixture.dirs.project, RAW_FILE), "captured, immutable\n");
+  writeFileSync(join(fixture.dirs.project, EVENTS), EVENT_LINE);
 });
-
-afterEach(async () => {
-  for (const pi of open.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
-
-async function pi(): Promise<PiHarness> {
-  const harness = await startPi(dirs);
-  open.push(harness);
-  return harness;
-}
 
 /** raw/ and meta/events.jsonl as bytes: what the refused calls must leave alone. */
 function protectedFiles(): Map<string, Buffer> {
   return new Map([
     ...snapshotFiles(vault.paths.raw),
-    ["events", readFileSync(join(dirs.project, EVENTS))],
+    ["events", readFileSync(join(fixture.dirs.project, EVENTS))],
   ]);
 }
 
@@ -92,11 +63,13 @@ describe("guardrails in a real Pi session", () => {
     expect(protectedFiles()).toEqual(before);
 
     expect(allowed).toMatchObject({ toolName: "write", isError: false });
-    expect(readFileSync(join(dirs.project, ".llm-wiki/wiki/concepts/x.md"), "utf8")).toBe(page);
+    expect(readFileSync(join(fixture.dirs.project, ".llm-wiki/wiki/concepts/x.md"), "utf8")).toBe(
+      page,
+    );
   });
 
   it("refuses a write through a symlink that leads into raw/", async () => {
-    symlinkSync(vault.paths.raw, join(dirs.project, "notes"));
+    symlinkSync(vault.paths.raw, join(fixture.dirs.project, "notes"));
     const session = await pi();
     const before = protectedFiles();
     session.script([fauxToolCall("write", { path: "notes/y.md", content: "sneaky\n" })], "ok");
@@ -110,7 +83,7 @@ describe("guardrails in a real Pi session", () => {
   });
 
   it("refuses bash commands that obviously write into raw/ or meta/, and runs those that only read", async () => {
-    writeFileSync(join(dirs.project, "notes.md"), "notes\n");
+    writeFileSync(join(fixture.dirs.project, "notes.md"), "notes\n");
     const session = await pi();
     const before = protectedFiles();
     const refused = [
@@ -141,11 +114,11 @@ describe("guardrails in a real Pi session", () => {
     expect(text(0)).toContain("wiki_log_event");
     expect(text(1)).toContain("wiki_capture_source");
     expect(protectedFiles()).toEqual(before);
-    expect(existsSync(join(dirs.project, ".llm-wiki"))).toBe(true);
+    expect(existsSync(join(fixture.dirs.project, ".llm-wiki"))).toBe(true);
 
     // Reading is not writing: these ran.
     expect(results.slice(refused.length).map((r) => r.isError)).toEqual([false, false]);
-    expect(readFileSync(join(dirs.project, "copy.txt"), "utf8")).toBe(EVENT_LINE);
+    expect(readFileSync(join(fixture.dirs.project, "copy.txt"), "utf8")).toBe(EVENT_LINE);
     expect(text(-1)).toContain("x.md");
   });
 });

@@ -5,7 +5,7 @@
  * main agent and the sub-agent from one queue, in order, so each test scripts
  * the main call, then the sub-agent's turns, then the main agent's last word.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   fauxAssistantMessage,
@@ -14,55 +14,26 @@ import {
   type Message,
   type ToolCall,
 } from "@earendil-works/pi-ai";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { PART_CHARS } from "../extensions/llm-wiki/lib/writing/split-parts.ts";
 import type { IngestSubagentResult } from "../extensions/llm-wiki/pi/ingest-subagent.ts";
 import { SUBAGENT_LIMITS } from "../extensions/llm-wiki/pi/ingest-subagent.ts";
-import { type PiDirs, type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
-import {
-  makeTempDir,
-  makeTempVault,
-  pageText,
-  removeTempDirs,
-  type TempVault,
-} from "./helpers/temp-vault.ts";
+import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
+import { makeTempVault, pageText, type TempVault } from "./helpers/temp-vault.ts";
 
 /** A phrase only the source's body holds, past the lines its skeleton page quotes. */
 const MARKER = "zebra-queue-7731";
 const PROMPT = "ingest the captured source";
 const INGESTED_REPLY = "The source is in the wiki now.";
 
-let dirs: PiDirs;
 let vault: TempVault;
-const open: PiHarness[] = [];
+const fixture = piPerTest("llm-wiki-ingest-");
+const pi = (): Promise<PiHarness> => fixture.start();
 
 beforeEach(() => {
-  const root = makeTempDir("llm-wiki-ingest-");
-  const home = join(root, "home");
-  dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
-  for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
-  vault = makeTempVault({ root: dirs.project });
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
+  vault = makeTempVault({ root: fixture.dirs.project });
 });
-
-afterEach(async () => {
-  for (const pi of open.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
-
-async function pi(): Promise<PiHarness> {
-  const harness = await startPi(dirs);
-  open.push(harness);
-  return harness;
-}
 
 interface Captured {
   id: string;
@@ -74,7 +45,7 @@ interface Captured {
 
 /** Captures `text` through the service, as `wiki_capture_source` would. */
 async function capture(title: string, text: string): Promise<Captured> {
-  const service = createWikiService({ cwd: dirs.project });
+  const service = createWikiService({ cwd: fixture.dirs.project });
   try {
     const result = await service.captureSource({ title, text });
     expect(result.ok).toBe(true);
@@ -439,7 +410,7 @@ describe("wiki_ingest: the sub-agent pass", () => {
 describe("wiki_ingest: the hand-off", () => {
   it('with mode "handoff" returns the text and the schema, as the service does', async () => {
     const source = await capture("Backpressure notes", backpressureText());
-    const service = createWikiService({ cwd: dirs.project });
+    const service = createWikiService({ cwd: fixture.dirs.project });
     const expected = service.ingest({ source: source.id });
     await service.close();
 
@@ -464,7 +435,7 @@ describe("wiki_ingest: the hand-off", () => {
 
   it('hands off by default when the settings say "ingestSubagent": false', async () => {
     writeFileSync(
-      join(dirs.agentDir, "settings.json"),
+      join(fixture.dirs.agentDir, "settings.json"),
       `${JSON.stringify({ "llm-wiki": { ingestSubagent: false } })}\n`,
     );
     const source = await capture("Backpressure notes", backpressureText());

@@ -4,6 +4,7 @@
  * from its path, driven by Pi's scripted faux model. Every model request is
  * recorded, and the UI is a plain object that records notices and statuses.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AssistantMessage,
@@ -24,6 +25,8 @@ import {
   SessionManager,
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
+import { afterEach, beforeEach, expect, vi } from "vitest";
+import { makeTempDir, removeTempDirs } from "./temp-vault.ts";
 
 export const EXTENSION = join(
   import.meta.dirname,
@@ -193,4 +196,53 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return probe();
+}
+
+/** Per-test Pi sessions, from `piPerTest`. */
+export interface PiPerTest {
+  /** This test's folders (fresh before each test). */
+  readonly dirs: PiDirs;
+  /** Starts a session in `dirs.project`, closed after the test. */
+  start(options?: { projectTrusted?: boolean }): Promise<PiHarness>;
+}
+
+/**
+ * Registers hooks that give each test fresh folders (a project, Pi's agent
+ * folder, a home holding no vault, a model cache) with the environment
+ * pointed at them, and close its sessions afterwards, failing the test when
+ * the extension reported an error. Hooks a test file registers later run
+ * after these, so they can put a vault in `dirs.project`.
+ */
+export function piPerTest(prefix: string): PiPerTest {
+  let dirs: PiDirs | undefined;
+  const open: PiHarness[] = [];
+  beforeEach(() => {
+    const root = makeTempDir(prefix);
+    const home = join(root, "home");
+    dirs = { root, agentDir: join(root, "agent"), project: join(root, "project") };
+    for (const dir of [home, dirs.agentDir, dirs.project]) mkdirSync(dir, { recursive: true });
+    vi.stubEnv("HOME", home);
+    vi.stubEnv("WIKI_HOME", home);
+    vi.stubEnv("XDG_CACHE_HOME", join(root, "xdg-cache"));
+    vi.stubEnv("PI_CODING_AGENT_DIR", dirs.agentDir);
+  });
+  afterEach(async () => {
+    for (const pi of open.splice(0)) {
+      await pi.close();
+      expect(pi.errors).toEqual([]);
+    }
+    vi.unstubAllEnvs();
+    removeTempDirs();
+  });
+  return {
+    get dirs() {
+      if (!dirs) throw new Error("piPerTest: dirs are made before each test");
+      return dirs;
+    },
+    async start(options) {
+      const harness = await startPi(this.dirs, options);
+      open.push(harness);
+      return harness;
+    },
+  };
 }

@@ -19,6 +19,7 @@ import {
 } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
+import { fnv1a } from "../vault/stable-hash.ts";
 import type { GenerationPaths } from "./layout.ts";
 import type { DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
 
@@ -83,15 +84,6 @@ export function collectionsOf(
     }
   }
   return out;
-}
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
 }
 
 /** The collection a page belongs to: its role and a stable shard of its id. */

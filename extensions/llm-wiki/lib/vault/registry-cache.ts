@@ -15,6 +15,7 @@ import { writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
+import { fnv1a } from "./stable-hash.ts";
 
 const CACHE_VERSION = 2;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
@@ -38,15 +39,6 @@ export interface CacheSnapshot {
   shards: ShardRecords[];
   /** `size:mtimeMs` of each shard file; "" when absent. */
   stamps: string[];
-}
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
 }
 
 /** The shard a vault-relative path belongs to. */
