@@ -31,7 +31,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, isAbsolute } from "node:path";
 import { createStore, type QMDStore } from "@tobilu/qmd";
-import { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
+import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import {
   type ModelRole,
   modelAvailability,
@@ -46,6 +46,15 @@ import {
   type DocumentUpsert,
 } from "./qmd-documents.ts";
 import {
+  boundExcerpt,
+  type Candidate,
+  clampLimit,
+  fuse,
+  normalise,
+  plainQuery,
+} from "./qmd-excerpts.ts";
+import { createLexicalSearch } from "./qmd-lexical.ts";
+import {
   abortable,
   modelCall,
   withModelEnv,
@@ -55,6 +64,7 @@ import {
 
 // Re-exported for callers that hold a store anyway; models.ts has it without loading QMD.
 export { ModelUnavailableError } from "./models.ts";
+export { EXCERPT_MAX_CHARS } from "./qmd-excerpts.ts";
 
 /** `canonical` pages answer; `evidence` pages back answers up. */
 export type CollectionRole = "canonical" | "evidence";
@@ -199,129 +209,14 @@ export interface QmdStore {
   close(): Promise<void>;
 }
 
-/** Upper bound of `QmdHit.bestChunk`. */
-export const EXCERPT_MAX_CHARS = 800;
 const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 200;
 const DEFAULT_CANDIDATES = 40;
-/** Query terms weighed for a hit's coverage (see `coverage` in openQmdStore); more are noise. */
-const COVERAGE_TERMS = 32;
-/** Terms one OR query may carry (see `selectTerms`). */
-const MAX_QUERY_TERMS = 16;
-/** Document-frequency probes stop counting here: any term this common is "common". */
-const DF_PROBE_CAP = 64;
-/** Excerpt window: this many characters before the first query word, this many in all. */
-const WINDOW_BEFORE = 120;
-const WINDOW_CHARS = 720;
 /** Characters of a page body taken from a vector hit's chunk start (QMD chunks are ~900 tokens). */
 const CHUNK_SPAN = 3_600;
-/** QMD's reciprocal-rank constant and top-rank bonuses (store.js `reciprocalRankFusion`). */
-const RRF_K = 60;
 
 // QMD reads XDG_CACHE_HOME once, when its llm.js is first evaluated: that is
 // now, since this module's static import evaluates QMD before this line runs.
 const QMD_CACHE_DIR = qmdModelCacheDir(process.env);
-
-// ---------------------------------------------------------------------------
-// Excerpts and scores (pure)
-// ---------------------------------------------------------------------------
-
-/** Plain words a term may appear as in a page body (phrases like "召 回" excepted). */
-function surfaces(terms: LexTerm[]): string[] {
-  const out = new Set<string>();
-  for (const term of terms) {
-    out.add(term.text);
-    for (const fts of term.fts) {
-      const word = fts.slice(1, -1);
-      if (!word.includes(" ")) out.add(word);
-    }
-  }
-  return [...out];
-}
-
-/** Tidies a body window: whole words at cut edges, one line, ellipses where cut. */
-function tidyWindow(text: string, cutStart: boolean, cutEnd: boolean): string {
-  let t = text;
-  if (cutStart) t = t.replace(/^\S{0,30}\s/, "");
-  if (cutEnd) t = t.replace(/\s\S{0,30}$/, "");
-  t = t.replace(/\s+/g, " ").trim();
-  return `${cutStart ? "…" : ""}${t}${cutEnd ? "…" : ""}`;
-}
-
-/** QMD's chunk as one line, cut to EXCERPT_MAX_CHARS around the first query word found. */
-function boundExcerpt(chunk: string, terms: LexTerm[]): string {
-  const text = chunk.replace(/\s+/g, " ").trim();
-  if (text.length <= EXCERPT_MAX_CHARS) return text;
-  const lower = text.toLowerCase();
-  const found = surfaces(terms)
-    .map((word) => lower.indexOf(word))
-    .filter((i) => i >= 0);
-  const at = found.length > 0 ? Math.min(...found) : 0;
-  const start = Math.max(0, Math.min(at - WINDOW_BEFORE, text.length - WINDOW_CHARS));
-  const end = Math.min(text.length, start + WINDOW_CHARS);
-  return tidyWindow(text.slice(start, end), start > 0, end < text.length);
-}
-
-function clampLimit(limit: number | undefined, fallback: number): number {
-  if (limit === undefined || !Number.isFinite(limit)) return fallback;
-  return Math.max(0, Math.min(MAX_LIMIT, Math.floor(limit)));
-}
-
-/** `rawScore / max` times a list-wide factor; stable for an all-zero list. */
-function normalise<T extends { rawScore: number }>(
-  hits: T[],
-  factor = 1,
-): Array<T & { score: number }> {
-  const max = Math.max(0, ...hits.map((h) => h.rawScore));
-  return hits.map((h) => ({ ...h, score: max > 0 ? (h.rawScore / max) * factor : factor }));
-}
-
-/** Query text safe for QMD's typed queries: one line, no `-negation`. */
-function plainQuery(query: string): string {
-  return query
-    .normalize("NFKC")
-    .replace(/\s+/g, " ")
-    .replace(/(^|\s)-+(?=\S)/g, "$1")
-    .trim();
-}
-
-/**
- * QMD's reciprocal-rank fusion (k = 60; +0.05 for a list's first, +0.02 for
- * its second and third), with equal weights: every list answers the original
- * query. A page keeps its best confidence and the first excerpt found. Ties
- * break by key, so the order is deterministic.
- */
-function fuse(lists: Candidate[][], limit: number) {
-  const fused = new Map<
-    string,
-    { candidate: Candidate; rrf: number; top: number; lists: Set<number> }
-  >();
-  lists.forEach((list, index) => {
-    list.forEach((candidate, rank) => {
-      const entry = fused.get(candidate.key) ?? {
-        candidate,
-        rrf: 0,
-        top: rank,
-        lists: new Set<number>(),
-      };
-      entry.rrf += 1 / (RRF_K + rank + 1);
-      entry.top = Math.min(entry.top, rank);
-      entry.lists.add(index);
-      entry.candidate = {
-        ...entry.candidate,
-        confidence: Math.max(entry.candidate.confidence, candidate.confidence),
-        ...(!entry.candidate.bestChunk && candidate.bestChunk
-          ? { bestChunk: candidate.bestChunk }
-          : {}),
-      };
-      fused.set(candidate.key, entry);
-    });
-  });
-  return [...fused.values()]
-    .map((e) => ({ ...e, rrf: e.rrf + (e.top === 0 ? 0.05 : e.top <= 2 ? 0.02 : 0) }))
-    .sort((a, b) => b.rrf - a.rrf || a.candidate.key.localeCompare(b.candidate.key))
-    .slice(0, limit);
-}
 
 /**
  * `hf:` models are handed to QMD as URIs only when QMD looks in the same cache
@@ -348,26 +243,6 @@ function modelsForQmd(models: ResolvedModels): ResolvedModels {
 // ---------------------------------------------------------------------------
 // The store
 // ---------------------------------------------------------------------------
-
-interface LexRow {
-  id: number;
-  bm25: number;
-  collection: string;
-  path: string;
-  title: string;
-}
-
-/** A page on its way to becoming a hit. */
-interface Candidate {
-  /** `collection/path`, unique within a store. */
-  key: string;
-  collection: string;
-  path: string;
-  title: string;
-  rawScore: number;
-  confidence: number;
-  bestChunk?: string;
-}
 
 /** Opens (creating if needed) the index at `dbPath` with exactly these collections. */
 export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
@@ -406,49 +281,7 @@ function createAdapter(
   models: ResolvedModels,
 ): QmdStore {
   const db = qmd.internal.db;
-  const collectionsJson = JSON.stringify([...specs.keys()]);
-  // Ids, scores, title and path only: QMD's own statement returns every body.
-  // Weights follow QMD's column order (filepath 1.5, title 4, body 1). FTS5
-  // ranks first and only its best rows are joined; the slack lets ties at the
-  // cut (identical pages) and rows of dropped collections sort out by path.
-  const lexStmt = db.prepare(`
-    WITH ranked AS (
-      SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
-      FROM documents_fts WHERE documents_fts MATCH ?
-      ORDER BY bm25 LIMIT ?)
-    SELECT ranked.id AS id, ranked.bm25 AS bm25,
-           d.collection AS collection, d.path AS path, d.title AS title
-    FROM ranked JOIN documents d ON d.id = ranked.id
-    WHERE d.active = 1 AND d.collection IN (SELECT value FROM json_each(?))
-    ORDER BY ranked.bm25, d.collection, d.path
-    LIMIT ?`);
-  // An excerpt is a window of the page body around the first query word found,
-  // cut inside SQLite for all hits in one statement: no body crosses into JavaScript.
-  const windowStmt = db.prepare(`
-    WITH page AS MATERIALIZED (
-      SELECT d.id AS id, c.doc AS doc, lower(c.doc) AS low
-      FROM documents d JOIN content c ON c.hash = d.hash
-      WHERE d.id IN (SELECT value FROM json_each(?))),
-    hit AS (
-      SELECT page.id AS id, coalesce(min(nullif(instr(page.low, j.value), 0)), 1) AS at
-      FROM page, json_each(?) j GROUP BY page.id)
-    SELECT page.id AS id, substr(page.doc, max(1, hit.at - ${WINDOW_BEFORE}), ${WINDOW_CHARS}) AS text,
-           max(1, hit.at - ${WINDOW_BEFORE}) AS start, length(page.doc) AS length
-    FROM page JOIN hit ON hit.id = page.id`);
-  // Document frequency per term, capped: one statement for all terms of a long query.
-  const dfStmt = db.prepare(`
-    SELECT j.key AS term, (
-      SELECT count(*) FROM (
-        SELECT 1 FROM documents_fts WHERE documents_fts MATCH j.value LIMIT ${DF_PROBE_CAP})
-    ) AS df
-    FROM json_each(?) j`);
-  const dfOneStmt = db.prepare(
-    "SELECT count(*) AS df FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
-  );
-  const totalStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
-  const termStmt = db.prepare(
-    "SELECT 1 AS hit FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
-  );
+  const lex = createLexicalSearch(db, [...specs.keys()]);
   const vectorModelStmt = db.prepare(
     "SELECT model FROM content_vectors GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1",
   );
@@ -495,103 +328,6 @@ function createAdapter(
     };
   };
 
-  /** Document frequency of a term, counted up to `cap`; cached until the next `update`. */
-  const dfCache = new Map<string, number>();
-  let totalDocs: number | undefined;
-  const documentCount = (): number => {
-    totalDocs ??= totalStmt.get<{ n: number }>()?.n ?? 0;
-    return totalDocs;
-  };
-  const documentFrequency = (match: string, cap: number): number => {
-    const cached = dfCache.get(match);
-    if (cached !== undefined) return cached;
-    const df = dfOneStmt.get<{ df: number }>(match, cap)?.df ?? 0;
-    dfCache.set(match, df);
-    return df;
-  };
-
-  /**
-   * How much of the query the best hit covers: the IDF-weighted share of the
-   * query's terms it contains (BM25's idf). A term absent from the vault
-   * weighs most, so "tell me a joke" against notes that only share "tell"
-   * covers little, while a question whose rare words are all on the page
-   * covers nearly everything. Frequencies above a tenth of the vault are
-   * capped: such terms weigh little either way, and counting them is slow.
-   */
-  const coverage = (terms: LexTerm[], rowid: number): number => {
-    const n = documentCount();
-    if (n === 0 || terms.length === 0) return 0;
-    const cap = Math.max(64, Math.ceil(n / 10));
-    let all = 0;
-    let matched = 0;
-    for (const term of terms.slice(0, COVERAGE_TERMS)) {
-      const match = term.fts.join(" OR ");
-      const df = documentFrequency(match, cap);
-      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      all += weight;
-      if (df > 0 && termStmt.get(match, rowid)) matched += weight;
-    }
-    return all === 0 ? 0 : matched / all;
-  };
-
-  /** Excerpts by document id, for the given query words. */
-  const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
-    const out = new Map<number, string>();
-    if (ids.length === 0 || terms.length === 0) return out;
-    const rows = windowStmt.all<{ id: number; text: string | null; start: number; length: number }>(
-      JSON.stringify(ids),
-      JSON.stringify(surfaces(terms)),
-    );
-    for (const row of rows) {
-      if (!row.text) continue;
-      const cutEnd = row.start - 1 + row.text.length < row.length;
-      out.set(row.id, tidyWindow(row.text, row.start > 1, cutEnd));
-    }
-    return out;
-  };
-
-  /**
-   * A long query (a pasted prompt) keeps its MAX_QUERY_TERMS rarest terms:
-   * OR-BM25 cost is driven by common terms' long posting lists (at 10k pages,
-   * the 16 rarest of ~100 terms ran ~7× faster than the 32 rarest), while
-   * BM25 gives those terms little weight. Terms absent from the index go
-   * first; ties keep query order.
-   */
-  const selectTerms = (built: LexQuery): LexQuery => {
-    if (built.terms.length <= MAX_QUERY_TERMS) return built;
-    const probes = JSON.stringify(built.terms.map((term) => term.fts.join(" OR ")));
-    const df = new Map(dfStmt.all<{ term: number; df: number }>(probes).map((r) => [r.term, r.df]));
-    const rarest = built.terms
-      .map((term, order) => ({ term, order, df: df.get(order) ?? 0 }))
-      .filter((t) => t.df > 0)
-      .sort((a, b) => a.df - b.df || a.order - b.order)
-      .slice(0, MAX_QUERY_TERMS)
-      .sort((a, b) => a.order - b.order)
-      .map((t) => t.term);
-    return { terms: rarest, match: [...new Set(rarest.flatMap((t) => t.fts))].join(" OR ") };
-  };
-
-  /** Lexical candidates in BM25 order, plus the scale factor from the best hit's coverage. */
-  const lexical = (
-    query: string,
-    limit: number,
-  ): { built?: LexQuery; rows: LexRow[]; strength: number } => {
-    const parsed = buildLexQuery(query);
-    if (!parsed || limit === 0) return { rows: [], strength: 0 };
-    try {
-      const built = selectTerms(parsed);
-      if (built.terms.length === 0) return { rows: [], strength: 0 };
-      const rows = lexStmt.all<LexRow>(built.match, limit * 2 + 20, collectionsJson, limit);
-      const top = rows[0];
-      // Coverage weighs every term of the query, including those too rare to search for.
-      return { built, rows, strength: top ? coverage(parsed.terms, top.id) : 0 };
-    } catch (error) {
-      // Every term is quoted, so this should be unreachable; a user string must never throw.
-      if (/fts5/i.test(String(error))) return { rows: [], strength: 0 };
-      throw error;
-    }
-  };
-
   /** `qmd://collection/path` → a candidate of a collection this store has. */
   const fromFile = (
     file: string,
@@ -600,36 +336,6 @@ function createAdapter(
     const match = /^qmd:\/\/([^/]+)\/(.+)$/.exec(file);
     if (!match?.[1] || !match[2] || !specs.has(match[1])) return undefined;
     return { key: `${match[1]}/${match[2]}`, collection: match[1], path: match[2], ...fields };
-  };
-
-  /** Lexical candidates; confidence is the list score (see `QmdStore.searchLex`). */
-  const lexCandidates = (query: string, limit: number, withExcerpts: boolean) => {
-    const { built, rows, strength } = lexical(query, limit);
-    const terms = built?.terms ?? [];
-    const chunks = withExcerpts
-      ? excerpts(
-          terms,
-          rows.map((row) => row.id),
-        )
-      : new Map<number, string>();
-    const max = Math.max(0, ...rows.map((row) => -row.bm25));
-    const list = rows.map((row) => {
-      const confidence = max > 0 ? (-row.bm25 / max) * strength : strength;
-      const bestChunk = chunks.get(row.id);
-      return {
-        candidate: {
-          key: `${row.collection}/${row.path}`,
-          collection: row.collection,
-          path: row.path,
-          title: row.title,
-          rawScore: -row.bm25,
-          confidence,
-          ...(bestChunk ? { bestChunk } : {}),
-        },
-        rowid: row.id,
-      };
-    });
-    return { terms, list, strength };
   };
 
   /** QMD's vector list (cosine similarity), chunk excerpts bounded. Loads the embed model. */
@@ -667,8 +373,7 @@ function createAdapter(
             : {}),
         });
         // Frequencies and the document count change with the index.
-        dfCache.clear();
-        totalDocs = undefined;
+        lex.invalidate();
         const { indexed, updated, unchanged, removed, needsEmbedding } = result;
         return { indexed, updated, unchanged, removed, needsEmbedding };
       }),
@@ -681,8 +386,7 @@ function createAdapter(
         const result = documents.apply(upserts, removals);
         const total = upserts.length + removals.length;
         applyOpts?.onProgress?.({ current: total, total });
-        dfCache.clear();
-        totalDocs = undefined;
+        lex.invalidate();
         return result;
       }),
 
@@ -711,7 +415,7 @@ function createAdapter(
 
     searchLex: (query, searchOpts) =>
       track(async () => {
-        const { list, strength } = lexCandidates(
+        const { list, strength } = lex.candidates(
           query,
           clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
           true,
@@ -739,15 +443,15 @@ function createAdapter(
         clampLimit(searchOpts?.candidateLimit, DEFAULT_CANDIDATES),
       );
       return modelPath(["embed"], searchOpts?.signal, async () => {
-        const lex = lexCandidates(query, candidates, false);
-        const vec = await vectorCandidates(plainQuery(query), candidates, lex.terms);
-        const fused = fuse([lex.list.map((l) => l.candidate), vec], limit);
+        const found = lex.candidates(query, candidates, false);
+        const vec = await vectorCandidates(plainQuery(query), candidates, found.terms);
+        const fused = fuse([found.list.map((l) => l.candidate), vec], limit);
         // A lexical-only hit has no chunk from QMD: cut a window of its body instead.
-        const rowids = new Map(lex.list.map((l) => [l.candidate.key, l.rowid]));
+        const rowids = new Map(found.list.map((l) => [l.candidate.key, l.rowid]));
         const missing = fused.flatMap((f) =>
           f.candidate.bestChunk ? [] : [rowids.get(f.candidate.key) ?? -1],
         );
-        const chunks = excerpts(lex.terms, missing);
+        const chunks = lex.excerpts(found.terms, missing);
         const hits = fused.flatMap(({ candidate, rrf, lists }) => {
           const bestChunk = candidate.bestChunk || chunks.get(rowids.get(candidate.key) ?? -1);
           const source = lists.size > 1 ? "hybrid" : lists.has(0) ? "fts" : "vec";
