@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { VaultSelector } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { pageHints } from "../extensions/llm-wiki/pi/page-hints.ts";
 import { createReindexScheduler } from "../extensions/llm-wiki/pi/reindex-scheduler.ts";
 
 function recorder() {
@@ -31,5 +32,17 @@ describe("the background reindex scheduler", () => {
     scheduler.schedule("project", undefined, ["/v/wiki/c.md"]);
     await scheduler.settled();
     expect(passes[1]).toEqual({ vault: "project", paths: ["/v/wiki/c.md"] });
+  });
+});
+
+describe("pages a wiki tool names for the background pass", () => {
+  it("are passed on when every one is a page under wiki/, and dropped (look at every page) otherwise", () => {
+    expect(pageHints(["wiki/concepts/a.md", "wiki/sources/b.md"])).toEqual([
+      "wiki/concepts/a.md",
+      "wiki/sources/b.md",
+    ]);
+    expect(pageHints(["wiki/concepts/a.md", undefined])).toBeUndefined();
+    expect(pageHints([".llm-wiki/wiki/concepts/a.md"])).toBeUndefined();
+    expect(pageHints(["raw/sources/SRC-1/source.md"])).toBeUndefined();
   });
 });

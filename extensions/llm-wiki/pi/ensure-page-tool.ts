@@ -6,6 +6,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { renderEnsurePage } from "../lib/render-text.ts";
 import { EnsurePageParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
 import type { EnsurePageOpResult } from "../lib/wiki-service.ts";
+import { pageHints } from "./page-hints.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -25,7 +26,8 @@ export function createEnsurePageTool(
       const service = host.service(ctx);
       const result = service.ensurePage(params);
       const [vault] = service.resolveVaults("active");
-      if (result.ok && result.created && vault) host.scheduleReindex(ctx, vault.kind);
+      if (result.ok && result.created && vault)
+        host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.path]));
       return toolResult(result, renderEnsurePage(result));
     },
   };

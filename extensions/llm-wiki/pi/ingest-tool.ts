@@ -15,6 +15,7 @@ import type { WikiService } from "../lib/wiki-service.ts";
 import { type IngestResult, subagentUnavailable } from "../lib/writing/ingest.ts";
 import { type IngestSubagentResult, runIngestSubagent } from "./ingest-subagent.ts";
 import { renderIngestSubagent } from "./ingest-subagent-render.ts";
+import { pageHints } from "./page-hints.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -112,7 +113,11 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
         });
         if (!isSubagentResult(result)) return toolResult<Details>(result, renderIngest(result));
         if ((result.created.length > 0 || result.marked?.changed) && vault) {
-          host.scheduleReindex(ctx, vault.kind);
+          const written = [
+            ...result.created.map((page) => page.path),
+            ...(result.marked?.changed ? [result.marked.path] : []),
+          ];
+          host.scheduleReindex(ctx, vault.kind, undefined, pageHints(written));
         }
         return toolResult<Details>(result, renderIngestSubagent(result));
       }
@@ -122,7 +127,9 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
         ...(params.part !== undefined ? { part: params.part } : {}),
         ...(params.mark_ingested !== undefined ? { markIngested: params.mark_ingested } : {}),
       });
-      if (result.ok && result.marked?.changed && vault) host.scheduleReindex(ctx, vault.kind);
+      if (result.ok && result.marked?.changed && vault) {
+        host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.marked.path]));
+      }
       return toolResult<Details>(result, renderIngest(result));
     },
   };

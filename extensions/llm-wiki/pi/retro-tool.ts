@@ -6,6 +6,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { renderRetro } from "../lib/render-text.ts";
 import { RetroParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
 import type { WrittenPageResult } from "../lib/writing/unique-page.ts";
+import { pageHints } from "./page-hints.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -23,7 +24,8 @@ export function createRetroTool(
       const service = host.service(ctx);
       const result = service.retro(params);
       const [vault] = service.resolveVaults("active");
-      if (result.ok && result.created && vault) host.scheduleReindex(ctx, vault.kind);
+      if (result.ok && result.created && vault)
+        host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.path]));
       return toolResult(result, renderRetro(result));
     },
   };
