@@ -121,4 +121,44 @@ describe("guardrails in a real Pi session", () => {
     expect(readFileSync(join(fixture.dirs.project, "copy.txt"), "utf8")).toBe(EVENT_LINE);
     expect(text(-1)).toContain("x.md");
   });
+
+  it("reports a bash command that slipped past the guard and changed raw/ or rewrote the event log", async () => {
+    // An interpreter writing files is not something the command-line heuristic can see.
+    const node = JSON.stringify(process.execPath);
+    const script = (code: string) => `${node} -e ${JSON.stringify(code)}`;
+    const session = await pi();
+    session.script(
+      [
+        fauxToolCall("bash", {
+          command: script(`require("fs").writeFileSync("${RAW_FILE}", "forged")`),
+        }),
+      ],
+      [
+        fauxToolCall("bash", {
+          command: script(`require("fs").writeFileSync("${EVENTS}", "{}\\n")`),
+        }),
+      ],
+      [
+        fauxToolCall("bash", {
+          command: script(`require("fs").appendFileSync("${EVENTS}", "{}\\n")`),
+        }),
+      ],
+      [fauxToolCall("bash", { command: "ls .llm-wiki/raw" })],
+      "ok",
+    );
+    await session.session.prompt("run the scripts");
+
+    const results = toolResults(session.session);
+    expect(results).toHaveLength(4);
+    const [rawChange, logRewrite, logAppend, listing] = results.map((r) => textOf(r));
+    expect(rawChange).toContain(".llm-wiki/raw/x.md was changed");
+    expect(logRewrite).toContain(".llm-wiki/meta/events.jsonl was rewritten");
+    // Appending keeps every earlier event: nothing to report.
+    expect(logAppend).not.toContain("llm-wiki:");
+    expect(listing).not.toContain("llm-wiki:");
+    expect(session.notices.filter((n) => n.type === "warning").map((n) => n.message)).toEqual([
+      expect.stringContaining("raw/x.md was changed"),
+      expect.stringContaining("events.jsonl was rewritten"),
+    ]);
+  });
 });

@@ -8,6 +8,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { createIngestCommand, createLintCommand, createQueryCommand } from "./pi/agent-commands.ts";
 import { createAutoRecallHandler } from "./pi/auto-recall.ts";
+import { createBashWatch } from "./pi/bash-watch.ts";
 import { createBootstrapTool } from "./pi/bootstrap-tool.ts";
 import { createCaptureTool } from "./pi/capture-tool.ts";
 import { createEnsurePageTool } from "./pi/ensure-page-tool.ts";
@@ -56,6 +57,10 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.on("session_start", createSessionStartHandler(host));
   pi.on("before_agent_start", createAutoRecallHandler(host));
   pi.on("tool_call", createGuardrailHandler());
+  // After the guardrail: a blocked command never runs, so it is not watched.
+  const bashWatch = createBashWatch(host);
+  pi.on("tool_call", bashWatch.onToolCall);
   pi.on("tool_result", createPageChangeHandler(host));
+  pi.on("tool_result", bashWatch.onToolResult);
   pi.on("session_shutdown", () => host.shutdown());
 }
