@@ -149,25 +149,49 @@ export function reciprocalRank(rank: number): number {
   return 1 / (RRF_K + rank + 1);
 }
 
+/** QMD's top-rank bonuses in its fusion: a list's top hits keep their place. */
+export function topRankBonus(bestRank: number): number {
+  return bestRank === 0 ? 0.05 : bestRank <= 2 ? 0.02 : 0;
+}
+
 /**
- * Fuses ranked lists by reciprocal rank. Earlier lists win ties (the project
- * vault is passed first), then the item's key, so the order is stable.
+ * Fuses ranked lists by reciprocal rank, plus `bonus` of each item's best
+ * rank in any list, and returns the items with their fused scores, best
+ * first. Ties: better first-seen rank, earlier list (the project vault is
+ * passed first), then the key, so the order is stable.
  */
-export function fuseByRank<T>(lists: ReadonlyArray<readonly T[]>, key: (item: T) => string): T[] {
-  const fused = new Map<string, { item: T; score: number; list: number; rank: number }>();
+export function fuseScored<T>(
+  lists: ReadonlyArray<readonly T[]>,
+  key: (item: T) => string,
+  bonus: (bestRank: number) => number = () => 0,
+): Array<{ item: T; score: number }> {
+  const fused = new Map<
+    string,
+    { item: T; score: number; list: number; rank: number; best: number }
+  >();
   lists.forEach((list, li) => {
     list.forEach((item, rank) => {
       const k = key(item);
       const prev = fused.get(k);
-      const rr = reciprocalRank(rank);
-      if (prev) prev.score += rr;
-      else fused.set(k, { item, score: rr, list: li, rank });
+      if (prev) {
+        prev.score += reciprocalRank(rank);
+        prev.best = Math.min(prev.best, rank);
+      } else fused.set(k, { item, score: reciprocalRank(rank), list: li, rank, best: rank });
     });
   });
   return [...fused.entries()]
+    .map(([k, v]) => ({ k, v, score: v.score + bonus(v.best) }))
     .sort(
-      ([ka, a], [kb, b]) =>
-        b.score - a.score || a.rank - b.rank || a.list - b.list || (ka < kb ? -1 : ka > kb ? 1 : 0),
+      (a, b) =>
+        b.score - a.score ||
+        a.v.rank - b.v.rank ||
+        a.v.list - b.v.list ||
+        (a.k < b.k ? -1 : a.k > b.k ? 1 : 0),
     )
-    .map(([, v]) => v.item);
+    .map(({ v, score }) => ({ item: v.item, score }));
+}
+
+/** Items of ranked lists fused by reciprocal rank (see `fuseScored`). */
+export function fuseByRank<T>(lists: ReadonlyArray<readonly T[]>, key: (item: T) => string): T[] {
+  return fuseScored(lists, key).map((f) => f.item);
 }

@@ -14,9 +14,10 @@ import {
   boundedMultiplier,
   escalationReason,
   fuseByRank,
+  fuseScored,
   normalizeQuery,
   type RecallPolicy,
-  reciprocalRank,
+  topRankBonus,
 } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
 import type { PageMeta } from "./vault/page.ts";
@@ -147,36 +148,26 @@ function candidatesOf(hits: QmdHit[]): Candidate[] {
   });
 }
 
-/** QMD's top-rank bonuses in its fusion (the store's `searchTyped`): a list's top hits keep their place. */
-function topRankBonus(bestRank: number): number {
-  return bestRank === 0 ? 0.05 : bestRank <= 2 ? 0.02 : 0;
-}
-
 /**
  * Fuses a lexical and a vector list by rank; a page's confidence is its best
  * evidence, its standing its fused reciprocal rank (plus QMD's top-rank
- * bonus) over the best one's. The two lists' own scores are not comparable:
- * a vector-only hit must not pass a page both lists rank higher.
+ * bonus) over the best one's, and the list is in standing order. The two
+ * lists' own scores are not comparable: a vector-only hit must not pass a
+ * page both lists rank higher.
  */
 function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
   const best = new Map<string, number>();
-  const lexical = new Map(lex.map((h) => [h.pageId, confidenceOf(h)]));
-  const rr = new Map<string, number>();
-  const bestRank = new Map<string, number>();
-  for (const list of [lex, vec]) {
-    list.forEach((h, rank) => {
-      best.set(h.pageId, Math.max(best.get(h.pageId) ?? 0, confidenceOf(h)));
-      rr.set(h.pageId, (rr.get(h.pageId) ?? 0) + reciprocalRank(rank));
-      bestRank.set(h.pageId, Math.min(bestRank.get(h.pageId) ?? rank, rank));
-    });
+  for (const h of [...lex, ...vec]) {
+    best.set(h.pageId, Math.max(best.get(h.pageId) ?? 0, confidenceOf(h)));
   }
-  for (const [id, rank] of bestRank) rr.set(id, (rr.get(id) ?? 0) + topRankBonus(rank));
-  const top = Math.max(0, ...rr.values());
-  return fuseByRank([lex, vec], (h) => h.pageId).map((hit) => ({
-    hit: { ...hit, source: "hybrid" },
-    confidence: best.get(hit.pageId) ?? 0,
-    lexical: lexical.get(hit.pageId) ?? 0,
-    standing: top > 0 ? (rr.get(hit.pageId) ?? 0) / top : 0,
+  const lexical = new Map(lex.map((h) => [h.pageId, confidenceOf(h)]));
+  const fused = fuseScored([lex, vec], (h) => h.pageId, topRankBonus);
+  const top = fused[0]?.score ?? 0;
+  return fused.map(({ item, score }) => ({
+    hit: { ...item, source: "hybrid" },
+    confidence: best.get(item.pageId) ?? 0,
+    lexical: lexical.get(item.pageId) ?? 0,
+    standing: top > 0 ? score / top : 0,
   }));
 }
 
