@@ -150,7 +150,9 @@ function recover(layout: IndexLayout): boolean {
 /** Opens the index handle of `vault`; nothing is read or opened until used. */
 export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): VaultIndex {
   const layout = indexLayout(vault);
-  let open: { generation: string; store: QmdStore } | undefined;
+  // The store being opened or open: concurrent callers (a background reindex
+  // and a recall) share one open instead of each opening, and leaking, a store.
+  let open: { generation: string; store: Promise<QmdStore> } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
   // The live manifest is read once and then kept while its file is unchanged:
@@ -204,7 +206,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   const closeOpen = async (): Promise<void> => {
     const current = open;
     open = undefined;
-    if (current) await current.store.close();
+    if (current) await current.store.then((store) => store.close(), () => undefined);
   };
 
   const liveStore = async (): Promise<QmdStore | undefined> => {
@@ -213,15 +215,21 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       await closeOpen();
       return undefined;
     }
-    if (open?.generation === current) return open.store;
-    await closeOpen();
-    const gen = generationPaths(layout, current);
-    // Opening a generation whose database is gone would create an empty one.
-    if (!usable(gen)) return undefined;
-    const manifest = manifestOf(gen);
-    if (!manifest) return undefined;
-    open = { generation: current, store: await openGeneration(gen, shardsOf(manifest)) };
-    return open.store;
+    if (open?.generation !== current) await closeOpen();
+    // Checked again: another caller may have started the open while this one waited.
+    if (open?.generation !== current) {
+      const gen = generationPaths(layout, current);
+      // Opening a generation whose database is gone would create an empty one.
+      if (!usable(gen)) return undefined;
+      const manifest = manifestOf(gen);
+      if (!manifest) return undefined;
+      const opening = openGeneration(gen, shardsOf(manifest));
+      open = { generation: current, store: opening };
+      opening.catch(() => {
+        if (open?.store === opening) open = undefined;
+      });
+    }
+    return open?.store;
   };
 
   const rebuild = async (registry: Registry, opts: ReindexOptions, diagnostics: Diagnostic[]) => {
