@@ -90,7 +90,10 @@ export interface TraceStep {
 export interface RetrievalOutcome {
   query: string;
   requestedMode: RetrievalMode;
-  /** The most capable mode that actually produced results, per the trace. */
+  /**
+   * The mode the answer can claim: the least capable one any searched vault
+   * ended up using (a vault that fell back to lexical makes it lexical).
+   */
   modeUsed: RetrievalMode | "none";
   hits: RetrievalHit[];
   diagnostics: Diagnostic[];
@@ -187,29 +190,23 @@ async function runVault(
   diagnostics: Diagnostic[],
 ): Promise<VaultRun> {
   const limit = req.policy.maxPerVault;
-  const timed = async <T>(
+  /** Runs one search step within the deadline and records it in the trace. */
+  const timed = async <T extends readonly unknown[]>(
     step: string,
     work: () => Promise<T>,
-    count: (r: T) => number,
   ): Promise<T> => {
     const t0 = performance.now();
+    const entry: TraceStep = { step, vault: vault.kind, ms: 0 };
     try {
       const result = await within(work(), deadline - performance.now());
-      trace.push({
-        step,
-        vault: vault.kind,
-        ms: Math.round(performance.now() - t0),
-        hits: count(result),
-      });
+      entry.hits = result.length;
       return result;
     } catch (error) {
-      trace.push({
-        step,
-        vault: vault.kind,
-        ms: Math.round(performance.now() - t0),
-        note: errorMessage(error),
-      });
+      entry.note = errorMessage(error);
       throw error;
+    } finally {
+      entry.ms = Math.round(performance.now() - t0);
+      trace.push(entry);
     }
   };
   const fallback = (from: string, error: unknown, to: string) => {
@@ -234,11 +231,7 @@ async function runVault(
   };
 
   // Lexical first: about a millisecond, model-free, and always the result in hand.
-  const lex = await timed(
-    "lexical",
-    () => store.searchLex(query, { limit }),
-    (r) => r.length,
-  );
+  const lex = await timed("lexical", () => store.searchLex(query, { limit }));
   let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical") return current;
 
@@ -276,10 +269,8 @@ async function runVault(
   }
   let vec: QmdHit[];
   try {
-    vec = await timed(
-      "vector",
-      () => store.searchVector(query, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
-      (r) => r.length,
+    vec = await timed("vector", () =>
+      store.searchVector(query, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
     );
   } catch (error) {
     fallback("vector", error, "lexical");
@@ -311,21 +302,37 @@ async function runVault(
     return current;
   }
   try {
-    const expanded = await timed(
-      "expanded",
-      () =>
-        store.searchExpanded(query, {
-          limit,
-          ...(req.intent ? { intent: req.intent } : {}),
-          ...(req.signal ? { signal: req.signal } : {}),
-        }),
-      (r) => r.length,
+    const expanded = await timed("expanded", () =>
+      store.searchExpanded(query, {
+        limit,
+        ...(req.intent ? { intent: req.intent } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+      }),
     );
     return { candidates: candidatesOf(expanded), mode: req.mode };
   } catch (error) {
     fallback("expanded", error, "hybrid");
     return current;
   }
+}
+
+/** A vault's index diagnostics, each saying which vault. */
+function ofVault(vault: RetrievalVault): Diagnostic[] {
+  return vault.status.diagnostics.map((d) => ({
+    ...d,
+    message: `${vault.kind} vault: ${d.message}`,
+  }));
+}
+
+/** Diagnostics without repeats (same severity, code and message), in first-seen order. */
+function distinct(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.severity}|${d.code}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Runs one recall over `vaults` (project first) under `req.policy`. */
@@ -345,7 +352,8 @@ export async function retrieve(
     requestedMode: req.mode,
     modeUsed,
     hits,
-    diagnostics,
+    // Capability diagnostics are met once per vault: say each once.
+    diagnostics: distinct(diagnostics),
     trace,
     durationMs: Math.round(performance.now() - started),
   });
@@ -362,24 +370,13 @@ export async function retrieve(
   for (const vault of vaults) {
     if (vault.kind === "personal" && !req.policy.includePersonal) continue;
     if (vault.status.state === "missing" || vault.status.state === "error") {
-      if (req.policy.name === "explicit")
-        diagnostics.push(
-          ...vault.status.diagnostics.map((d) => ({
-            ...d,
-            message: `${vault.kind} vault: ${d.message}`,
-          })),
-        );
+      if (req.policy.name === "explicit") diagnostics.push(...ofVault(vault));
       trace.push({ step: "skip", vault: vault.kind, ms: 0, note: `index ${vault.status.state}` });
       continue;
     }
     if (vault.status.state === "stale" && req.policy.name === "explicit") {
-      diagnostics.push(
-        ...vault.status.diagnostics.map((d) => ({
-          ...d,
-          severity: "info" as const,
-          message: `${vault.kind} vault: ${d.message}`,
-        })),
-      );
+      // The previous index still answers: a stale one is worth knowing, not an error.
+      diagnostics.push(...ofVault(vault).map((d) => ({ ...d, severity: "info" as const })));
     }
     let run: VaultRun;
     try {
