@@ -8,7 +8,7 @@
 import { readFileSync, renameSync, unlinkSync } from "node:fs";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
-import { diagnostic, WikiError } from "../diagnostics.ts";
+import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
 
 interface LockOwner {
@@ -123,8 +123,20 @@ export async function acquireLock(path: string, options: LockOptions): Promise<L
     let seen = "";
     try {
       seen = readFileSync(path, "utf8");
-    } catch {
-      continue; // Released between our attempt and the read: try again at once.
+    } catch (error) {
+      // Released between our attempt and the read: try again at once.
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      // A folder or an unreadable file in the lock's place would never go away by waiting.
+      throw new WikiError(
+        diagnostic(
+          "index_lock_unusable",
+          "error",
+          `cannot use the index lock ${path}: ${errorMessage(error)}`,
+          {
+            repair: `remove ${path} (no llm-wiki process should be running), then run the command again`,
+          },
+        ),
+      );
     }
     const owner = readOwner(path);
     if (isStale(owner)) {
