@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { generationPaths } from "../extensions/llm-wiki/lib/index/layout.ts";
 import {
   emptyManifest,
+  MANIFEST_LOG_LIMIT,
   type Manifest,
   type ManifestEntry,
   readManifest,
@@ -66,12 +67,15 @@ describe("the manifest change log", () => {
     const gen = generation();
     let current = withEntries(emptyManifest(8), { a: entry("0") });
     writeManifest(gen, current);
-    for (let i = 1; i <= 513; i += 1) {
-      const next = withEntries(current, { a: entry(String(i)) });
-      current = recordManifest(gen, current, next, ["a"]);
-    }
+    const record = (i: number) => {
+      current = recordManifest(gen, current, withEntries(current, { a: entry(String(i)) }), ["a"]);
+    };
+    for (let i = 1; i <= MANIFEST_LOG_LIMIT; i += 1) record(i);
+    expect(existsSync(gen.manifestLog)).toBe(true);
+    const last = String(MANIFEST_LOG_LIMIT + 1);
+    record(MANIFEST_LOG_LIMIT + 1);
     expect(existsSync(gen.manifestLog)).toBe(false);
-    expect(JSON.parse(readFileSync(gen.manifest, "utf8")).entries).toEqual({ a: entry("513") });
-    expect(readManifest(gen)?.entries).toEqual({ a: entry("513") });
+    expect(JSON.parse(readFileSync(gen.manifest, "utf8")).entries).toEqual({ a: entry(last) });
+    expect(readManifest(gen)?.entries).toEqual({ a: entry(last) });
   });
 });

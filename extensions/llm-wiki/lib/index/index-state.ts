@@ -7,7 +7,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { Registry } from "../vault/registry.ts";
-import { type GenerationPaths, generationPaths, type IndexLayout, readCurrent } from "./layout.ts";
+import {
+  type GenerationPaths,
+  generationPaths,
+  type IndexLayout,
+  readCurrent,
+  usable,
+} from "./layout.ts";
 import { type Manifest, planMirror, readManifest } from "./mirror.ts";
 
 export type IndexState = "missing" | "ready" | "stale" | "recovering" | "error";
@@ -29,7 +35,6 @@ export interface GenerationStoreStatus {
   needsEmbedding: number;
   hasVectors: boolean;
   vectorModel?: string;
-  embeddedAt?: string;
 }
 
 export interface IndexStatus {
@@ -136,8 +141,7 @@ export function readIndexStatus(
   if (state.lastError) base.lastError = state.lastError;
   const current = readCurrent(layout);
   const gen = current === undefined ? undefined : generationPaths(layout, current);
-  const manifest =
-    gen && existsSync(gen.complete) && existsSync(gen.db) ? manifestOf(gen) : undefined;
+  const manifest = gen && usable(gen) ? manifestOf(gen) : undefined;
   if (existsSync(layout.journal)) {
     // The live generation still answers meanwhile: report what it holds.
     return {

@@ -12,7 +12,7 @@
  * Every path stored in these files is relative, so a vault copied or moved to
  * another folder keeps a ready index.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VaultPaths } from "../vault/paths.ts";
 
@@ -87,4 +87,9 @@ export function newGenerationName(prefix: "gen" | "staging", now: Date = new Dat
     .toString(36)
     .padStart(4, "0");
   return `${prefix}-${stamp}-${process.pid.toString(36)}-${rand}`;
+}
+
+/** A generation a store may be opened on: complete, with its database still there. */
+export function usable(gen: GenerationPaths): boolean {
+  return existsSync(gen.complete) && existsSync(gen.db);
 }

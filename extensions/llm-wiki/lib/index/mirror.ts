@@ -47,7 +47,7 @@ export interface Manifest {
 type ManifestLogLine = { id: string; entry: ManifestEntry } | { id: string; removed: true };
 
 /** Past this many appended changes the manifest is written whole again. */
-const MANIFEST_LOG_LIMIT = 512;
+export const MANIFEST_LOG_LIMIT = 512;
 
 export interface CollectionSpec {
   name: string;
@@ -208,16 +208,13 @@ export interface MirrorPlan {
 export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
   const write: string[] = [];
   const remove: MirrorPlan["remove"] = [];
-  const shards = shardsOf(manifest);
   for (const [id, meta] of registry.pages) {
     const entry = manifest.entries[id];
     if (entry && entry.hash === registry.hashes.get(id) && entry.role === meta.role) continue;
     write.push(id);
-    // Same role, same shard: the collection depends on nothing else within a generation.
-    if (entry && entry.role !== meta.role) {
-      const collection = collectionOf(id, meta.role, shards);
-      if (entry.collection !== collection) remove.push({ id, collection: entry.collection });
-    }
+    // A page's collection depends only on its role within a generation: a new
+    // role means a new collection, and the old mirror file goes.
+    if (entry && entry.role !== meta.role) remove.push({ id, collection: entry.collection });
   }
   if (registry.pages.size - write.length !== Object.keys(manifest.entries).length) {
     for (const [id, entry] of Object.entries(manifest.entries)) {

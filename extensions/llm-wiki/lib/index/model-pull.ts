@@ -19,6 +19,7 @@ import {
   type ModelRole,
   modelAvailability,
   type ResolvedModels,
+  splitParts,
 } from "./models.ts";
 
 export const HF_ENDPOINT = "https://huggingface.co";
@@ -51,8 +52,6 @@ interface PullFile {
   cacheName: string;
 }
 
-const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf$/i;
-
 /** The files to fetch for `uri`, or why it cannot be pulled. */
 export function pullPlan(uri: string, endpoint: string): PullFile[] | string {
   const body = uri.replace(/^(hf|huggingface):(\/\/)?/i, "");
@@ -63,17 +62,7 @@ export function pullPlan(uri: string, endpoint: string): PullFile[] | string {
   }
   const [filePath = "", branch = "main"] = path.split("#");
   if (!/\.gguf$/i.test(filePath)) return "the URI does not name a .gguf file";
-  const split = SPLIT_PART.exec(filePath);
-  const count = Number(split?.[2] ?? "1");
-  const files: string[] = [];
-  if (split && count > 1) {
-    const stem = filePath.slice(0, filePath.length - split[0].length);
-    const total = String(count).padStart(5, "0");
-    for (let i = 1; i <= count; i += 1)
-      files.push(`${stem}-${String(i).padStart(5, "0")}-of-${total}.gguf`);
-  } else {
-    files.push(filePath);
-  }
+  const files = splitParts(filePath);
   const base = endpoint.replace(/\/+$/, "");
   const out: PullFile[] = [];
   for (const file of files) {

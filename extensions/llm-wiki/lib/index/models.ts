@@ -237,8 +237,8 @@ function ggufProblem(path: string): string | undefined {
 
 const SPLIT_PART = /-(\d{5})-of-(\d{5})\.gguf$/;
 
-/** All parts of a split GGUF (`x-00001-of-00003.gguf`), or just the file. */
-function splitParts(path: string): string[] {
+/** All parts of a split GGUF (`x-00001-of-00003.gguf`, a path or a file name), or just the file. */
+export function splitParts(path: string): string[] {
   const match = SPLIT_PART.exec(path);
   const parts = Number(match?.[2]);
   if (!match || !(parts > 0)) return [path];

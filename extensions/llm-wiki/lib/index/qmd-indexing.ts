@@ -25,6 +25,7 @@ import {
   indexLayout,
   newGenerationName,
   readCurrent,
+  usable,
 } from "./layout.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import {
@@ -106,11 +107,6 @@ function readJournal(layout: IndexLayout): Journal | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A generation a store may be opened on: complete, with its database still there. */
-function usable(gen: GenerationPaths): boolean {
-  return existsSync(gen.complete) && existsSync(gen.db);
 }
 
 /**
@@ -206,7 +202,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   const closeOpen = async (): Promise<void> => {
     const current = open;
     open = undefined;
-    if (current) await current.store.then((store) => store.close(), () => undefined);
+    if (current)
+      await current.store.then(
+        (store) => store.close(),
+        () => undefined,
+      );
   };
 
   const liveStore = async (): Promise<QmdStore | undefined> => {
@@ -263,7 +263,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         });
         embedded = result.embedded;
       }
-      await recordStoreStatus(store, gen, opts.components?.includes("vectors") === true);
+      await recordStoreStatus(store, gen);
     } finally {
       await store.close();
     }
@@ -284,7 +284,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   };
 
   /** Records what `gen`'s store holds, inside `gen`, so the counts swap with it. */
-  const recordStoreStatus = async (store: QmdStore, gen: GenerationPaths, embeddedNow: boolean) => {
+  const recordStoreStatus = async (store: QmdStore, gen: GenerationPaths) => {
     const s = await store.status();
     const next: GenerationStoreStatus = {
       documents: s.documents,
@@ -292,8 +292,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       hasVectors: s.hasVectors,
     };
     if (s.vectorModel) next.vectorModel = s.vectorModel;
-    const embeddedAt = embeddedNow ? new Date().toISOString() : readStoreStatus(gen)?.embeddedAt;
-    if (embeddedAt) next.embeddedAt = embeddedAt;
     writeStoreStatus(gen, next);
   };
 
@@ -330,7 +328,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     }
     const changed = plan.write.length > 0 || plan.remove.length > 0;
     if (changed || opts.components?.includes("vectors") || readStoreStatus(gen) === undefined) {
-      await recordStoreStatus(store, gen, opts.components?.includes("vectors") === true);
+      await recordStoreStatus(store, gen);
     }
     return { written: plan.write.length, removed: plan.remove.length, embedded };
   };

@@ -210,6 +210,8 @@ export interface QmdStore {
 }
 
 const DEFAULT_LIMIT = 10;
+/** Files of a mirror collection. */
+const MIRROR_PATTERN = "**/*.md";
 const DEFAULT_CANDIDATES = 40;
 /** Characters of a page body taken from a vector hit's chunk start (QMD chunks are ~900 tokens). */
 const CHUNK_SPAN = 3_600;
@@ -262,11 +264,16 @@ export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
     withoutCi(() => createStore({ dbPath: opts.dbPath })),
   );
   try {
-    for (const existing of await qmd.listCollections()) {
-      if (!specs.has(existing.name)) await qmd.removeCollection(existing.name);
+    const registered = new Map((await qmd.listCollections()).map((c) => [c.name, c]));
+    for (const name of registered.keys()) {
+      if (!specs.has(name)) await qmd.removeCollection(name);
     }
     for (const spec of specs.values()) {
-      await qmd.addCollection(spec.name, { path: spec.dir, pattern: "**/*.md" });
+      // Only what differs is written (a moved vault's folders): an open by a
+      // reader then writes nothing, and a 10k-page vault has 128 collections.
+      const have = registered.get(spec.name);
+      if (have?.pwd === spec.dir && have.glob_pattern === MIRROR_PATTERN) continue;
+      await qmd.addCollection(spec.name, { path: spec.dir, pattern: MIRROR_PATTERN });
     }
   } catch (error) {
     await qmd.close();
