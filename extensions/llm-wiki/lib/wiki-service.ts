@@ -216,6 +216,25 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
 
+  /**
+   * Runs a write on the selected vault (default: the active one): no vault,
+   * or an error the write throws, becomes the operation's failure with a
+   * diagnostic (a `WikiError` keeps its own code).
+   */
+  const onVault = <R>(
+    selector: VaultSelector | undefined,
+    run: (vault: VaultPaths) => R,
+    failure: (diagnostics: Diagnostic[]) => R,
+  ): R => {
+    const [vault] = resolveVaults(selector ?? "active");
+    if (!vault || !vaultExists(vault)) return failure(missing());
+    try {
+      return run(vault);
+    } catch (error) {
+      return failure([failureDiagnostic(error)]);
+    }
+  };
+
   const modelsSummary = (): StatusResult["retrieval"]["models"] => {
     const availability = handles.availability();
     const out = {} as StatusResult["retrieval"]["models"];
@@ -318,56 +337,44 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return { ...result, ok: true, diagnostics };
     },
 
-    ensurePage(input) {
-      const [vault] = resolveVaults(input.vault ?? "active");
-      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
-      try {
-        const result = ensurePage(vault, input);
-        return { ok: true, ...result };
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        return { ok: false, diagnostics: [diagnostic("page_invalid_input", "error", message)] };
-      }
+    ensurePage({ vault: selector, ...input }) {
+      return onVault<EnsurePageOpResult>(
+        selector,
+        (vault) => ({ ok: true, ...ensurePage(vault, input) }),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
     },
 
     observe({ vault: selector, ...input }) {
-      const [vault] = resolveVaults(selector ?? "active");
-      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
-      try {
-        return recordObservation(vault, input);
-      } catch (error) {
-        return { ok: false, diagnostics: [failureDiagnostic(error)] };
-      }
+      return onVault(
+        selector,
+        (vault) => recordObservation(vault, input),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
     },
 
     retro({ vault: selector, ...input }) {
-      const [vault] = resolveVaults(selector ?? "active");
-      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
-      try {
-        return recordRetro(vault, input);
-      } catch (error) {
-        return { ok: false, diagnostics: [failureDiagnostic(error)] };
-      }
+      return onVault(
+        selector,
+        (vault) => recordRetro(vault, input),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
     },
 
     logEvent({ vault: selector, ...input }) {
-      const [vault] = resolveVaults(selector ?? "active");
-      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
-      try {
-        return logEvent(vault, input);
-      } catch (error) {
-        return { ok: false, diagnostics: [failureDiagnostic(error)] };
-      }
+      return onVault(
+        selector,
+        (vault) => logEvent(vault, input),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
     },
 
     ingest({ vault: selector, ...input } = {}) {
-      const [vault] = resolveVaults(selector ?? "active");
-      if (!vault || !vaultExists(vault)) return { ok: false, pending: [], diagnostics: missing() };
-      try {
-        return ingestStep(vault, () => registry(vault), input);
-      } catch (error) {
-        return { ok: false, pending: [], diagnostics: [failureDiagnostic(error)] };
-      }
+      return onVault(
+        selector,
+        (vault) => ingestStep(vault, () => registry(vault), input),
+        (diagnostics) => ({ ok: false, pending: [], diagnostics }),
+      );
     },
 
     async captureSource({ vault: selector, allowedRoots, timeoutMs, signal, ...input }) {

@@ -8,7 +8,6 @@
  * the id is claimed, so a failed capture leaves nothing behind and no
  * unredacted byte is ever written.
  */
-import { rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
@@ -60,7 +59,7 @@ export interface CaptureLimits {
   maxRedirects: number;
 }
 
-export const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
+const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
   maxOriginalBytes: 5 * 1024 * 1024,
   maxTextBytes: 1024 * 1024,
   timeoutMs: 15_000,
@@ -271,13 +270,8 @@ export async function captureSource(
       hashes: described.hashes,
       redactions,
     };
-    try {
-      writePacket(slot, content, manifest);
-    } catch (error) {
-      // The folder is this capture's own (created exclusively above): leave no half packet.
-      rmSync(slot.dir, { recursive: true, force: true });
-      throw error;
-    }
+    // On failure it takes back only the files it wrote: no half packet stays.
+    writePacket(slot, content, manifest);
 
     // The packet is the record; a page that cannot be made is reported, not fatal.
     let page: SourcePageResult;

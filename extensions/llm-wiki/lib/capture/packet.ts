@@ -4,6 +4,7 @@
  * `manifest.json`. Every file is created exclusively (never replacing one),
  * and the manifest comes last, so a packet with a manifest is complete.
  */
+import { rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { diagnostic, WikiError } from "../diagnostics.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
@@ -16,7 +17,7 @@ import type { SourceSlot } from "./source-id.ts";
 export const PACKET_VERSION = "2";
 
 export const SOURCE_FILE = "source.md";
-export const MANIFEST_FILE = "manifest.json";
+const MANIFEST_FILE = "manifest.json";
 
 export type SourceKind = "text" | "file" | "url";
 
@@ -86,13 +87,36 @@ export function describeFiles(
   return { files, sizes, hashes };
 }
 
-/** Writes the packet's files into its freshly claimed folder, the manifest last. */
+/**
+ * Writes the packet's files into its freshly claimed folder, the manifest
+ * last. On failure it takes back what it wrote (and the folder, once empty),
+ * so no half packet stays; a file it did not write is never touched.
+ */
 export function writePacket(
   slot: SourceSlot,
   content: PacketContent,
   manifest: SourceManifest,
 ): void {
-  if (content.original) create(slot, content.original.name, content.original.text);
-  create(slot, SOURCE_FILE, content.source);
-  create(slot, MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`);
+  const files: Array<[name: string, text: string]> = [];
+  if (content.original) files.push([content.original.name, content.original.text]);
+  files.push(
+    [SOURCE_FILE, content.source],
+    [MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`],
+  );
+  const written: string[] = [];
+  try {
+    for (const [name, text] of files) {
+      create(slot, name, text);
+      written.push(name);
+    }
+  } catch (error) {
+    try {
+      for (const name of written) rmSync(join(slot.dir, name), { force: true });
+      rmdirSync(slot.dir);
+    } catch {
+      // Not empty (what someone else put there stays as found) or not removable:
+      // the write's own failure is what gets reported.
+    }
+    throw error;
+  }
 }

@@ -22,7 +22,7 @@ export interface Redacted {
 const MARK = "[REDACTED:";
 
 /** The placeholder a secret of `kind` is replaced with. */
-export function redactionMark(kind: string): string {
+function redactionMark(kind: string): string {
   return `${MARK}${kind}]`;
 }
 

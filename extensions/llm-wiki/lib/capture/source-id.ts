@@ -22,7 +22,7 @@ export interface SourceSlot {
 }
 
 /** Folder that holds the packets of `vault`. */
-export function sourcesDir(vault: VaultPaths): string {
+function sourcesDir(vault: VaultPaths): string {
   return join(vault.raw, "sources");
 }
 

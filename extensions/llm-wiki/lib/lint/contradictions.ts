@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../diagnostics.ts";
-import { extractLinks, LinkResolver } from "../vault/links.ts";
+import { extractLinks } from "../vault/links.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
@@ -17,6 +17,11 @@ import type { LintFinding } from "./types.ts";
 
 const MARKER =
   /^\s*>\s*(?:\[!contradiction\][+-]?|[*_]{0,2}contradiction(?::[*_]{0,2}|[*_]{0,2}\s*:))\s*(.*)$/i;
+/**
+ * Every marker above and the `contradicts:` key contain this word: a page
+ * without it has nothing to find and is not parsed.
+ */
+const MENTION = /contradict/i;
 const QUOTE = /^\s*>/;
 const FENCE = /^\s*(```|~~~)/;
 const EXCERPT_CHARS = 140;
@@ -27,7 +32,7 @@ interface Marker {
 }
 
 /** Marker blocks in `body`, skipping fenced code; `firstLine` is the body's line in the file. */
-export function findMarkers(body: string, firstLine: number): Marker[] {
+function findMarkers(body: string, firstLine: number): Marker[] {
   const lines = body.split(/\r?\n/);
   const markers: Marker[] = [];
   let fence: string | undefined;
@@ -76,7 +81,8 @@ function excerpt(text: string): string {
 
 /** Contradiction findings for every accepted page (each page file is read once). */
 export function contradictionFindings(vault: VaultPaths, registry: Registry): LintFinding[] {
-  const resolver = new LinkResolver(registry.pages.keys());
+  // The link graph's resolver was built for exactly these page ids.
+  const resolver = registry.snapshot.graph.resolver;
   const out: LintFinding[] = [];
   const resolveAll = (targets: string[]): { pages: string[]; unresolved: string[] } => {
     const pages = new Set<string>();
@@ -124,6 +130,7 @@ export function contradictionFindings(vault: VaultPaths, registry: Registry): Li
       });
       continue;
     }
+    if (!MENTION.test(text)) continue;
     const parsed = parsePage(meta.id, meta.path, bytes);
     if (!parsed.ok) continue;
     const { body, frontmatter } = parsed.page;

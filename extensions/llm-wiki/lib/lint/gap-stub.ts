@@ -6,7 +6,7 @@
  */
 import { CANONICAL_TYPES } from "../vault/page.ts";
 import { folderOfType } from "../vault/page-write.ts";
-import { slugify } from "../vault/slug.ts";
+import { slugify, slugPath } from "../vault/slug.ts";
 
 const TYPE_OF_FOLDER: ReadonlyMap<string, string> = new Map([
   ...CANONICAL_TYPES.map((type): [string, string] => [folderOfType(type), type]),
@@ -21,18 +21,9 @@ export interface StubPlan {
   title: string;
 }
 
-/** The slugged form a link target resolves by (`Concepts/Retry Budget` → `concepts/retry-budget`). */
-export function gapKey(target: string): string {
-  return target
-    .split("/")
-    .filter((s) => s !== "")
-    .map(slugify)
-    .join("/");
-}
-
 /** The stub for `target`, or why there can be none. */
 export function planGapStub(target: string): StubPlan | { reason: string } {
-  const key = gapKey(target);
+  const key = slugPath(target);
   const parts = key.split("/");
   const written = target.split("/").filter((s) => s !== "");
   const [folder, slug] = parts;

@@ -2,11 +2,12 @@
  * Link checks: links that resolve to no page or to several, and knowledge
  * gaps (one missing page that two or more pages link to).
  */
-import { existsSync, lstatSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
-import { gapKey, planGapStub } from "./gap-stub.ts";
+import { slugPath } from "../vault/slug.ts";
+import { planGapStub } from "./gap-stub.ts";
 import type { LintFinding } from "./types.ts";
 
 const pathOf = (id: string): string => `wiki/${id}.md`;
@@ -60,7 +61,7 @@ export function knowledgeGaps(registry: Registry): KnowledgeGap[] {
   const byKey = new Map<string, { target: string; from: Set<string> }>();
   for (const problem of registry.linkProblems) {
     if (problem.status !== "missing") continue;
-    const key = gapKey(problem.target);
+    const key = slugPath(problem.target);
     if (key === "") continue;
     const entry = byKey.get(key);
     if (entry) entry.from.add(problem.from);
@@ -75,10 +76,9 @@ export function knowledgeGaps(registry: Registry): KnowledgeGap[] {
 
 /** True when anything (even a broken symlink) occupies the vault-relative `path`. */
 export function occupied(vault: VaultPaths, path: string): boolean {
-  const abs = join(vault.dir, path);
-  if (existsSync(abs)) return true;
   try {
-    lstatSync(abs);
+    // lstat sees what is there, a symbolic link included, whether or not it leads anywhere.
+    lstatSync(join(vault.dir, path));
     return true;
   } catch {
     return false;

@@ -29,7 +29,7 @@ export interface LintInput {
 }
 
 /** Index state as findings: anything but `ready` comes with its repair command. */
-export function indexFindings(index: IndexStatus): LintFinding[] {
+function indexFindings(index: IndexStatus): LintFinding[] {
   if (index.state === "ready") return [];
   const own = index.diagnostics.map((d): LintFinding => ({ ...d, check: "index" }));
   if (own.length > 0) return own;
@@ -57,7 +57,7 @@ function compare(a: LintFinding, b: LintFinding): number {
 }
 
 /** Every finding for one vault's registry and index, in a stable order. */
-export function collectFindings(
+function collectFindings(
   vault: VaultPaths,
   registry: Registry,
   index: IndexStatus,
@@ -84,14 +84,16 @@ function countOf(findings: LintFinding[]): LintCounts {
 }
 
 /** Lints one vault through its handle (registry refreshed, index status read from small files). */
-export function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport {
+function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport {
   const now = input.now ?? new Date();
   let registry = handle.refresh();
   let fixed: LintVaultReport["fixed"] = [];
   let skipped: LintVaultReport["skipped"] = [];
   if (input.fix) {
     ({ fixed, skipped } = createGapStubs(handle.paths, knowledgeGaps(registry), now));
-    if (fixed.length > 0) registry = handle.refresh();
+    // Only the stubs are new: the rest of `wiki/` need not be walked again.
+    const created = fixed.flatMap((fix) => (fix.path ? [fix.path] : []));
+    if (created.length > 0) registry = handle.refresh(created);
   }
   const findings = collectFindings(handle.paths, registry, handle.index.status(registry), now);
   return {

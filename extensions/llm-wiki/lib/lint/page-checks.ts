@@ -2,6 +2,7 @@
  * Checks that need only the registry: malformed pages, orphans, and titles
  * or aliases two pages share.
  */
+import { nameKey } from "../vault/name-key.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { LintFinding } from "./types.ts";
 
@@ -9,12 +10,7 @@ import type { LintFinding } from "./types.ts";
  * Last id segments that mark a vault's entry page (`index`, `syntheses/overview`
  * …). Such a page is where reading starts, so nothing has to link to it.
  */
-export const ENTRY_PAGE_NAMES: ReadonlySet<string> = new Set([
-  "index",
-  "overview",
-  "home",
-  "readme",
-]);
+const ENTRY_PAGE_NAMES: ReadonlySet<string> = new Set(["index", "overview", "home", "readme"]);
 
 /** Every registry diagnostic (unparseable, untyped, unreadable or escaping pages, soft page warnings). */
 export function malformedFindings(registry: Registry): LintFinding[] {
@@ -22,7 +18,7 @@ export function malformedFindings(registry: Registry): LintFinding[] {
 }
 
 /** True when `id` names the vault's entry page. */
-export function isEntryPage(id: string): boolean {
+function isEntryPage(id: string): boolean {
   return ENTRY_PAGE_NAMES.has((id.split("/").pop() ?? id).toLowerCase());
 }
 
@@ -46,11 +42,6 @@ export function orphanFindings(registry: Registry): LintFinding[] {
     });
   }
   return out;
-}
-
-/** NFKC, case-folded, whitespace collapsed: how titles and aliases are compared. */
-export function nameKey(name: string): string {
-  return name.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 interface NameUse {

@@ -13,7 +13,7 @@ const DURATION = /^(\d+)\s*(d|days?|w|weeks?|m|mo|months?|y|years?)$/i;
 const DAY_MS = 86_400_000;
 
 /** Parses a date or timestamp; undefined unless it names a real calendar day. */
-export function parseDate(text: string): Date | undefined {
+function parseDate(text: string): Date | undefined {
   const m = DATE.exec(text.trim());
   if (!m) return undefined;
   const date = new Date(text.trim());
@@ -25,7 +25,7 @@ export function parseDate(text: string): Date | undefined {
 }
 
 /** `base` moved forward by a duration; undefined when `text` is not one. */
-export function addDuration(base: Date, text: string): Date | undefined {
+function addDuration(base: Date, text: string): Date | undefined {
   const m = DURATION.exec(text.trim());
   if (!m) return undefined;
   const n = Number(m[1]);
@@ -41,9 +41,7 @@ export function addDuration(base: Date, text: string): Date | undefined {
 type Due = { due: Date } | { problem: string };
 
 /** When the page goes stale, why that cannot be told, or undefined without `stale_after`. */
-export function staleDue(
-  page: Pick<PageMeta, "staleAfter" | "updated" | "created">,
-): Due | undefined {
+function staleDue(page: Pick<PageMeta, "staleAfter" | "updated" | "created">): Due | undefined {
   const value = page.staleAfter;
   if (value === undefined) return undefined;
   const date = parseDate(value);

@@ -7,8 +7,6 @@ import { readFileSync } from "node:fs";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { VaultPaths } from "./paths.ts";
 
-export const VAULT_MODES = ["project", "personal", "research", "team"] as const;
-
 export interface VaultConfig {
   name?: string;
   topic?: string;

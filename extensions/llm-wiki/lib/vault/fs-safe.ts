@@ -4,18 +4,36 @@
  * containment check that keeps every path inside its vault.
  */
 import { randomBytes } from "node:crypto";
-import { linkSync, mkdirSync, realpathSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  linkSync,
+  mkdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 
 function tempPathFor(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
 }
 
+/** Writes the temporary file `tmp`; a half-written one (a full disk, say) is removed. */
+function writeTemp(tmp: string, content: string | Uint8Array): void {
+  try {
+    writeFileSync(tmp, content);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
 /** Replaces `path` atomically: readers see the old or the new file, never half of one. */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
-  writeFileSync(tmp, content);
+  writeTemp(tmp, content);
   try {
     renameSync(tmp, path);
   } catch (error) {
@@ -32,7 +50,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
 export function createFileExclusive(path: string, content: string | Uint8Array): boolean {
   mkdirSync(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
-  writeFileSync(tmp, content);
+  writeTemp(tmp, content);
   try {
     linkSync(tmp, path);
     return true;

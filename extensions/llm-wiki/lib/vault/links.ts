@@ -4,7 +4,7 @@
  * the linking page). Resolution: exact id, then slug, then a unique basename.
  */
 import { posix } from "node:path";
-import { slugify } from "./slug.ts";
+import { slugPath } from "./slug.ts";
 
 /** One link as written in a page. */
 export interface RawLink {
@@ -57,14 +57,6 @@ export function extractLinks(pageId: string, body: string): RawLink[] {
     links.push(label ? { target, label, kind: "markdown" } : { target, kind: "markdown" });
   }
   return links;
-}
-
-function slugPath(target: string): string {
-  return target
-    .split("/")
-    .filter((s) => s !== "")
-    .map(slugify)
-    .join("/");
 }
 
 /** Resolves link targets against a fixed set of page ids; build once per registry. */

@@ -3,6 +3,7 @@
  * exact id/title/alias matches first. No index, no model: instant answers
  * for names the caller already knows.
  */
+import { nameKey } from "./name-key.ts";
 import type { PageMeta } from "./page.ts";
 
 export type LookupMatch = "id" | "title" | "alias" | "tag" | "partial";
@@ -25,25 +26,21 @@ export const MATCH_RANK: Readonly<Record<LookupMatch, number>> = {
   partial: 4,
 };
 
-function norm(text: string): string {
-  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
-}
-
 function classify(page: PageMeta, q: string): LookupMatch | undefined {
-  const id = norm(page.id);
+  const id = nameKey(page.id);
   if (id === q || id.split("/").pop() === q) return "id";
-  if (norm(page.title) === q) return "title";
-  const aliases = page.aliases.map(norm);
+  if (nameKey(page.title) === q) return "title";
+  const aliases = page.aliases.map(nameKey);
   if (aliases.includes(q)) return "alias";
-  if (page.tags.map(norm).includes(q)) return "tag";
-  if (q.length >= 2 && [id, norm(page.title), ...aliases].some((s) => s.includes(q)))
+  if (page.tags.map(nameKey).includes(q)) return "tag";
+  if (q.length >= 2 && [id, nameKey(page.title), ...aliases].some((s) => s.includes(q)))
     return "partial";
   return undefined;
 }
 
 /** Pages matching `query`, best match kind first, then by id. */
 export function lookupPages(pages: Iterable<PageMeta>, query: string, limit: number): LookupHit[] {
-  const q = norm(query);
+  const q = nameKey(query);
   if (q === "") return [];
   const hits: LookupHit[] = [];
   for (const page of pages) {

@@ -6,10 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import matter from "gray-matter";
-import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "./events.ts";
 import { createFileExclusive } from "./fs-safe.ts";
-import { CANONICAL_TYPES, EVIDENCE_TYPES, parsePage } from "./page.ts";
+import { nameKey } from "./name-key.ts";
+import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { slugify } from "./slug.ts";
 
@@ -52,21 +53,80 @@ export interface EnsurePageResult {
 const MAX_SLUG_ATTEMPTS = 50;
 const knownTypes: ReadonlySet<string> = new Set([...CANONICAL_TYPES, ...EVIDENCE_TYPES]);
 
-function sameTitle(a: string, b: string): boolean {
-  const norm = (s: string) => s.normalize("NFKC").trim().toLowerCase();
-  return norm(a) === norm(b);
+/** A new page and where it may go. */
+export interface FreeSlugPage {
+  /** Folder under `wiki/`, e.g. `concepts`. */
+  folder: string;
+  /** Slug tried first; when it is taken, `<base>-2`, `<base>-3`, … */
+  base: string;
+  /** Frontmatter, in the order it is written. */
+  data: Record<string, unknown>;
+  /** Markdown body; a final newline is added when missing. */
+  body: string;
+  maxAttempts: number;
+  /**
+   * True when the accepted page found at a taken slug is this same page: it
+   * is returned (`created: false`) instead of trying the next slug. A file
+   * that cannot be read or parsed is never the same page.
+   */
+  isSame: (existing: Page) => boolean;
 }
 
-function existingTitle(abs: string, id: string, rel: string): string | undefined {
+/**
+ * Creates the page of `spec` at its first free slug under `wiki/<folder>/`
+ * and logs `page_created`; never replaces a file. Returns the page's place,
+ * and `created: false` when `isSame` recognised the page at a taken slug.
+ */
+export function createPageAtFreeSlug(
+  vault: VaultPaths,
+  spec: FreeSlugPage,
+  now: Date,
+): { id: string; path: string; created: boolean } {
+  const body = spec.body.endsWith("\n") || spec.body === "" ? spec.body : `${spec.body}\n`;
+  // A file object, not a string: given a string, gray-matter would parse a
+  // body that starts with `---` as frontmatter (and throw on a bad one).
+  const text = matter.stringify({ content: body }, spec.data);
+  for (let n = 1; n <= spec.maxAttempts; n += 1) {
+    const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
+    const id = `${spec.folder}/${slug}`;
+    const rel = `wiki/${id}.md`;
+    const abs = join(vault.wiki, spec.folder, `${slug}.md`);
+    if (createFileExclusive(abs, text)) {
+      appendEvent(vault, { kind: "page_created", id, type: spec.data.type }, now);
+      return { id, path: rel, created: true };
+    }
+    const existing = readPage(abs, id, rel);
+    if (existing !== undefined && spec.isSame(existing)) return { id, path: rel, created: false };
+  }
+  throw new WikiError(
+    diagnostic(
+      "page_no_free_slug",
+      "error",
+      `no free slug for "${String(spec.data.title)}" after ${spec.maxAttempts} attempts under wiki/${spec.folder}/`,
+      { path: `wiki/${spec.folder}/${spec.base}.md` },
+    ),
+  );
+}
+
+function readPage(abs: string, id: string, rel: string): Page | undefined {
   try {
     const parsed = parsePage(id, rel, readFileSync(abs));
-    return parsed.ok ? parsed.page.title : undefined;
+    return parsed.ok ? parsed.page : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Creates the page for `input` unless a page with that title exists; never overwrites. */
+function invalidInput(message: string): never {
+  throw new WikiError(diagnostic("page_invalid_input", "error", message));
+}
+
+/**
+ * Creates the page for `input` unless a page with that title (compared by
+ * `nameKey`) exists; never overwrites. Throws `WikiError`: `page_invalid_input`
+ * for an unknown type or an empty title, `page_no_free_slug` when every slug
+ * tried is taken by another page.
+ */
 export function ensurePage(
   vault: VaultPaths,
   input: EnsurePageInput,
@@ -75,10 +135,8 @@ export function ensurePage(
   const diagnostics: Diagnostic[] = [];
   const type = input.type.trim().toLowerCase();
   const title = input.title.normalize("NFKC").trim();
-  if (!knownTypes.has(type)) {
-    throw new TypeError(`unknown page type "${input.type}"`);
-  }
-  if (title === "") throw new TypeError("a page needs a non-empty title");
+  if (!knownTypes.has(type)) invalidInput(`unknown page type "${input.type}"`);
+  if (title === "") invalidInput("a page needs a non-empty title");
 
   let body = input.content ?? "";
   let pasted: Record<string, unknown> = {};
@@ -121,38 +179,28 @@ export function ensurePage(
   data.status = input.status ?? data.status ?? "draft";
   data.created ??= today;
   data.updated ??= today;
-  // A file object, not a string: given a string, gray-matter would parse a
-  // body that starts with `---` as frontmatter (and throw on a bad one).
-  const text = matter.stringify(
-    { content: body.endsWith("\n") || body === "" ? body : `${body}\n` },
-    data,
-  );
 
-  const folder = folderOfType(type);
-  const base = slugify(title);
-  for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n += 1) {
-    const slug = n === 1 ? base : `${base}-${n}`;
-    const id = `${folder}/${slug}`;
-    const rel = `wiki/${id}.md`;
-    const abs = join(vault.wiki, folder, `${slug}.md`);
-    if (createFileExclusive(abs, text)) {
-      appendEvent(vault, { kind: "page_created", id, type }, now);
-      return { id, path: rel, created: true, diagnostics };
-    }
-    const there = existingTitle(abs, id, rel);
-    if (there !== undefined && sameTitle(there, title)) {
-      diagnostics.push(
-        diagnostic(
-          "page_exists",
-          "info",
-          `a page titled "${title}" already exists at ${rel}; left unchanged`,
-          {
-            path: rel,
-          },
-        ),
-      );
-      return { id, path: rel, created: false, diagnostics };
-    }
+  const place = createPageAtFreeSlug(
+    vault,
+    {
+      folder: folderOfType(type),
+      base: slugify(title),
+      data,
+      body,
+      maxAttempts: MAX_SLUG_ATTEMPTS,
+      isSame: (existing) => nameKey(existing.title) === nameKey(title),
+    },
+    now,
+  );
+  if (!place.created) {
+    diagnostics.push(
+      diagnostic(
+        "page_exists",
+        "info",
+        `a page titled "${title}" already exists at ${place.path}; left unchanged`,
+        { path: place.path },
+      ),
+    );
   }
-  throw new Error(`no free slug for "${title}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+  return { ...place, diagnostics };
 }

@@ -4,7 +4,7 @@
  * never the personal vault itself. Personal vault: `$WIKI_HOME/.llm-wiki` or
  * `~/.llm-wiki`.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 
@@ -139,5 +139,5 @@ export function rootFromArg(arg: string): string {
 
 /** True when a vault's `.llm-wiki/` exists at `paths.dir`. */
 export function vaultExists(paths: VaultPaths): boolean {
-  return existsSync(paths.dir) && isDir(paths.dir);
+  return isDir(paths.dir);
 }

@@ -19,7 +19,7 @@ import { fnv1a } from "./stable-hash.ts";
 
 const CACHE_VERSION = 2;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
-export const REGISTRY_SHARDS = 32;
+const REGISTRY_SHARDS = 32;
 
 /** What the registry remembers about one file under `wiki/`. */
 export interface RegistryRecord {

@@ -14,6 +14,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  type Stats,
   statSync,
 } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
@@ -85,6 +86,24 @@ interface WikiFile {
   mtimeMs: number;
 }
 
+/**
+ * `stat()`, or undefined when it fails: a page removed since its folder was
+ * listed is simply not there any more; any other failure is reported.
+ */
+function statOrSkip(rel: string, stat: () => Stats, diagnostics: Diagnostic[]): Stats | undefined {
+  try {
+    return stat();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") {
+      diagnostics.push(
+        diagnostic("page_unreadable", "error", `${rel}: ${errorMessage(error)}`, { path: rel }),
+      );
+    }
+    return undefined;
+  }
+}
+
 function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
   const out: WikiFile[] = [];
   let vaultReal: string;
@@ -129,17 +148,17 @@ function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
           );
           continue;
         }
-        const st = statSync(target);
+        const st = statOrSkip(rel, () => statSync(target), diagnostics);
         // Linked folders inside the vault would list the same pages twice.
-        if (st.isFile() && entry.name.endsWith(".md")) {
+        if (st?.isFile() && entry.name.endsWith(".md")) {
           out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
         }
         continue;
       }
       if (entry.isDirectory()) visit(abs);
       else if (entry.isFile() && entry.name.endsWith(".md")) {
-        const st = lstatSync(abs);
-        out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
+        const st = statOrSkip(rel, () => lstatSync(abs), diagnostics);
+        if (st) out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
       }
     }
   };

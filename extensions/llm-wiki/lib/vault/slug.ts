@@ -27,3 +27,15 @@ export function slugify(title: string): string {
     .join("")
     .replace(/-+$/, "")}-${shortHash(normal)}`;
 }
+
+/**
+ * Each folder of a link target slugged: the form a link resolves by, and the
+ * id of the page a gap's stub would get (`Concepts/Retry Budget` → `concepts/retry-budget`).
+ */
+export function slugPath(target: string): string {
+  return target
+    .split("/")
+    .filter((s) => s !== "")
+    .map(slugify)
+    .join("/");
+}

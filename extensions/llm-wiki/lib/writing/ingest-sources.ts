@@ -5,7 +5,7 @@
  * (`…/extracted.md`), and by hand (`raw_path` naming the packet folder) all
  * lead to their text; nothing outside `raw/` is ever read as a source.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { diagnostic, WikiError } from "../diagnostics.ts";
 import { isInside, isReallyInside } from "../vault/fs-safe.ts";
@@ -57,8 +57,8 @@ function manifestTextFile(vault: VaultPaths, packetRel: string): string | undefi
 function firstTextFile(vault: VaultPaths, candidates: string[]): string | undefined {
   for (const rel of candidates) {
     const abs = resolve(vault.dir, rel);
-    if (!isInside(vault.raw, abs) || !existsSync(abs)) continue;
-    if (!isReallyInside(vault.raw, abs)) continue;
+    // A missing file is not really inside either (its real path cannot be found).
+    if (!isInside(vault.raw, abs) || !isReallyInside(vault.raw, abs)) continue;
     try {
       if (statSync(abs).isFile()) return rel;
     } catch {
@@ -93,7 +93,7 @@ function textCandidates(
 }
 
 /** The source behind a registry page: its id and packet text, read from the page's frontmatter. */
-export function sourceOfPage(vault: VaultPaths, meta: PageMeta): SourceRef {
+function sourceOfPage(vault: VaultPaths, meta: PageMeta): SourceRef {
   let fm: Record<string, unknown> = {};
   try {
     const parsed = parsePage(meta.id, meta.path, readFileSync(join(vault.dir, meta.path)));

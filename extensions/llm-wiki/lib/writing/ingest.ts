@@ -96,7 +96,9 @@ export function ingestStep(
   const wanted = input.source?.trim() || undefined;
   if (input.markIngested) {
     if (!wanted) invalid("source", "mark_ingested needs the source to mark");
-    const ref = findSource(vault, registry(), wanted) ?? notFound(wanted);
+    // One refresh per step: marking changes only `ref`, which `pending` leaves out anyway.
+    const pages = registry();
+    const ref = findSource(vault, pages, wanted) ?? notFound(wanted);
     const outcome = markIngested(vault, ref, now);
     return {
       ok: true,
@@ -107,15 +109,16 @@ export function ingestStep(
         changed: outcome.changed,
         ...(outcome.backup ? { backup: outcome.backup } : {}),
       },
-      pending: others(skeletonSources(vault, registry()), ref),
+      pending: others(skeletonSources(vault, pages), ref),
       diagnostics: outcome.diagnostics,
     };
   }
 
   const part = input.part ?? 1;
   if (!Number.isInteger(part) || part < 1) invalid("part", "must be a whole number from 1");
-  const waiting = skeletonSources(vault, registry());
-  const ref = wanted ? (findSource(vault, registry(), wanted) ?? notFound(wanted)) : waiting[0];
+  const pages = registry();
+  const waiting = skeletonSources(vault, pages);
+  const ref = wanted ? (findSource(vault, pages, wanted) ?? notFound(wanted)) : waiting[0];
   if (!ref) {
     return {
       ok: true,

@@ -22,7 +22,7 @@ export const MAX_DETAIL_BYTES = 4_096;
 const MAX_DEPTH = 8;
 
 /** Kinds written by the tools themselves; an agent may not log them. */
-export const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
+const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
   "vault_initialized",
   "page_created",
   "source_captured",

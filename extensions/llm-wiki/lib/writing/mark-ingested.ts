@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
 import { createFileExclusive, isInside, writeFileAtomic } from "../vault/fs-safe.ts";
-import { hashContent, parsePage } from "../vault/page.ts";
+import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { SourceRef } from "./ingest-sources.ts";
 
@@ -107,7 +107,7 @@ export function markIngested(
   }
   const saved = backup(vault, rel, before, now);
   // A concurrent editor may have saved since the read: their change wins, nothing is lost.
-  if (hashContent(readFileSync(abs)) !== hashContent(before)) {
+  if (!readFileSync(abs).equals(before)) {
     return fail(
       "ingest_page_changed",
       `${rel} changed while being marked; left unchanged, try again`,

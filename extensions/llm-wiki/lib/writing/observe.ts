@@ -4,7 +4,6 @@
  * `wiki/sources/`, to be distilled into canonical pages later. Created,
  * never overwritten: see `unique-page.ts` for how repeats are told apart.
  */
-import { appendEvent } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
 import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
@@ -37,28 +36,19 @@ export function recordObservation(
   if (relevance !== undefined && !RELEVANCE.includes(relevance)) {
     invalid("relevance", `must be one of ${RELEVANCE.join(", ")}`);
   }
-  const day = now.toISOString().slice(0, 10);
-  const page = createUniquePage(
+  return createUniquePage(
     vault,
     {
       prefix: "obs",
       type: "observation",
       title,
-      fields: {
-        status: "observation",
-        tags: tags.length > 0 ? tags : undefined,
-        sources: sources.length > 0 ? sources : undefined,
-        relevance,
-        observed_at: now.toISOString(),
-        created: day,
-        updated: day,
-      },
+      status: "observation",
+      tags,
+      sources,
+      fields: { relevance, observed_at: now.toISOString() },
       body: `# ${title}\n\n${content}\n`,
+      recorded: { kind: "observation_recorded" },
     },
     now,
   );
-  if (page.created) {
-    appendEvent(vault, { kind: "observation_recorded", id: page.id, title }, now);
-  }
-  return { ok: true, ...page };
 }

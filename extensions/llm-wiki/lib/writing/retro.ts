@@ -4,7 +4,6 @@
  * went badly, lessons), so later sessions recall the lessons and lint can
  * find retros by type. Created, never overwritten (see `unique-page.ts`).
  */
-import { appendEvent } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
 import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
@@ -50,31 +49,19 @@ export function recordRetro(
     ...section("What went badly", wentBadly),
     ...section("Lessons", lessons),
   ].join("\n");
-  const day = now.toISOString().slice(0, 10);
-  const page = createUniquePage(
+  return createUniquePage(
     vault,
     {
       prefix: "retro",
       type: "retro",
       title,
-      fields: {
-        // `insight` is what older vaults gave retros; lint and recall read it as evidence.
-        status: "insight",
-        tags: tags.length > 0 ? tags : undefined,
-        sources: sources.length > 0 ? sources : undefined,
-        created: day,
-        updated: day,
-      },
+      // `insight` is what older vaults gave retros; lint and recall read it as evidence.
+      status: "insight",
+      tags,
+      sources,
       body,
+      recorded: { kind: "retro_recorded", lessons: lessons.length },
     },
     now,
   );
-  if (page.created) {
-    appendEvent(
-      vault,
-      { kind: "retro_recorded", id: page.id, title, lessons: lessons.length },
-      now,
-    );
-  }
-  return { ok: true, ...page };
 }

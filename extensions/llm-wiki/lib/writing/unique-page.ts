@@ -7,14 +7,10 @@
  * the same title and the same body is the same record sent again (a retried
  * call): it is reported as `page_exists`, not written twice.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import matter from "gray-matter";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
-import { appendEvent } from "../vault/events.ts";
-import { createFileExclusive } from "../vault/fs-safe.ts";
-import { parsePage } from "../vault/page.ts";
-import { folderOfType } from "../vault/page-write.ts";
+import { appendEvent, type WikiEvent } from "../vault/events.ts";
+import { nameKey } from "../vault/name-key.ts";
+import { createPageAtFreeSlug, folderOfType } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { slugify } from "../vault/slug.ts";
 
@@ -37,62 +33,67 @@ export interface UniquePageSpec {
   prefix: string;
   type: string;
   title: string;
-  /** Frontmatter besides `type` and `title`; `undefined` values are left out. */
-  fields: Record<string, unknown>;
+  status: string;
+  /** Cleaned tags and sources (see `cleanList`); an empty list is left out of the frontmatter. */
+  tags: string[];
+  sources: string[];
+  /**
+   * Frontmatter of this kind of record, written after `status`, `tags` and
+   * `sources` and before `created` and `updated`; `undefined` values are left out.
+   */
+  fields?: Record<string, unknown>;
   /** Markdown body; deterministic from the input, so a retried call compares equal. */
   body: string;
+  /** Logged after `page_created` when the page is new, with the page's `id` and `title` added. */
+  recorded: WikiEvent;
 }
 
 function norm(text: string): string {
   return text.normalize("NFKC").replace(/\r\n?/g, "\n").trim();
 }
 
-/** True when the page at `abs` has this title and this body (a repeat of the same record). */
-function sameRecord(abs: string, id: string, rel: string, spec: UniquePageSpec): boolean {
-  try {
-    const parsed = parsePage(id, rel, readFileSync(abs));
-    if (!parsed.ok) return false;
-    return (
-      norm(parsed.page.title).toLowerCase() === norm(spec.title).toLowerCase() &&
-      norm(parsed.page.body) === norm(spec.body)
-    );
-  } catch {
-    return false;
-  }
-}
-
-/** Creates the page for `spec` under its type's folder; never replaces a file. */
+/**
+ * Creates the page for `spec` under its type's folder, never replacing a
+ * file, and logs `spec.recorded` when it is new.
+ */
 export function createUniquePage(
   vault: VaultPaths,
   spec: UniquePageSpec,
   now: Date,
-): { id: string; path: string; created: boolean; diagnostics: Diagnostic[] } {
-  const defined = Object.entries(spec.fields).filter(([, value]) => value !== undefined);
-  const data = { type: spec.type, title: spec.title, ...Object.fromEntries(defined) };
-  const body = spec.body.endsWith("\n") ? spec.body : `${spec.body}\n`;
-  // A file object, not a string: gray-matter would otherwise parse a body
-  // that starts with `---` as frontmatter.
-  const text = matter.stringify({ content: body }, data);
-  const folder = folderOfType(spec.type);
-  const base = `${spec.prefix}-${now.toISOString().slice(0, 10)}-${slugify(spec.title)}`;
-  for (let n = 1; n <= MAX_SLUG_ATTEMPTS; n += 1) {
-    const slug = n === 1 ? base : `${base}-${n}`;
-    const id = `${folder}/${slug}`;
-    const rel = `wiki/${id}.md`;
-    const abs = join(vault.wiki, folder, `${slug}.md`);
-    if (createFileExclusive(abs, text)) {
-      appendEvent(vault, { kind: "page_created", id, type: spec.type }, now);
-      return { id, path: rel, created: true, diagnostics: [] };
-    }
-    if (sameRecord(abs, id, rel, spec)) {
-      const message = `the same ${spec.type} ("${spec.title}") is already recorded at ${rel}; nothing written`;
-      return {
-        id,
-        path: rel,
-        created: false,
-        diagnostics: [diagnostic("page_exists", "info", message, { path: rel })],
-      };
-    }
+): WrittenPageResult & { ok: true } {
+  const day = now.toISOString().slice(0, 10);
+  const fields = {
+    status: spec.status,
+    tags: spec.tags.length > 0 ? spec.tags : undefined,
+    sources: spec.sources.length > 0 ? spec.sources : undefined,
+    ...spec.fields,
+    created: day,
+    updated: day,
+  };
+  const defined = Object.entries(fields).filter(([, value]) => value !== undefined);
+  const place = createPageAtFreeSlug(
+    vault,
+    {
+      folder: folderOfType(spec.type),
+      base: `${spec.prefix}-${day}-${slugify(spec.title)}`,
+      data: { type: spec.type, title: spec.title, ...Object.fromEntries(defined) },
+      body: spec.body,
+      maxAttempts: MAX_SLUG_ATTEMPTS,
+      // The same title and the same body: this record, sent again.
+      isSame: (existing) =>
+        nameKey(existing.title) === nameKey(spec.title) && norm(existing.body) === norm(spec.body),
+    },
+    now,
+  );
+  if (!place.created) {
+    const message = `the same ${spec.type} ("${spec.title}") is already recorded at ${place.path}; nothing written`;
+    return {
+      ok: true,
+      ...place,
+      diagnostics: [diagnostic("page_exists", "info", message, { path: place.path })],
+    };
   }
-  throw new Error(`no free slug for "${spec.title}" after ${MAX_SLUG_ATTEMPTS} attempts`);
+  const { kind, ...detail } = spec.recorded;
+  appendEvent(vault, { kind, id: place.id, title: spec.title, ...detail }, now);
+  return { ok: true, ...place, diagnostics: [] };
 }
