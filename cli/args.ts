@@ -3,6 +3,9 @@
  * Usage errors are a `UsageError` (exit code 2), never a stack trace.
  */
 import { parseArgs } from "node:util";
+import { RETRIEVAL_MODES, type RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
+import { VAULT_SELECTORS } from "../extensions/llm-wiki/lib/tool-schemas.ts";
+import type { VaultSelector } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -73,4 +76,21 @@ export function intOption(
   if (!Number.isInteger(n) || n < 1)
     throw new UsageError(`--${name} takes a positive whole number`);
   return n;
+}
+
+/** A value given for `--name`, which must be one of `choices`. */
+function choice<T extends string>(value: string | boolean, name: string, choices: readonly T[]): T {
+  const found = choices.find((c) => c === value);
+  if (found === undefined) throw new UsageError(`--${name} takes one of ${choices.join(", ")}`);
+  return found;
+}
+
+/** `--mode`: a retrieval mode, or undefined (the settings' mode) when absent. */
+export function modeOption(value: string | boolean | undefined): RetrievalMode | undefined {
+  return value === undefined ? undefined : choice(value, "mode", RETRIEVAL_MODES);
+}
+
+/** `--which`: a vault selector, `active` when absent. */
+export function selectorOption(value: string | boolean | undefined): VaultSelector {
+  return value === undefined ? "active" : choice(value, "which", VAULT_SELECTORS);
 }

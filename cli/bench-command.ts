@@ -35,7 +35,7 @@ function modeOf(value: string | boolean | undefined): RetrievalMode {
 }
 
 /** The report as a text table. */
-export function renderBeirReport(report: BeirReport): string {
+function renderBeirReport(report: BeirReport): string {
   const used = Object.entries(report.modesUsed)
     .map(([mode, n]) => `${mode} ${n}`)
     .join(", ");

@@ -6,7 +6,7 @@ import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import type { LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
 import { renderLint } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { type OptionSpec, type Parsed, UsageError } from "./args.ts";
+import { type OptionSpec, type Parsed, selectorOption, UsageError } from "./args.ts";
 
 /** Options of `lint` beyond the common ones. */
 export const LINT_OPTIONS: Record<string, OptionSpec> = {
@@ -19,17 +19,12 @@ export const LINT_USAGE = `  lint [--fix] [--which W]                 check page
                                            --fix creates stubs for knowledge gaps only
 `;
 
-const SELECTORS = ["active", "project", "personal", "all"] as const;
-
 /** Runs `lint` and shapes the outcome the CLI prints (the result itself is the JSON output). */
 export function lintCommand(
   service: WikiService,
   { positionals, values }: Parsed,
 ): { ok: boolean; result: LintResult; text: string; diagnostics: Diagnostic[] } {
   if (positionals.length > 0) throw new UsageError("lint takes no arguments");
-  const which = values.which;
-  const vault = which === undefined ? "active" : SELECTORS.find((s) => s === which);
-  if (vault === undefined) throw new UsageError(`--which takes one of ${SELECTORS.join(", ")}`);
-  const result = service.lint({ vault, fix: values.fix === true });
+  const result = service.lint({ vault: selectorOption(values.which), fix: values.fix === true });
   return { ok: result.ok, result, text: renderLint(result), diagnostics: result.diagnostics };
 }

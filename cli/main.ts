@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
+import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import {
   renderBootstrap,
   renderDiagnostics,
@@ -12,15 +13,23 @@ import {
   renderReindex,
   renderSearch,
   renderStatus,
+  shownDiagnostics,
 } from "../extensions/llm-wiki/lib/render-text.ts";
-import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
-import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import {
-  createWikiService,
-  type VaultSelector,
-  type WikiService,
-} from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { intOption, type OptionSpec, type Parsed, parseCommand, UsageError } from "./args.ts";
+  EXPLICIT_DEFAULT_RESULTS,
+  EXPLICIT_MAX_RESULTS,
+} from "../extensions/llm-wiki/lib/retrieval-policy.ts";
+import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import {
+  intOption,
+  modeOption,
+  type OptionSpec,
+  type Parsed,
+  parseCommand,
+  selectorOption,
+  UsageError,
+} from "./args.ts";
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
@@ -62,24 +71,6 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   models: MODELS_OPTIONS,
 };
 
-const MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
-
-function modeOption(value: string | boolean | undefined): RetrievalMode | undefined {
-  if (value === undefined) return undefined;
-  const found = MODES.find((m) => m === value);
-  if (!found) throw new UsageError(`--mode takes one of ${MODES.join(", ")}`);
-  return found;
-}
-
-const SELECTORS = ["active", "project", "personal", "all"] as const;
-
-function selector(value: string | boolean | undefined): VaultSelector {
-  if (value === undefined) return "active";
-  const found = SELECTORS.find((s) => s === value);
-  if (!found) throw new UsageError(`--which takes one of ${SELECTORS.join(", ")}`);
-  return found;
-}
-
 interface Outcome {
   ok: boolean;
   result: object;
@@ -103,7 +94,12 @@ const HANDLERS: Record<string, Handler> = {
       ...(typeof values.topic === "string" ? { topic: values.topic } : {}),
       ...(typeof values.mode === "string" ? { mode: values.mode } : {}),
     });
-    return { ok: true, result, text: renderBootstrap(result), diagnostics: [] };
+    return {
+      ok: result.ok,
+      result,
+      text: renderBootstrap(result),
+      diagnostics: result.diagnostics,
+    };
   },
   status(service) {
     const result = service.status();
@@ -112,15 +108,21 @@ const HANDLERS: Record<string, Handler> = {
   search(service, { positionals, values }) {
     const query = positionals.join(" ");
     if (query.trim() === "") throw new UsageError("search needs a query");
-    const result = service.search({ query, limit: intOption(values.limit, "limit", 10) });
+    const result = service.search({
+      query,
+      // Absent: the service's default.
+      ...(values.limit !== undefined ? { limit: intOption(values.limit, "limit", 1) } : {}),
+    });
     return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
   },
   async recall(service, { positionals, values }) {
     const query = positionals.join(" ");
     if (query.trim() === "") throw new UsageError("recall needs a query");
     const mode = modeOption(values.mode);
-    const max = intOption(values.max, "max", 5);
-    if (max > 10) throw new UsageError("--max is at most 10");
+    const max = intOption(values.max, "max", EXPLICIT_DEFAULT_RESULTS);
+    if (max > EXPLICIT_MAX_RESULTS) {
+      throw new UsageError(`--max is at most ${EXPLICIT_MAX_RESULTS}`);
+    }
     // A one-shot command cannot count on a background indexer: bring a missing
     // or stale index up to date first (cheap when nothing changed).
     const index = service.status().vault?.index;
@@ -144,11 +146,16 @@ const HANDLERS: Record<string, Handler> = {
       scope: values.all ? "all" : "changed",
       components: values.vectors ? ["lexical", "vectors"] : ["lexical"],
       force: values.force === true,
-      vault: selector(values.which),
+      vault: selectorOption(values.which),
       onProgress: values.json ? undefined : progress.update,
     });
     progress.done();
-    return { ok: result.ok, result, text: renderReindex(result), diagnostics: result.diagnostics };
+    return {
+      ok: result.ok,
+      result,
+      text: renderReindex(result),
+      diagnostics: reindexDiagnostics(result),
+    };
   },
 };
 
@@ -198,7 +205,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify({ ...outcome.result, ok: outcome.ok }, null, 2)}\n`);
   } else {
     if (outcome.text) process.stdout.write(`${outcome.text}\n`);
-    const shown = diagnostics.filter((d) => d.severity !== "info" || !outcome.ok);
+    const shown = shownDiagnostics(outcome.ok, diagnostics);
     if (shown.length > 0) process.stderr.write(`${renderDiagnostics(shown)}\n`);
   }
   if (!outcome.ok) {

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import {
+  type IngestStep,
   renderEnsurePage,
   renderIngest,
   renderLogEvent,
@@ -13,7 +14,7 @@ import {
   renderRetro,
 } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { RELEVANCE, type Relevance } from "../extensions/llm-wiki/lib/writing/observe.ts";
+import type { Relevance } from "../extensions/llm-wiki/lib/writing/observe.ts";
 import { intOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
 
 interface Outcome {
@@ -93,6 +94,18 @@ const outcome = <R extends { ok: boolean; diagnostics: Diagnostic[] }>(
   diagnostics: result.diagnostics,
 });
 
+/** The next ingest step as the command that takes it, e.g. `llm-wiki ingest SRC-… --part 2`. */
+function ingestCommand(next: IngestStep): string {
+  const source = /^[\w./-]+$/.test(next.source) ? next.source : JSON.stringify(next.source);
+  return [
+    `llm-wiki ingest ${source}`,
+    next.part !== undefined ? `--part ${next.part}` : undefined,
+    next.mark_ingested ? "--mark-ingested" : undefined,
+  ]
+    .filter((w) => w !== undefined)
+    .join(" ");
+}
+
 /** Handlers of the writing commands, keyed like WRITING_OPTIONS. */
 export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parsed) => Outcome> = {
   page(service, { values, lists }) {
@@ -109,10 +122,8 @@ export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parse
     return outcome(result, renderEnsurePage(result));
   },
   observe(service, { values, lists }) {
+    // Checked by the service, which names the values it takes.
     const relevance = text(values.relevance, "relevance");
-    if (relevance !== undefined && !(RELEVANCE as readonly string[]).includes(relevance)) {
-      throw new UsageError(`--relevance takes one of ${RELEVANCE.join(", ")}`);
-    }
     const result = service.observe({
       title: text(values.title, "title", true),
       content: text(values.content, "content", true),
@@ -159,6 +170,6 @@ export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parse
       ...(values.part !== undefined ? { part: intOption(values.part, "part", 1) } : {}),
       ...(values["mark-ingested"] ? { markIngested: true } : {}),
     });
-    return outcome(result, renderIngest(result));
+    return outcome(result, renderIngest(result, ingestCommand));
   },
 };

@@ -19,7 +19,7 @@ import {
   errorMessage,
   WikiError,
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
-import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
+import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
 
@@ -70,13 +70,10 @@ function listing(tool: McpTool): Tool {
   };
 }
 
-/** Turns a tool's output into an MCP result; the diagnostics a reader needs go into the text. */
-export function toCallToolResult(output: ToolOutput): CallToolResult {
-  // Same rule as the CLI: informational notes only when something went wrong.
-  const shown = output.diagnostics.filter((d) => d.severity !== "info" || !output.ok);
-  const text = [output.text, renderDiagnostics(shown)].filter((t) => t !== "").join("\n\n");
+/** Turns a tool's output into an MCP result; the diagnostics a reader needs go into the text, as in Pi. */
+function toCallToolResult(output: ToolOutput): CallToolResult {
   return {
-    content: [{ type: "text", text }],
+    content: [{ type: "text", text: renderAnswer(output.ok, output.text, output.diagnostics) }],
     structuredContent: { ...output.result },
     ...(output.ok ? {} : { isError: true }),
   };

@@ -6,10 +6,11 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 /** How long a recall waits for the first index of a vault before answering without it. */
-export const FIRST_INDEX_WAIT_MS = 15_000;
+const FIRST_INDEX_WAIT_MS = 15_000;
 /** How long shutdown waits for an interrupted update to let go of the index. */
 const STOP_WAIT_MS = 3_000;
 
@@ -66,7 +67,7 @@ export function createStartupIndex(
       running = service
         .reindex({ scope: "changed", signal: controller.signal })
         .then((result) => {
-          const failed = [...result.diagnostics, ...result.reports.flatMap((r) => r.diagnostics)]
+          const failed = reindexDiagnostics(result)
             .filter((d) => d.severity === "error")
             .map((d) => d.message);
           if (failed.length > 0) log(`background index update failed: ${failed.join("; ")}`);

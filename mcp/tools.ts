@@ -3,9 +3,10 @@
  * shared with Pi, calls one service operation and renders its result with
  * the renderer shared by every host. Nothing here decides retrieval.
  */
-import { type Static, type TSchema, Type } from "typebox";
+import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import {
   renderBootstrap,
   renderCapture,
@@ -30,6 +31,7 @@ import {
   LogEventParams,
   ObserveParams,
   RecallParams,
+  ReindexEmbeddingsParams,
   ReindexParams,
   RetroParams,
   SearchParams,
@@ -123,7 +125,7 @@ function defineTool<S extends TSchema>(
 }
 
 /** The answer to a call whose arguments do not match the tool's schema. */
-export function invalidArguments(tool: string, problems: ArgumentProblem[]): ToolOutput {
+function invalidArguments(tool: string, problems: ArgumentProblem[]): ToolOutput {
   const diagnostics = problems.map(
     (p): Diagnostic => ({
       code: "invalid_argument",
@@ -145,7 +147,7 @@ function reindexOutput(result: ReindexResult, deprecated?: string): ToolOutput {
     ok: result.ok,
     result,
     text: deprecated ? `${deprecated}\n${text}` : text,
-    diagnostics: result.diagnostics,
+    diagnostics: reindexDiagnostics(result),
   };
 }
 
@@ -161,12 +163,6 @@ function reindexInput(
     ...(context.progress ? { onProgress: context.progress } : {}),
   };
 }
-
-const { components: _components, ...reindexEmbeddingsProperties } = ReindexParams.properties;
-/** `wiki_reindex` without `components`: the deprecated alias always builds vectors. */
-const ReindexEmbeddingsParams = Type.Object(reindexEmbeddingsProperties, {
-  additionalProperties: false,
-});
 
 /** Every tool the server offers, in listing order. */
 export const TOOLS: readonly McpTool[] = [

@@ -62,5 +62,6 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.on("tool_call", bashWatch.onToolCall);
   pi.on("tool_result", createPageChangeHandler(host));
   pi.on("tool_result", bashWatch.onToolResult);
+  pi.on("agent_end", bashWatch.onAgentEnd);
   pi.on("session_shutdown", () => host.shutdown());
 }

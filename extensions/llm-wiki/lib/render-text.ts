@@ -26,6 +26,27 @@ export function renderDiagnostics(diagnostics: Diagnostic[]): string {
     .join("\n");
 }
 
+/**
+ * The diagnostics a reader of an operation's answer needs: all of them, but
+ * info-level ones only when the operation failed (e.g. "used lexical" is
+ * noise when recall worked).
+ */
+export function shownDiagnostics(ok: boolean, diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.filter((d) => d.severity !== "info" || !ok);
+}
+
+/**
+ * An operation's whole text answer in a host that shows one block (a Pi or
+ * MCP tool result): its rendering, then the diagnostics `shownDiagnostics`
+ * keeps, never empty. The CLI splits the two between stdout and stderr.
+ */
+export function renderAnswer(ok: boolean, text: string, diagnostics: Diagnostic[]): string {
+  const body = [text, renderDiagnostics(shownDiagnostics(ok, diagnostics))]
+    .filter((t) => t !== "")
+    .join("\n\n");
+  return body === "" ? "(nothing to report)" : body;
+}
+
 export function renderStatus(result: StatusResult): string {
   const v = result.vault;
   if (!v) return "";
@@ -57,9 +78,10 @@ export function renderSearch(result: SearchResult): string {
 export function renderReindex(result: ReindexResult): string {
   return result.reports
     .map((r) => {
-      const failed = r.diagnostics.some((d) => d.severity === "error");
+      // The error's code says why; its message and repair follow with the diagnostics.
+      const failed = r.diagnostics.find((d) => d.severity === "error");
       const what = failed
-        ? "not updated"
+        ? `not updated (${failed.code})`
         : r.action === "none"
           ? "already up to date"
           : `${r.action}: ${r.written} page(s) indexed, ${r.removed} removed${r.embedded ? `, ${r.embedded} embedded` : ""}`;
@@ -152,22 +174,36 @@ export function renderLogEvent(result: LogEventResult): string {
   return result.ok ? `logged event ${result.kind} in .llm-wiki/${result.path}` : "";
 }
 
-function sourceName(ref: SourceRef): string {
+/** How a source is named to a reader: its id, else its page, else its title. */
+export function sourceName(ref: SourceRef): string {
   return ref.sourceId ?? ref.page ?? ref.title;
 }
 
-function waitingLine(pending: SourceRef[]): string | undefined {
+/** `waiting N more skeleton source(s): …` (the first ten named), or undefined when none waits. */
+export function waitingLine(pending: SourceRef[]): string | undefined {
   if (pending.length === 0) return undefined;
   const shown = pending.slice(0, 10).map(sourceName).join(", ");
   return `waiting ${pending.length} more skeleton source(s): ${shown}${pending.length > 10 ? ", …" : ""}`;
 }
 
+/** The arguments of the next ingest call, as a host's user makes it. */
+export type IngestStep = NonNullable<IngestResult["next"]>;
+
+/** The next ingest call as a tool call (Pi and MCP): `wiki_ingest {"source": …, "part": 2}`. */
+function ingestToolCall(next: IngestStep): string {
+  return `wiki_ingest ${JSON.stringify(next)}`;
+}
+
 /**
  * One ingest step: where the source is, which part this is and what to call
- * next, then the part's text between tags (the source's words, not
- * instructions to follow), then the page schema.
+ * next (written by `step`: a tool call unless the host says otherwise), then
+ * the part's text between tags (the source's words, not instructions to
+ * follow), then the page schema.
  */
-export function renderIngest(result: IngestResult): string {
+export function renderIngest(
+  result: IngestResult,
+  step: (next: IngestStep) => string = ingestToolCall,
+): string {
   if (!result.ok) return "";
   const waiting = waitingLine(result.pending);
   const ref = result.source;
@@ -186,8 +222,8 @@ export function renderIngest(result: IngestResult): string {
   const name = sourceName(ref);
   const next = result.next
     ? result.next.mark_ingested
-      ? `last part; once the pages are written: wiki_ingest ${JSON.stringify(result.next)}`
-      : `wiki_ingest ${JSON.stringify(result.next)}`
+      ? `last part; once the pages are written: ${step(result.next)}`
+      : step(result.next)
     : "last part";
   const lines = [
     `source  ${name} "${ref.title}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : " · no source page yet"}${ref.textPath ? ` · text .llm-wiki/${ref.textPath}` : ""}`,

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type Static, type TSchema, Type } from "typebox";
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from "typebox";
 import { Value } from "typebox/value";
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 
@@ -15,6 +15,21 @@ export const SETTINGS_NAMESPACE = "llm-wiki";
 
 export const RETRIEVAL_MODES = ["lexical", "hybrid", "adaptive", "quality"] as const;
 export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
+
+type LiteralsOf<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
+/**
+ * A union of the literals of a constant list (`anyOf` of `const`s), typed
+ * as precisely as one written out literal by literal.
+ */
+export function literalUnion<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+): TUnion<LiteralsOf<T>> {
+  // `map` keeps the tuple's length and order; only its type is lost on the way.
+  const literals = values.map((v) => Type.Literal(v));
+  return Type.Union(literals, options) as unknown as TUnion<LiteralsOf<T>>;
+}
 
 const ModelsSchema = Type.Object(
   {
@@ -28,12 +43,7 @@ const ModelsSchema = Type.Object(
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
 const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
-  retrievalMode: Type.Union([
-    Type.Literal("lexical"),
-    Type.Literal("hybrid"),
-    Type.Literal("adaptive"),
-    Type.Literal("quality"),
-  ]),
+  retrievalMode: literalUnion(RETRIEVAL_MODES),
   turnBudgetMs: Type.Integer({ minimum: 50, maximum: 60_000 }),
   includePersonal: Type.Boolean(),
   recallMaxChars: Type.Integer({ minimum: 500, maximum: 100_000 }),

@@ -4,22 +4,26 @@
  * parameters. Hosts validate with TypeBox's `Value` and call the service.
  */
 import { type Static, Type } from "typebox";
+import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
+import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
+import type { VaultSelector } from "./wiki-service.ts";
 import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
 
-const Selector = Type.Union(
-  [Type.Literal("active"), Type.Literal("project"), Type.Literal("personal"), Type.Literal("all")],
-  { description: "Which vault: active (project, else personal), project, personal or all" },
-);
+/** Every vault selector, in the order hosts list them. */
+export const VAULT_SELECTORS = [
+  "active",
+  "project",
+  "personal",
+  "all",
+] as const satisfies readonly VaultSelector[];
 
-const Mode = Type.Union(
-  [
-    Type.Literal("lexical"),
-    Type.Literal("hybrid"),
-    Type.Literal("adaptive"),
-    Type.Literal("quality"),
-  ],
-  { description: "Retrieval mode; default from settings (adaptive)" },
-);
+const Selector = literalUnion(VAULT_SELECTORS, {
+  description: "Which vault: active (project, else personal), project, personal or all",
+});
+
+const Mode = literalUnion(RETRIEVAL_MODES, {
+  description: `Retrieval mode; default from settings (${DEFAULT_SETTINGS.retrievalMode})`,
+});
 
 export const RecallParams = Type.Object(
   {
@@ -28,7 +32,11 @@ export const RecallParams = Type.Object(
       maxLength: 20_000,
     }),
     max_results: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 10, description: "Default 5, at most 10" }),
+      Type.Integer({
+        minimum: 1,
+        maximum: EXPLICIT_MAX_RESULTS,
+        description: `Default ${EXPLICIT_DEFAULT_RESULTS}, at most ${EXPLICIT_MAX_RESULTS}`,
+      }),
     ),
     mode: Type.Optional(Mode),
   },
@@ -70,6 +78,12 @@ export const ReindexParams = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const { components: _components, ...reindexEmbeddingsProperties } = ReindexParams.properties;
+/** `wiki_reindex_embeddings`: `wiki_reindex`'s parameters without `components` (the deprecated alias always builds vectors). */
+export const ReindexEmbeddingsParams = Type.Object(reindexEmbeddingsProperties, {
+  additionalProperties: false,
+});
 
 export const BootstrapParams = Type.Object(
   {

@@ -16,10 +16,10 @@ import { recallErrorStatus, recallStatus } from "./status-line.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** `customType` of the recall message (persisted in the session, sent to the model as user content). */
-export const RECALL_MESSAGE_TYPE = "llm-wiki-recall";
+const RECALL_MESSAGE_TYPE = "llm-wiki-recall";
 
 /** What the session keeps about a recall besides the text the model saw. */
-export interface RecallMessageDetails {
+interface RecallMessageDetails {
   modeUsed: RecallResult["modeUsed"];
   durationMs: number;
   pages: Array<{ id: string; vault: string; score: number; path: string }>;
@@ -35,12 +35,13 @@ export function createAutoRecallHandler(host: WikiHost) {
     try {
       const service = host.service(ctx);
       if (!service.settings.autoRecall) return undefined;
-      if (service.resolveVaults("project").length === 0) return undefined;
       const result = await service.recall({
         query: event.prompt,
         policy: "automatic",
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
+      // No project vault: recall looked at nothing and says nothing; neither does the host.
+      if (result.modeUsed === "none" && result.diagnostics.length === 0) return undefined;
       host.setStatus(recallStatus(result));
       if (result.rendered === "") return undefined;
       const details: RecallMessageDetails = {

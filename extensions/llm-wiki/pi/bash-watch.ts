@@ -7,9 +7,22 @@
  * event log that is no longer the old one plus appended lines, is reported
  * in the tool's result (so the agent sees it) and to the user as a warning.
  * It cannot undo the change; it makes sure it is never silent.
+ *
+ * The event log only grows, so it is read as little as possible: its hash is
+ * kept with the stat it was taken at, and a log whose size, mtime and inode
+ * are unchanged is not read again, before a call or after it.
  */
 import { createHash } from "node:crypto";
-import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  type Dirent,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
 import { join, relative, sep } from "node:path";
 import type {
   ExtensionContext,
@@ -23,11 +36,27 @@ import type { WikiHost } from "./wiki-host.ts";
 /** Files under `raw/` looked at per vault; past this a huge capture store is not watched. */
 const MAX_RAW_FILES = 50_000;
 
+/** What tells one state of the event log from another without reading it. */
+interface LogStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** The event log at one stat: `hash` is of its first `stamp.size` bytes. */
+interface LogState {
+  stamp: LogStamp;
+  hash: string;
+}
+
+/** The last known state of each event log, by path: a log whose stat still matches is not read. */
+type LogCache = Map<string, LogState>;
+
 interface VaultSnapshot {
   vault: VaultPaths;
   /** `size:mtimeMs` by absolute path. */
   raw: Map<string, string>;
-  events?: { size: number; hash: string };
+  events?: LogState;
 }
 
 function stamp(path: string): string | undefined {
@@ -57,27 +86,85 @@ function rawFiles(dir: string, out: Map<string, string>): void {
   }
 }
 
-function hashOf(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+function sameStamp(a: LogStamp, b: LogStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }
 
-function snapshot(vault: VaultPaths): VaultSnapshot {
+function logStamp(path: string): LogStamp | undefined {
+  try {
+    const st = statSync(path);
+    return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The log's bytes and the stat to remember them by: the size is the bytes'
+ * own, so a line appended while reading makes the next stat differ.
+ */
+function readLog(path: string): { bytes: Buffer; stamp: LogStamp } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const bytes = readFileSync(fd);
+    const st = fstatSync(fd);
+    return { bytes, stamp: { size: bytes.length, mtimeMs: st.mtimeMs, ino: st.ino } };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The log as it is now: from `cache` while its stat matches, else read and remembered. */
+function logBefore(path: string, cache: LogCache): LogState | undefined {
+  const now = logStamp(path);
+  if (now === undefined) {
+    cache.delete(path);
+    return undefined;
+  }
+  const known = cache.get(path);
+  if (known && sameStamp(known.stamp, now)) return known;
+  const read = readLog(path);
+  if (read === undefined) {
+    // Unreadable now: nothing to compare against afterwards.
+    cache.delete(path);
+    return undefined;
+  }
+  const state = { stamp: read.stamp, hash: createHash("sha256").update(read.bytes).digest("hex") };
+  cache.set(path, state);
+  return state;
+}
+
+/**
+ * Whether the log still starts with what it held `before`. Unchanged stat:
+ * yes, unread. Otherwise the file is read once: its first `before` bytes are
+ * hashed to compare, the rest added to remember the whole file for the next call.
+ */
+function logKept(path: string, before: LogState, cache: LogCache): boolean {
+  const now = logStamp(path);
+  if (now !== undefined && sameStamp(now, before.stamp)) return true;
+  cache.delete(path);
+  if (now === undefined || now.size < before.stamp.size) return false;
+  const read = readLog(path);
+  if (read === undefined || read.bytes.length < before.stamp.size) return false;
+  const hash = createHash("sha256").update(read.bytes.subarray(0, before.stamp.size));
+  const kept = hash.copy().digest("hex") === before.hash;
+  hash.update(read.bytes.subarray(before.stamp.size));
+  cache.set(path, { stamp: read.stamp, hash: hash.digest("hex") });
+  return kept;
+}
+
+function snapshot(vault: VaultPaths, logs: LogCache): VaultSnapshot {
   const raw = new Map<string, string>();
   rawFiles(vault.raw, raw);
-  const snap: VaultSnapshot = { vault, raw };
-  if (existsSync(vault.events)) {
-    try {
-      const bytes = readFileSync(vault.events);
-      snap.events = { size: bytes.length, hash: hashOf(bytes) };
-    } catch {
-      // Unreadable now: nothing to compare against afterwards.
-    }
-  }
-  return snap;
+  const events = logBefore(vault.events, logs);
+  return { vault, raw, ...(events ? { events } : {}) };
 }
 
 /** What changed that must not have: vault-relative paths with what happened to them. */
-function violations(before: VaultSnapshot): string[] {
+function violations(before: VaultSnapshot, logs: LogCache): string[] {
   const { vault } = before;
   const shown = (abs: string) => relative(vault.root, abs).split(sep).join("/");
   const out: string[] = [];
@@ -86,36 +173,34 @@ function violations(before: VaultSnapshot): string[] {
     if (now === undefined) out.push(`${shown(path)} was removed`);
     else if (now !== was) out.push(`${shown(path)} was changed`);
   }
-  if (before.events) {
-    let bytes: Buffer | undefined;
-    try {
-      bytes = readFileSync(vault.events);
-    } catch {
-      bytes = undefined;
-    }
-    const kept =
-      bytes !== undefined &&
-      bytes.length >= before.events.size &&
-      hashOf(bytes.subarray(0, before.events.size)) === before.events.hash;
-    if (!kept) out.push(`${shown(vault.events)} was rewritten (it is append-only)`);
+  if (before.events && !logKept(vault.events, before.events, logs)) {
+    out.push(`${shown(vault.events)} was rewritten (it is append-only)`);
   }
   return out;
 }
 
 /** The warning the agent and the user get. */
-export function bashWarning(found: string[]): string {
+function bashWarning(found: string[]): string {
   return `llm-wiki: this bash command changed files the wiki never rewrites: ${found.join("; ")}. .llm-wiki/raw/ holds immutable captured sources and meta/events.jsonl is append-only; restore them (for example with git) and use wiki_capture_source or wiki_log_event instead.`;
 }
 
-/** `tool_call` and `tool_result` handlers that bracket every bash call. */
+/**
+ * `tool_call` and `tool_result` handlers that bracket every bash call, and
+ * an `agent_end` handler that drops the snapshots of calls whose result never
+ * came (blocked by a later extension, or aborted).
+ */
 export function createBashWatch(host: WikiHost) {
   const pending = new Map<string, VaultSnapshot[]>();
+  const logs: LogCache = new Map();
   return {
     onToolCall(event: ToolCallEvent, ctx: ExtensionContext): undefined {
       if (event.toolName !== "bash") return undefined;
       try {
         const vaults = host.service(ctx).resolveVaults("all");
-        pending.set(event.toolCallId, vaults.map(snapshot));
+        pending.set(
+          event.toolCallId,
+          vaults.map((vault) => snapshot(vault, logs)),
+        );
       } catch {
         // A watch that cannot look is no reason to stop the command.
       }
@@ -125,7 +210,7 @@ export function createBashWatch(host: WikiHost) {
       const before = pending.get(event.toolCallId);
       if (before === undefined) return undefined;
       pending.delete(event.toolCallId);
-      const found = before.flatMap(violations);
+      const found = before.flatMap((snap) => violations(snap, logs));
       if (found.length === 0) return undefined;
       const warning = bashWarning(found);
       try {
@@ -134,6 +219,9 @@ export function createBashWatch(host: WikiHost) {
         // No UI: the agent still reads it in the result.
       }
       return { content: [...event.content, { type: "text", text: warning }] };
+    },
+    onAgentEnd(): void {
+      pending.clear();
     },
   };
 }

@@ -37,7 +37,7 @@ export function toolPath(path: string, cwd: string): string {
 }
 
 /** The vault whose `wiki/` folder holds `file` (symlinks resolved on both sides), if any. */
-export function wikiVaultOf(file: string, vaults: VaultPaths[]): VaultPaths | undefined {
+function wikiVaultOf(file: string, vaults: VaultPaths[]): VaultPaths | undefined {
   const files = [file, realOrSelf(file)];
   return vaults.find((v) => {
     const dirs = [v.wiki, realOrSelf(v.wiki)];

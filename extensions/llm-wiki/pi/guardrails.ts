@@ -51,7 +51,7 @@ function realPath(abs: string): string {
 }
 
 /** The protected area an absolute path writes into, following symlinks. */
-export function protectedArea(abs: string): ProtectedArea | undefined {
+function protectedArea(abs: string): ProtectedArea | undefined {
   return areaBySegments(abs) ?? areaBySegments(realPath(abs));
 }
 

@@ -5,6 +5,7 @@
  * edit tools; the rules say where this pass differs, so the two never
  * disagree about what the sub-agent can do.
  */
+import { sourceName } from "../lib/render-text.ts";
 import type { IngestPart } from "../lib/writing/ingest.ts";
 import type { SourceRef } from "../lib/writing/ingest-sources.ts";
 
@@ -36,7 +37,7 @@ export function subagentSystemPrompt(
   schema: string,
   limits: PartLimits,
 ): string {
-  const cite = source.sourceId ?? source.page ?? source.title;
+  const cite = sourceName(source);
   return [
     "You turn one captured source into llm-wiki pages, one part of its text at a time. You run inside the wiki_ingest tool of another agent: nobody reads your replies except as a short note; the pages you write are the result.",
     "",
@@ -55,7 +56,7 @@ export function subagentSystemPrompt(
 
 /** The user message of one part: where it sits, what earlier parts wrote, then its text between tags. */
 export function partMessage(source: SourceRef, part: IngestPart, known: KnownPage[]): string {
-  const name = source.sourceId ?? source.page ?? source.title;
+  const name = sourceName(source);
   const earlier =
     known.length === 0 ? "none yet" : known.map((p) => `[[${p.id}]] "${p.title}"`).join(", ");
   return [

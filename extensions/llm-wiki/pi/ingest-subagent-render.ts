@@ -4,12 +4,8 @@
  * whether the source was marked, and the sub-agent's short notes. Never the
  * source's text: that stays in the sub-agent's context.
  */
-import type { SourceRef } from "../lib/writing/ingest-sources.ts";
+import { sourceName, waitingLine } from "../lib/render-text.ts";
 import type { IngestSubagentResult } from "./ingest-subagent.ts";
-
-function sourceName(ref: SourceRef): string {
-  return ref.sourceId ?? ref.page ?? ref.title;
-}
 
 /** One line per fact, pages one a line; diagnostics are added by the tool result. */
 export function renderIngestSubagent(result: IngestSubagentResult): string {
@@ -40,11 +36,7 @@ export function renderIngestSubagent(result: IngestSubagentResult): string {
   for (const p of result.parts) {
     if (p.note) lines.push(`note    part ${p.index}: ${p.note.replace(/\s+/g, " ")}`);
   }
-  if (result.pending.length > 0) {
-    const shown = result.pending.slice(0, 10).map(sourceName).join(", ");
-    lines.push(
-      `waiting ${result.pending.length} more skeleton source(s): ${shown}${result.pending.length > 10 ? ", …" : ""}`,
-    );
-  }
+  const waiting = waitingLine(result.pending);
+  if (waiting) lines.push(waiting);
   return lines.join("\n");
 }

@@ -61,7 +61,7 @@ function textResult<T>(text: string, details: T, isError = false): AgentToolResu
 }
 
 /** The body with a link to the source page, added when the model left it out. */
-export function citedContent(content: string | undefined, source: SourceRef): string | undefined {
+function citedContent(content: string | undefined, source: SourceRef): string | undefined {
   if (!source.page) return content;
   const body = content ?? "";
   if (body.includes(`[[${source.page}]]`) || body.includes(`[[${source.page}|`)) return body;

@@ -10,6 +10,7 @@
 import { Agent } from "@earendil-works/pi-agent-core";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { type Diagnostic, diagnostic, errorMessage } from "../lib/diagnostics.ts";
+import { sourceName } from "../lib/render-text.ts";
 import type { WikiService } from "../lib/wiki-service.ts";
 import { type IngestPart, type IngestResult, subagentUnavailable } from "../lib/writing/ingest.ts";
 import type { SourceRef } from "../lib/writing/ingest-sources.ts";
@@ -213,7 +214,7 @@ export async function runIngestSubagent(
   if (!first.ok || !first.source || !first.part || first.schema === undefined) return first;
 
   const source = first.source;
-  const key = source.sourceId ?? source.page ?? source.title;
+  const key = sourceName(source);
   const count = first.part.count;
   const ledger: PassLedger = { created: [], conflicts: [] };
   const result: IngestSubagentResult = {

@@ -12,7 +12,7 @@ import { diagnostic } from "../lib/diagnostics.ts";
 import { renderIngest } from "../lib/render-text.ts";
 import { IngestParams, type IngestParamsT } from "../lib/tool-schemas.ts";
 import type { WikiService } from "../lib/wiki-service.ts";
-import { type IngestResult, subagentUnavailable } from "../lib/writing/ingest.ts";
+import type { IngestResult } from "../lib/writing/ingest.ts";
 import { type IngestSubagentResult, runIngestSubagent } from "./ingest-subagent.ts";
 import { renderIngestSubagent } from "./ingest-subagent-render.ts";
 import { pageHints } from "./page-hints.ts";
@@ -20,7 +20,7 @@ import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** Pi's own wording: here the tool writes the pages itself unless asked to hand off. */
-export const PI_INGEST_DESCRIPTION =
+const PI_INGEST_DESCRIPTION =
   "Ingest a captured source into the llm-wiki. By default a sub-agent of this session's model reads every part of a skeleton source (the oldest waiting, or the one named) in a context of its own, writes pages citing the source (never overwriting; a taken title is reported), and marks the source ingested when every part succeeded and a page was written; you get the pages created, conflicts and diagnostics, not the source's text. mode: \"handoff\" (or part, or mark_ingested) returns the text in numbered parts of about 12,000 characters with the page schema for you to write the pages with wiki_ensure_page, then mark the source with mark_ingested: true.";
 
 type Details = IngestResult | IngestSubagentResult;
@@ -29,12 +29,11 @@ function isSubagentResult(result: Details): result is IngestSubagentResult {
   return "mode" in result && result.mode === "subagent";
 }
 
-/** Why the sub-agent pass cannot run for this call, or undefined when it can. */
-function refusal(
-  params: IngestParamsT,
-  hasModel: boolean,
-  service: WikiService,
-): IngestResult | undefined {
+/**
+ * Why the sub-agent pass cannot run for this call, or undefined when it may
+ * (the pass itself answers when the session has no model).
+ */
+function refusal(params: IngestParamsT, service: WikiService): IngestResult | undefined {
   if (params.part !== undefined || params.mark_ingested !== undefined) {
     return {
       ok: false,
@@ -48,7 +47,6 @@ function refusal(
       ],
     };
   }
-  if (!hasModel) return subagentUnavailable("no model is selected in this session");
   if (!service.settings.ingestSubagent) {
     return {
       ok: false,
@@ -93,7 +91,7 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
       const hasModel = ctx.model !== undefined;
 
       if (wantsSubagent(params, hasModel, service)) {
-        const refused = refusal(params, hasModel, service);
+        const refused = refusal(params, service);
         if (refused) return toolResult<Details>(refused, renderIngest(refused));
         const result = await runIngestSubagent({
           ctx,

@@ -6,6 +6,7 @@ import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import type { LintResult } from "../lib/lint/types.ts";
 import { renderLint } from "../lib/render-text.ts";
 import { LintParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
+import { pageHints } from "./page-hints.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -22,9 +23,15 @@ export function createLintTool(host: WikiHost): ToolDefinition<typeof LintParams
     async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
       const service = host.service(ctx);
       const result = service.lint(params);
-      if (params.fix) {
-        const [vault] = service.resolveVaults("active");
-        if (vault) host.scheduleReindex(ctx, vault.kind);
+      // Only the stubs `fix` created changed anything; each vault indexes its own.
+      for (const vault of result.vaults) {
+        if (vault.fixed.length === 0) continue;
+        host.scheduleReindex(
+          ctx,
+          vault.kind,
+          undefined,
+          pageHints(vault.fixed.map((fix) => fix.path)),
+        );
       }
       return toolResult(result, renderLint(result));
     },

@@ -3,15 +3,14 @@
  * written against older versions; it is `wiki_reindex` with vectors, and says so.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
-import { Type } from "typebox";
-import { DEPRECATED_EMBEDDINGS, ReindexParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
+import {
+  DEPRECATED_EMBEDDINGS,
+  ReindexEmbeddingsParams,
+  TOOL_DESCRIPTIONS,
+} from "../lib/tool-schemas.ts";
 import type { ReindexResult } from "../lib/wiki-service.ts";
 import { runReindex } from "./reindex-tool.ts";
 import type { WikiHost } from "./wiki-host.ts";
-
-const { components: _components, ...properties } = ReindexParams.properties;
-/** `wiki_reindex`'s parameters without `components`: the alias always builds vectors. */
-export const ReindexEmbeddingsParams = Type.Object(properties, { additionalProperties: false });
 
 export function createReindexEmbeddingsTool(
   host: WikiHost,

@@ -8,6 +8,7 @@ import type {
   ExtensionContext,
   ToolDefinition,
 } from "@earendil-works/pi-coding-agent";
+import { reindexDiagnostics } from "../lib/reindex-diagnostics.ts";
 import { renderReindex } from "../lib/render-text.ts";
 import { ReindexParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
 import type { ReindexInput, ReindexResult } from "../lib/wiki-service.ts";
@@ -27,9 +28,7 @@ export async function runReindex(
   const result = await service.reindex(input);
   host.setStatus(reindexStatus(result));
   const text = renderReindex(result);
-  // Per-vault failures (a busy lock, a failed build) live in the reports.
-  const diagnostics = [...result.diagnostics, ...result.reports.flatMap((r) => r.diagnostics)];
-  return toolResult(result, preface ? `${preface}\n${text}` : text, diagnostics);
+  return toolResult(result, preface ? `${preface}\n${text}` : text, reindexDiagnostics(result));
 }
 
 export function createReindexTool(

@@ -9,7 +9,7 @@ import { errorMessage } from "../lib/diagnostics.ts";
 import { AUTO_RECALL_OFF_STATUS } from "./status-line.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
-export const NO_VAULT_HINT =
+const NO_VAULT_HINT =
   "llm-wiki: no wiki vault for this project. Run /wiki-init (or ask the agent to use wiki_bootstrap) to create one.";
 
 export function createSessionStartHandler(host: WikiHost) {

@@ -18,7 +18,7 @@ export interface PiSettingsLocation {
 }
 
 /** Settings files in the order they apply; the project file only when trusted. */
-export function piSettingsFiles(location: PiSettingsLocation): string[] {
+function piSettingsFiles(location: PiSettingsLocation): string[] {
   const files = [join(location.agentDir, "settings.json")];
   if (location.projectTrusted) files.push(join(location.cwd, CONFIG_DIR_NAME, "settings.json"));
   return files;

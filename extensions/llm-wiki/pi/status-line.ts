@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from "../lib/diagnostics.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
+import { reindexDiagnostics } from "../lib/reindex-diagnostics.ts";
 import type { ReindexResult } from "../lib/wiki-service.ts";
 
 /** The status key this extension owns. */
@@ -38,10 +39,7 @@ export const AUTO_RECALL_OFF_STATUS = "wiki: auto-recall off";
 
 /** E.g. `wiki: index updated · 1 page · 12 ms`, `wiki: index up to date`, `wiki: indexing failed (…)`. */
 export function reindexStatus(result: ReindexResult): string {
-  const problem = firstProblem([
-    ...result.diagnostics,
-    ...result.reports.flatMap((r) => r.diagnostics),
-  ]);
+  const problem = firstProblem(reindexDiagnostics(result));
   if (!result.ok) return `wiki: indexing failed${problem ? ` (${problem.message})` : ""}`;
   const written = result.reports.reduce((n, r) => n + r.written + r.removed, 0);
   if (result.reports.every((r) => r.action === "none")) return "wiki: index up to date";

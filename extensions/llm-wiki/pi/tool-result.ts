@@ -5,7 +5,7 @@
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../lib/diagnostics.ts";
-import { renderDiagnostics } from "../lib/render-text.ts";
+import { renderAnswer } from "../lib/render-text.ts";
 
 /** What every service operation returns. */
 export interface ServiceOutcome {
@@ -22,10 +22,8 @@ export function toolResult<T extends ServiceOutcome>(
   text: string,
   diagnostics: Diagnostic[] = result.diagnostics,
 ): AgentToolResult<T> {
-  const shown = diagnostics.filter((d) => d.severity !== "info" || !result.ok);
-  const body = [text, renderDiagnostics(shown)].filter((t) => t !== "").join("\n\n");
   return {
-    content: [{ type: "text", text: body === "" ? "(nothing to report)" : body }],
+    content: [{ type: "text", text: renderAnswer(result.ok, text, diagnostics) }],
     details: result,
     ...(result.ok ? {} : { isError: true }),
   };

@@ -14,9 +14,9 @@ import { loadPiSettings } from "./settings.ts";
 import { INDEXING_STATUS, reindexStatus, STATUS_KEY } from "./status-line.ts";
 
 /** Quiet period before page edits are indexed: one pass for a burst of edits. */
-export const REINDEX_DELAY_MS = 500;
+const REINDEX_DELAY_MS = 500;
 /** How long an explicit tool waits for a background pass before answering from the index as it is. */
-export const INDEX_WAIT_MS = 15_000;
+const INDEX_WAIT_MS = 15_000;
 
 export interface WikiHost {
   /** The session's service; the first call reads the settings and reports their problems once. */

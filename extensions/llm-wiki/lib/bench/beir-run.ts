@@ -10,6 +10,7 @@ import { writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { capabilities, retrievalVault } from "../recall-operation.ts";
+import { reindexDiagnostics } from "../reindex-diagnostics.ts";
 import { type RetrievalOutcome, retrieve } from "../retrieval.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "../settings.ts";
@@ -218,9 +219,7 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
       components: vectors ? ["lexical", "vectors"] : ["lexical"],
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const failure = [...indexed.diagnostics, ...indexed.reports.flatMap((r) => r.diagnostics)].find(
-      (d) => d.severity === "error",
-    );
+    const failure = reindexDiagnostics(indexed).find((d) => d.severity === "error");
     if (!indexed.ok || failure) throw new Error(failure?.message ?? "indexing failed");
     const t2 = performance.now();
 
