@@ -1,13 +1,12 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { docIdOf, pageNameOf } from "../extensions/llm-wiki/lib/bench/beir-run.ts";
+import { CLI, type CliRun, runCli } from "./helpers/cli.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(removeTempDirs);
-
-const CLI = join(import.meta.dirname, "..", "cli", "llm-wiki.ts");
 
 interface Collection {
   corpus: Array<Record<string, unknown>> | string;
@@ -96,25 +95,16 @@ const Q1_LINEAR = (2 + 1 / log2(3)) / (3 + 2 / log2(3) + 1 / log2(4));
 /** Query 3: the one relevant page at rank 3. */
 const Q3_NDCG = 1 / log2(4);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real CLI with a private HOME and TMPDIR (so the temporary vault can be watched). */
-function runCli(args: string[], tmp: string): Run {
-  const home = makeTempDir("llm-wiki-home-");
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, TMPDIR: tmp },
-    encoding: "utf8",
-    timeout: 60_000,
+/** `llm-wiki bench <args>` with a private HOME and TMPDIR (so the temporary vault can be watched). */
+function bench(args: string[], tmp: string, env: NodeJS.ProcessEnv = {}): CliRun {
+  return runCli(["bench", ...args], {
+    env: { HOME: makeTempDir("llm-wiki-home-"), TMPDIR: tmp, ...env },
+    timeout: 120_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The single stderr line of a failure; never a stack trace. */
-function oneLine(out: Run): string {
+function oneLine(out: CliRun): string {
   const lines = out.stderr.split("\n").filter((l) => l.trim() !== "");
   expect(lines).toHaveLength(1);
   expect(lines[0]).not.toMatch(/^\s+at |Error:|\.ts:\d+/);
@@ -137,9 +127,9 @@ describe("BEIR page names", () => {
 describe("llm-wiki bench beir", () => {
   it("reports nDCG@10, Recall@100, MRR@10 and latency for a collection, and leaves no vault behind", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    const out = runCli(["bench", "beir", writeCollection(SMALL), "--json"], tmp);
+    const out = bench(["beir", writeCollection(SMALL), "--json"], tmp);
     expect(out.stderr).toBe("");
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     const report = JSON.parse(out.stdout);
     expect(report).toMatchObject({
       ok: true,
@@ -163,11 +153,8 @@ describe("llm-wiki bench beir", () => {
 
   it("runs only the first N judged queries with --limit-queries", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    const out = runCli(
-      ["bench", "beir", writeCollection(SMALL), "--json", "--limit-queries", "2"],
-      tmp,
-    );
-    expect(out.code).toBe(0);
+    const out = bench(["beir", writeCollection(SMALL), "--json", "--limit-queries", "2"], tmp);
+    expect(out.status).toBe(0);
     const report = JSON.parse(out.stdout);
     expect(report.queries).toEqual({ judged: 4, run: 2 });
     expect(report.metrics.mrr10).toBe(1);
@@ -176,8 +163,8 @@ describe("llm-wiki bench beir", () => {
 
   it("prints a table without --json", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    const out = runCli(["bench", "beir", writeCollection(SMALL)], tmp);
-    expect(out.code).toBe(0);
+    const out = bench(["beir", writeCollection(SMALL)], tmp);
+    expect(out.status).toBe(0);
     expect(out.stdout).toMatch(/^nDCG@10 +0\.\d{4}$/m);
     expect(out.stdout).toMatch(/^Recall@100 +0\.6667$/m);
     expect(out.stdout).toMatch(/^MRR@10 +0\.5833$/m);
@@ -186,21 +173,10 @@ describe("llm-wiki bench beir", () => {
 
   it("builds vectors and runs hybrid retrieval when --mode hybrid has an embed model", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    const result = spawnSync(
-      process.execPath,
-      [CLI, "bench", "beir", writeCollection(SMALL), "--json", "--mode", "hybrid"],
-      {
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: makeTempDir("llm-wiki-home-"),
-          TMPDIR: tmp,
-          // The tiny test embedder (vitest.config.ts): a bag-of-words model.
-          QMD_EMBED_MODEL: process.env.QMD_EMBED_MODEL ?? "",
-        },
-        encoding: "utf8",
-        timeout: 120_000,
-      },
-    );
+    const result = bench(["beir", writeCollection(SMALL), "--json", "--mode", "hybrid"], tmp, {
+      // The tiny test embedder (vitest.config.ts): a bag-of-words model.
+      QMD_EMBED_MODEL: process.env.QMD_EMBED_MODEL ?? "",
+    });
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.modesUsed).toEqual({ hybrid: 4 });
@@ -211,11 +187,8 @@ describe("llm-wiki bench beir", () => {
 
   it("fails in one line with exit 1 when qrels/test.tsv is missing", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    const out = runCli(
-      ["bench", "beir", writeCollection({ ...SMALL, qrels: null }), "--json"],
-      tmp,
-    );
-    expect(out.code).toBe(1);
+    const out = bench(["beir", writeCollection({ ...SMALL, qrels: null }), "--json"], tmp);
+    expect(out.status).toBe(1);
     expect(out.stdout).toBe("");
     expect(oneLine(out)).toMatch(/missing qrels\/test\.tsv/);
   });
@@ -223,8 +196,8 @@ describe("llm-wiki bench beir", () => {
   it("names the file and line of a corpus line that is not JSON, and removes the vault", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
     const corpus = `${JSON.stringify({ _id: "1", title: "t", text: "one" })}\n${JSON.stringify({ _id: "2", text: "two" })}\n{"_id": "3", "text": \n`;
-    const out = runCli(["bench", "beir", writeCollection({ ...SMALL, corpus }), "--json"], tmp);
-    expect(out.code).toBe(1);
+    const out = bench(["beir", writeCollection({ ...SMALL, corpus }), "--json"], tmp);
+    expect(out.status).toBe(1);
     expect(oneLine(out)).toBe("llm-wiki: corpus.jsonl line 3: not valid JSON");
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -235,28 +208,28 @@ describe("llm-wiki bench beir", () => {
       { _id: "same", title: "one", text: "first" },
       { _id: "same", title: "two", text: "second" },
     ];
-    const out = runCli(["bench", "beir", writeCollection({ ...SMALL, corpus })], tmp);
-    expect(out.code).toBe(1);
+    const out = bench(["beir", writeCollection({ ...SMALL, corpus })], tmp);
+    expect(out.status).toBe(1);
     expect(oneLine(out)).toMatch(/duplicate _id "same"/);
   });
 
   it("fails when the judgments name a query the queries file lacks", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
     const qrels: Collection["qrels"] = [["99", "d1", 1]];
-    const out = runCli(["bench", "beir", writeCollection({ ...SMALL, qrels })], tmp);
-    expect(out.code).toBe(1);
+    const out = bench(["beir", writeCollection({ ...SMALL, qrels })], tmp);
+    expect(out.status).toBe(1);
     expect(oneLine(out)).toMatch(/judges query "99", which queries\.jsonl lacks/);
   });
 
   it("treats a missing folder, suite or bad option as usage errors", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
-    expect(runCli(["bench", "beir"], tmp).code).toBe(2);
-    expect(runCli(["bench", "msmarco", "x"], tmp).code).toBe(2);
-    const mode = runCli(["bench", "beir", writeCollection(SMALL), "--mode", "fast"], tmp);
-    expect(mode.code).toBe(2);
+    expect(bench(["beir"], tmp).status).toBe(2);
+    expect(bench(["msmarco", "x"], tmp).status).toBe(2);
+    const mode = bench(["beir", writeCollection(SMALL), "--mode", "fast"], tmp);
+    expect(mode.status).toBe(2);
     expect(mode.stderr).toMatch(/--mode takes one of lexical, hybrid, adaptive, quality/);
-    const missing = runCli(["bench", "beir", join(tmp, "nowhere")], tmp);
-    expect(missing.code).toBe(1);
+    const missing = bench(["beir", join(tmp, "nowhere")], tmp);
+    expect(missing.status).toBe(1);
     expect(oneLine(missing)).toMatch(/nowhere: no such folder/);
   });
 

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -14,27 +14,30 @@ import { join } from "node:path";
 import matter from "gray-matter";
 import { afterEach, describe, expect, it } from "vitest";
 import { captureSource } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
-import type { SourceManifest } from "../extensions/llm-wiki/lib/capture/packet.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { type SourceManifest, writePacket } from "../extensions/llm-wiki/lib/capture/packet.ts";
+import { allocateSourceId } from "../extensions/llm-wiki/lib/capture/source-id.ts";
+import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { runCli } from "./helpers/cli.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
+  readEvents,
   removeTempDirs,
   snapshotFiles,
   type TempVault,
 } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const CLI = join(REPO, "cli", "llm-wiki.ts");
 const CAPTURE_MODULE = join(REPO, "extensions", "llm-wiki", "lib", "capture", "capture-source.ts");
 const SOURCE_ID_MODULE = join(REPO, "extensions", "llm-wiki", "lib", "capture", "source-id.ts");
 const PATHS_MODULE = join(REPO, "extensions", "llm-wiki", "lib", "vault", "paths.ts");
 
-const services: WikiService[] = [];
 const servers: Array<() => Promise<void>> = [];
 
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.close()));
+  await closeServices();
   await Promise.all(servers.splice(0).map((close) => close()));
   removeTempDirs();
 });
@@ -49,9 +52,7 @@ interface Project {
 function project(): Project {
   const vault = makeTempVault();
   const home = makeTempDir("llm-wiki-home-");
-  const service = createWikiService({ cwd: vault.root, env: { HOME: home } });
-  services.push(service);
-  return { vault, home, service };
+  return { vault, home, service: serviceFor(vault.root, { home, discover: true }) };
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -91,14 +92,6 @@ function packets(vault: TempVault): string[] {
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 
-function events(vault: TempVault): Array<Record<string, unknown>> {
-  if (!existsSync(vault.paths.events)) return [];
-  return readFileSync(vault.paths.events, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 function sha256(text: string): string {
   return `sha256:${createHash("sha256").update(text).digest("hex")}`;
 }
@@ -114,7 +107,7 @@ function vaultText(vault: TempVault): string {
 function expectNothingWritten(vault: TempVault): void {
   expect(packets(vault)).toEqual([]);
   expect(existsSync(join(vault.paths.wiki, "sources"))).toBe(false);
-  expect(events(vault)).toEqual([]);
+  expect(readEvents(vault.paths)).toEqual([]);
 }
 
 const ID = /^SRC-\d{4}-\d{2}-\d{2}-\d{3,}$/;
@@ -167,7 +160,7 @@ describe("capture: pasted text", () => {
     });
     expect(page.content).toContain("> BM25 ranks by term frequency.\n> Vectors rank by meaning.");
 
-    const logged = events(vault);
+    const logged = readEvents(vault.paths);
     expect(logged.map((e) => e.kind)).toEqual(["page_created", "source_captured"]);
     expect(logged[1]).toMatchObject({
       id,
@@ -204,11 +197,7 @@ describe("capture: pasted text", () => {
     expect([none.ok, two.ok, big.ok]).toEqual([false, false, false]);
     expectNothingWritten(vault);
 
-    const elsewhere = createWikiService({
-      cwd: makeTempDir(),
-      env: { HOME: makeTempDir("llm-wiki-home-") },
-    });
-    services.push(elsewhere);
+    const elsewhere = serviceFor(makeTempDir(), { discover: true });
     const missing = await elsewhere.captureSource({ text: "hello" });
     expect(missing.ok).toBe(false);
     expect(missing.diagnostics.map((d) => d.code)).toEqual(["vault_not_found"]);
@@ -403,9 +392,7 @@ describe("capture: URLs", () => {
   it("gives up on a server that never answers after the timeout, writing nothing", async () => {
     const { vault, service } = project();
     const base = await serve({ "/slow": () => {} });
-    const started = Date.now();
     const result = await service.captureSource({ url: `${base}/slow`, timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.ok).toBe(false);
     expect(result.diagnostics.map((d) => d.code)).toEqual(["capture_timeout"]);
     expect(result.diagnostics[0]?.message).toContain("300 ms");
@@ -550,7 +537,7 @@ describe("capture: secret redaction", () => {
     expect(source).toContain("Authorization: Bearer [REDACTED:bearer_token]");
     expect(source).toContain("https://deploy:[REDACTED:url_password]@git.example.com/app.git");
     expect(source).toContain("The rest of the notes stay as written.");
-    expect(events(vault).find((e) => e.kind === "source_captured")?.redactions).toBe(14);
+    expect(readEvents(vault.paths).find((e) => e.kind === "source_captured")?.redactions).toBe(14);
     expectNoSecretOnDisk(vault);
   });
 
@@ -741,6 +728,33 @@ describe("capture: exclusive ids", () => {
     expect(next.id).toBe("SRC-2026-03-05-001");
   });
 
+  it("takes back only its own files when a packet cannot be written, leaving what it found", async () => {
+    const { vault } = project();
+    const now = new Date("2026-03-04T10:00:00Z");
+    const options = { cwd: vault.root, home: vault.root, now };
+    const { manifest } = await captureSource(vault.paths, { text: "first" }, options);
+    if (!manifest) throw new Error("the first capture failed");
+    const slot = allocateSourceId(vault.paths, now);
+    // Someone else writes into the folder this capture has just claimed.
+    writeFileSync(join(slot.dir, "source.md"), "not mine\n");
+    const content = {
+      source: "mine\n",
+      original: { name: "original.html", text: "<p>mine</p>\n" },
+    };
+
+    let thrown: unknown;
+    try {
+      writePacket(slot, content, { ...manifest, id: slot.id });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(WikiError);
+    expect((thrown as WikiError).diagnostic.code).toBe("capture_packet_exists");
+    // Its own original.html is gone; the file it found is as it was.
+    expect(readdirSync(slot.dir)).toEqual(["source.md"]);
+    expect(readFileSync(join(slot.dir, "source.md"), "utf8")).toBe("not mine\n");
+  });
+
   it.each([2, 5])(
     "gives captures from %i concurrent processes distinct ids, each packet whole",
     async (processes) => {
@@ -756,7 +770,7 @@ describe("capture: exclusive ids", () => {
         expect(packetFile(vault, id, "source.md")).toBe(`${text}\n`);
         expect(manifestOf(vault, id).id).toBe(id);
       }
-      const captured = events(vault).filter((e) => e.kind === "source_captured");
+      const captured = readEvents(vault.paths).filter((e) => e.kind === "source_captured");
       expect(captured.map((e) => e.id).sort()).toEqual([...ids].sort());
     },
   );
@@ -777,15 +791,8 @@ describe("capture: exclusive ids", () => {
 });
 
 describe("llm-wiki capture", () => {
-  function run(cwd: string, args: string[], home: string, input?: string) {
-    return spawnSync(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: home },
-      encoding: "utf8",
-      timeout: 30_000,
-      ...(input !== undefined ? { input } : {}),
-    });
-  }
+  const run = (cwd: string, args: string[], home: string, input?: string) =>
+    runCli(args, { cwd, env: { HOME: home }, input });
 
   it("captures --text (and --text - from stdin) and prints the packet and page", () => {
     const { vault, home } = project();

@@ -1,44 +1,28 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { type CliRun, runCli } from "./helpers/cli.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(removeTempDirs);
 
-const CLI = join(import.meta.dirname, "..", "cli", "llm-wiki.ts");
 const VERSION = (
   JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
     version: string;
   }
 ).version;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+/** The real CLI in `cwd` with only PATH, HOME and (optionally) WIKI_HOME set. */
+function run(cwd: string, args: string[], env: { HOME: string; WIKI_HOME?: string }): CliRun {
+  return runCli(args, { cwd, env });
 }
 
-/**
- * Runs the real CLI in `cwd` with only PATH, HOME and (optionally) WIKI_HOME
- * set, so neither the user's vaults nor their settings can leak in.
- */
-function run(cwd: string, args: string[], env: { HOME: string; WIKI_HOME?: string }): Run {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    encoding: "utf8",
-    timeout: 30_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-function json(out: Run): Record<string, unknown> {
+function json(out: CliRun): Record<string, unknown> {
   return JSON.parse(out.stdout) as Record<string, unknown>;
 }
 
 /** Non-empty stderr lines; a failure must be readable, never a stack trace. */
-function stderrLines(out: Run): string[] {
+function stderrLines(out: CliRun): string[] {
   const lines = out.stderr.split("\n").filter((l) => l.trim() !== "");
   for (const line of lines) expect(line).not.toMatch(/^\s+at |Error:|\.ts:\d+/);
   return lines;
@@ -54,14 +38,14 @@ describe("llm-wiki init", () => {
   it("creates a vault in the working directory and is idempotent", () => {
     const { project, env } = setup();
     const first = run(project, ["init", "--name", "Acme", "--topic", "billing"], env);
-    expect(first.code).toBe(0);
+    expect(first.status).toBe(0);
     expect(first.stdout).toBe(`created vault at ${join(project, ".llm-wiki")}\n`);
     expect(first.stderr).toBe("");
     const config = JSON.parse(readFileSync(join(project, ".llm-wiki", "config.json"), "utf8"));
     expect(config).toMatchObject({ name: "Acme", topic: "billing", mode: "project" });
 
     const second = run(project, ["init"], env);
-    expect(second.code).toBe(0);
+    expect(second.status).toBe(0);
     expect(second.stdout).toContain("vault already exists at");
     expect(readFileSync(join(project, ".llm-wiki", "config.json"), "utf8")).toContain('"Acme"');
   });
@@ -70,7 +54,7 @@ describe("llm-wiki init", () => {
     const { project, env } = setup();
     const target = makeTempDir();
     const out = run(project, ["init", "--json", "--vault", join(target, ".llm-wiki")], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(json(out)).toMatchObject({ ok: true, created: true });
     expect(existsSync(join(target, ".llm-wiki", "config.json"))).toBe(true);
     expect(existsSync(join(project, ".llm-wiki"))).toBe(false);
@@ -81,7 +65,7 @@ describe("llm-wiki init", () => {
     const file = join(project, "not-a-folder");
     writeFileSync(file, "x");
     const out = run(project, ["init", "--vault", file], env);
-    expect(out.code).toBe(1);
+    expect(out.status).toBe(1);
     expect(stderrLines(out)).toHaveLength(1);
     expect(out.stderr).toMatch(/^llm-wiki: /);
   });
@@ -92,7 +76,7 @@ describe("llm-wiki status", () => {
     const { project, env } = setup();
     run(project, ["init", "--name", "Acme"], env);
     const out = run(project, ["status", "--json"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     // The whole of stdout is one JSON document.
     const doc = json(out);
     expect(doc).toMatchObject({
@@ -132,7 +116,7 @@ describe("llm-wiki status", () => {
       },
     });
     const out = run(vault.root, ["status"], { HOME: home });
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(out.stdout).toContain("pages   3 (2 canonical, 1 evidence), 1 malformed");
     expect(out.stdout).toContain("types   concept 1, entity 1, source 1");
     expect(out.stdout).toContain("links   1 resolved, 0 missing, 0 ambiguous");
@@ -147,7 +131,7 @@ describe("llm-wiki status", () => {
     const sub = join(project, "src", "deep");
     mkdirSync(sub, { recursive: true });
     const out = run(sub, ["status", "--json"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(json(out)).toMatchObject({ ok: true, vault: { root: project, kind: "project" } });
   });
 
@@ -155,7 +139,7 @@ describe("llm-wiki status", () => {
     const { project, env } = setup();
     const vault = makeTempVault({ config: { name: "Elsewhere" } });
     const out = run(project, ["status", "--json", "--vault", join(vault.root, ".llm-wiki")], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(json(out)).toMatchObject({ ok: true, vault: { root: vault.root, name: "Elsewhere" } });
     const byRoot = run(project, ["status", "--json", "--vault", vault.root], env);
     expect(json(byRoot)).toMatchObject({ ok: true, vault: { root: vault.root } });
@@ -176,7 +160,7 @@ describe("llm-wiki status", () => {
   it("exits 1 with one clear stderr line and no stack trace when there is no vault", () => {
     const { project, env } = setup();
     const out = run(project, ["status"], env);
-    expect(out.code).toBe(1);
+    expect(out.status).toBe(1);
     expect(out.stdout).toBe("");
     const lines = stderrLines(out);
     expect(lines).toHaveLength(1);
@@ -187,7 +171,7 @@ describe("llm-wiki status", () => {
   it("exits 1 with a JSON result on stdout and one stderr line when --json finds no vault", () => {
     const { project, env } = setup();
     const out = run(project, ["status", "--json"], env);
-    expect(out.code).toBe(1);
+    expect(out.status).toBe(1);
     expect(json(out)).toMatchObject({
       ok: false,
       diagnostics: [{ code: "vault_not_found", severity: "error", repair: "llm-wiki init" }],
@@ -201,7 +185,7 @@ describe("llm-wiki status", () => {
     const { project, env } = setup();
     const missing = join(project, "nowhere");
     const out = run(project, ["status", "--vault", missing], env);
-    expect(out.code).toBe(1);
+    expect(out.status).toBe(1);
     const lines = stderrLines(out);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`no .llm-wiki vault at ${missing}`);
@@ -214,7 +198,7 @@ describe("llm-wiki status", () => {
     mkdirSync(join(home, ".config", "llm-wiki"), { recursive: true });
     writeFileSync(join(home, ".config", "llm-wiki", "settings.json"), "{ not json");
     const out = run(project, ["status"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(out.stdout).toContain("pages   0");
     const about = stderrLines(out).filter((line) => line.includes("settings.json"));
     expect(about).toHaveLength(1);
@@ -238,7 +222,7 @@ describe("llm-wiki search", () => {
   it("lists exact matches first, as text", () => {
     const { root, env } = searchVault();
     const out = run(root, ["search", "rag"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(out.stdout).toBe(
       [
         "concepts/rag  Retrieval-Augmented Generation  [id]",
@@ -252,7 +236,7 @@ describe("llm-wiki search", () => {
   it("returns the same hits as JSON, honouring --limit and joining words into one query", () => {
     const { root, env } = searchVault();
     const out = run(root, ["search", "--json", "--limit", "1", "rag"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     const doc = json(out);
     expect(doc.hits).toHaveLength(1);
     expect(doc).toMatchObject({
@@ -279,7 +263,7 @@ describe("llm-wiki search", () => {
   it("exits 0 with a plain message when nothing matches", () => {
     const { root, env } = searchVault();
     const out = run(root, ["search", "zebra"], env);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     expect(out.stdout).toBe('no page matches "zebra"\n');
   });
 });
@@ -288,7 +272,7 @@ describe("usage errors", () => {
   it("exits 2 for an unknown command, with the usage on stderr", () => {
     const { project, env } = setup();
     const out = run(project, ["bogus"], env);
-    expect(out.code).toBe(2);
+    expect(out.status).toBe(2);
     expect(out.stdout).toBe("");
     expect(out.stderr).toMatch(/^llm-wiki: unknown command "bogus"\n/);
     expect(out.stderr).toContain("usage: llm-wiki <command>");
@@ -297,7 +281,7 @@ describe("usage errors", () => {
   it("exits 2 for an unknown flag", () => {
     const { project, env } = setup();
     const out = run(project, ["status", "--bogus"], env);
-    expect(out.code).toBe(2);
+    expect(out.status).toBe(2);
     expect(out.stderr).toMatch(/^llm-wiki: .*--bogus/);
     expect(out.stderr).not.toMatch(/^\s+at /m);
   });
@@ -305,20 +289,36 @@ describe("usage errors", () => {
   it("exits 2 for a search without a query or with a bad --limit", () => {
     const { project, env } = setup();
     run(project, ["init"], env);
-    expect(run(project, ["search"], env).code).toBe(2);
+    expect(run(project, ["search"], env).status).toBe(2);
     const badLimit = run(project, ["search", "x", "--limit", "0"], env);
-    expect(badLimit.code).toBe(2);
+    expect(badLimit.status).toBe(2);
     expect(stderrLines(badLimit)).toEqual(["llm-wiki: --limit takes a positive whole number"]);
-    expect(run(project, ["status", "--vault"], env).code).toBe(2);
+    expect(run(project, ["status", "--vault"], env).status).toBe(2);
   });
 
   it("prints the usage for --help and the package version for --version, exit 0", () => {
     const { project, env } = setup();
     const help = run(project, ["--help"], env);
-    expect(help.code).toBe(0);
+    expect(help.status).toBe(0);
     expect(help.stdout).toContain("usage: llm-wiki <command>");
     expect(run(project, ["status", "--help"], env).stdout).toContain("usage: llm-wiki");
     const version = run(project, ["--version"], env);
-    expect(version).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+    expect(version).toMatchObject({ status: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+});
+
+describe("llm-wiki ingest", () => {
+  it("names the next step as the command that takes it, not a tool call", () => {
+    const { project, env } = setup();
+    run(project, ["init"], env);
+    const captured = run(project, ["capture", "--text", "# Cranes\n\nThe crane rotates."], env);
+    expect(captured.status, captured.stderr).toBe(0);
+    const id = /^captured (SRC-[\w-]+) /.exec(captured.stdout)?.[1];
+    const out = run(project, ["ingest"], env);
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout).toContain(
+      `next    last part; once the pages are written: llm-wiki ingest ${id} --mark-ingested\n`,
+    );
+    expect(out.stdout).not.toContain("wiki_ingest");
   });
 });

@@ -129,12 +129,29 @@ function smallVault(): TempVault {
   });
 }
 
+/** Resolves once `ready()` holds (polling); rejects if `child` ends first. */
+async function until(ready: () => boolean, child: ChildProcess): Promise<void> {
+  while (!ready()) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error("child ended before the awaited condition held");
+    }
+    await sleep(20);
+  }
+}
+
+/** Generation and staging folders of the vault's index. */
+function generations(vault: TempVault): string[] {
+  const { root } = indexLayout(vault.paths);
+  if (!existsSync(root)) return [];
+  return readdirSync(root).filter((n) => /^(gen|staging)-/.test(n));
+}
+
 /** One live generation, nothing left over, no lock held. */
 function expectConsistent(vault: TempVault, documents: number): void {
   const layout = indexLayout(vault.paths);
   const live = readCurrent(layout);
   expect(live).toBeDefined();
-  expect(readdirSync(layout.root).filter((n) => /^(gen|staging)-/.test(n))).toEqual([live]);
+  expect(generations(vault)).toEqual([live]);
   expect(existsSync(layout.journal)).toBe(false);
   expect(existsSync(layout.lock)).toBe(false);
   const stray = [...snapshotFiles(vault.paths.meta).keys()].filter(
@@ -278,9 +295,17 @@ describe("a live holder", () => {
     const vault = smallVault();
     const lock = await acquireLock(indexLayout(vault.paths).lock, { op: "test holder" });
 
+    expect(existsSync(vault.paths.backlinks)).toBe(false);
+
     const { child, exited } = start([CLI, "reindex", "--vault", vault.root, "--json"]);
-    await sleep(500);
+    // The CLI refreshes the registry (writing backlinks.json) just before it
+    // asks for the lock: once that file is there, the child has reached it.
+    await until(() => existsSync(vault.paths.backlinks), child);
+    // Time in which a CLI that ignored the lock would have built (and exited):
+    // this one is still running, and has started no generation or staging folder.
+    await sleep(300);
     expect(child.exitCode).toBeNull();
+    expect(generations(vault)).toEqual([]);
     lock.release();
     const out = await exited;
 

@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LintFinding, LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { runCli } from "./helpers/cli.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -13,28 +13,14 @@ import {
   snapshotFiles,
 } from "./helpers/temp-vault.ts";
 
-const services: WikiService[] = [];
-
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.close()));
+  await closeServices();
   removeTempDirs();
 });
 
-const CLI = join(import.meta.dirname, "..", "cli", "llm-wiki.ts");
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 /** The moment every test judges staleness at. */
 const NOW = new Date("2026-06-01T12:00:00Z");
-
-/** A service bound to the vault at `root`, with a home that holds no personal vault. */
-function serviceFor(root: string): WikiService {
-  const service = createWikiService({
-    cwd: root,
-    env: { HOME: makeTempDir("llm-wiki-home-") },
-    vault: root,
-  });
-  services.push(service);
-  return service;
-}
 
 /** The findings of the only linted vault. */
 function findingsOf(result: LintResult): LintFinding[] {
@@ -409,21 +395,14 @@ describe("lint --fix", () => {
 });
 
 describe("llm-wiki lint (CLI)", () => {
-  function run(cwd: string, args: string[]) {
-    const result = spawnSync(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: makeTempDir("llm-wiki-home-") },
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-  }
+  const run = (cwd: string, args: string[]) =>
+    runCli(args, { cwd, env: { HOME: makeTempDir("llm-wiki-home-") } });
 
   it("returns the service's findings as JSON and exits 1 on an error finding", () => {
     const vault = problemVault();
     const service = findingsOf(serviceFor(vault.root).lint());
     const out = run(makeTempDir(), ["lint", "--json", "--vault", vault.root]);
-    expect(out.code).toBe(1);
+    expect(out.status).toBe(1);
     const json = JSON.parse(out.stdout) as LintResult;
     expect(json.ok).toBe(false);
     expect(findingsOf(json)).toEqual(service);
@@ -434,7 +413,7 @@ describe("llm-wiki lint (CLI)", () => {
       pages: { "concepts/a": concept("A", "[[concepts/gone]]\n") },
     });
     const out = run(vault.root, ["lint"]);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     const lines = out.stdout.trim().split("\n");
     expect(lines[0]).toBe(
       `${vault.root} (project): 3 finding(s): 0 error(s), 2 warning(s), 1 info`,
@@ -454,12 +433,12 @@ describe("llm-wiki lint (CLI)", () => {
       },
     });
     const out = run(vault.root, ["lint", "--fix", "--json"]);
-    expect(out.code).toBe(0);
+    expect(out.status).toBe(0);
     const json = JSON.parse(out.stdout) as LintResult;
     expect(json.vaults[0]?.fixed.map((f) => f.path)).toEqual(["wiki/concepts/gap.md"]);
     expect(existsSync(vault.pageFile("concepts/gap"))).toBe(true);
-    expect(run(vault.root, ["lint", "extra"]).code).toBe(2);
-    expect(run(vault.root, ["lint", "--which", "nowhere"]).code).toBe(2);
+    expect(run(vault.root, ["lint", "extra"]).status).toBe(2);
+    expect(run(vault.root, ["lint", "--which", "nowhere"]).status).toBe(2);
   });
 });
 

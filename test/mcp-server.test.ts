@@ -10,6 +10,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { indexLayout } from "../extensions/llm-wiki/lib/index/layout.ts";
+import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import {
@@ -23,8 +25,10 @@ import {
   StatusParams,
   TOOL_DESCRIPTIONS,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
-import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { callTool } from "../mcp/server.ts";
+import { TOOLS } from "../mcp/tools.ts";
+import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
 const SERVER = join(REPO, "mcp", "index.ts");
@@ -411,6 +415,36 @@ describe("MCP server: a fresh vault", () => {
       reports: [{ vault, status: { state: "ready", documents: 35 } }],
       diagnostics: [{ code: "model_unavailable", severity: "error" }],
     });
+  });
+});
+
+describe("MCP server: a reindex that fails", () => {
+  it("says why the vault was not updated: a busy index lock, with its holder and repair", async () => {
+    const vault = makeTempVault({
+      pages: { "concepts/alpha": pageText({ type: "concept", title: "Alpha" }, "Zephyr.\n") },
+    });
+    const service = createWikiService({ cwd: vault.root, vault: vault.root, env: isolatedEnv() });
+    const lock = await acquireLock(indexLayout(vault.paths).lock, { op: "test holder" });
+    // The tool waits 10 s for a live holder; this service gives up at once.
+    const impatient: WikiService = {
+      ...service,
+      reindex: (input) => service.reindex({ ...input, lockWaitMs: 0 }),
+    };
+    const tool = TOOLS.find((t) => t.name === "wiki_reindex");
+    if (!tool) throw new Error("no wiki_reindex tool");
+    try {
+      const result = await callTool(tool, impatient, {});
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toContain(`${vault.root}: not updated (index_busy)`);
+      expect(text).toContain(
+        `error: the index is busy: process ${process.pid} is running "test holder"`,
+      );
+      expect(text).toContain("(fix: wait for it to finish, then run the command again)");
+    } finally {
+      lock.release();
+      await service.close();
+    }
   });
 });
 

@@ -4,10 +4,25 @@
  * refusal names the wiki tool to use instead, and nothing on disk changes.
  * Pages under `wiki/` stay writable.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
+import type {
+  ExtensionContext,
+  ToolCallEvent,
+  ToolResultEvent,
+} from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createBashWatch } from "../extensions/llm-wiki/pi/bash-watch.ts";
+import type { WikiHost } from "../extensions/llm-wiki/pi/wiki-host.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { makeTempVault, snapshotFiles, type TempVault } from "./helpers/temp-vault.ts";
 
@@ -160,5 +175,46 @@ describe("guardrails in a real Pi session", () => {
       expect.stringContaining("raw/x.md was changed"),
       expect.stringContaining("events.jsonl was rewritten"),
     ]);
+  });
+});
+
+describe("the bash watch, call by call", () => {
+  const host = (paths: TempVault["paths"]) =>
+    ({ service: () => ({ resolveVaults: () => [paths] }) }) as unknown as WikiHost;
+  const ctx = { ui: { notify() {} } } as unknown as ExtensionContext;
+  const call = (id: string) =>
+    ({ type: "tool_call", toolName: "bash", toolCallId: id, input: {} }) as ToolCallEvent;
+  const result = (id: string) =>
+    ({
+      type: "tool_result",
+      toolName: "bash",
+      toolCallId: id,
+      content: [],
+    }) as unknown as ToolResultEvent;
+
+  it("checks a log it remembers from the last call, and forgets calls whose result never came", () => {
+    const v = makeTempVault();
+    mkdirSync(v.paths.meta, { recursive: true });
+    writeFileSync(v.paths.events, EVENT_LINE);
+    const watch = createBashWatch(host(v.paths));
+
+    // Appended: kept, and remembered whole for the next call.
+    watch.onToolCall(call("1"), ctx);
+    appendFileSync(v.paths.events, EVENT_LINE);
+    expect(watch.onToolResult(result("1"), ctx)).toBeUndefined();
+
+    // Rewritten to the same size: still caught against the remembered log.
+    watch.onToolCall(call("2"), ctx);
+    writeFileSync(v.paths.events, EVENT_LINE.replace("vault", "VAULT").repeat(2));
+    utimesSync(v.paths.events, new Date(), new Date(Date.now() + 5_000));
+    expect(JSON.stringify(watch.onToolResult(result("2"), ctx))).toContain(
+      "meta/events.jsonl was rewritten",
+    );
+
+    // A call whose result never comes is dropped when the run ends.
+    watch.onToolCall(call("3"), ctx);
+    writeFileSync(v.paths.events, "{}\n");
+    watch.onAgentEnd();
+    expect(watch.onToolResult(result("3"), ctx)).toBeUndefined();
   });
 });

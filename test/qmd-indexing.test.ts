@@ -5,7 +5,6 @@
  * the status ladder and its repair commands, moved and copied vaults, and
  * the promise that everything under `meta/` is derived.
  */
-import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -29,6 +28,7 @@ import { collectionOf, readManifest } from "../extensions/llm-wiki/lib/index/mir
 import { MAX_PAGE_BYTES } from "../extensions/llm-wiki/lib/vault/page.ts";
 import type { VaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
@@ -38,8 +38,6 @@ import {
   snapshotFiles,
   type TempVault,
 } from "./helpers/temp-vault.ts";
-
-const CLI = join(import.meta.dirname, "..", "cli", "llm-wiki.ts");
 
 afterEach(async () => {
   await closeServices();
@@ -94,12 +92,7 @@ function generationFolders(paths: VaultPaths): string[] {
 function runRepair(root: string, repair: string | undefined): void {
   expect(repair).toMatch(/^llm-wiki [a-z]/);
   const args = (repair ?? "").split(" ").slice(1);
-  const out = spawnSync(process.execPath, [CLI, ...args], {
-    cwd: root,
-    env: childEnv(),
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const out = runCli(args, { cwd: root, env: childEnv() });
   expect(out.status, out.stderr).toBe(0);
 }
 
@@ -474,11 +467,7 @@ describe("incremental updates", () => {
     const old = liveGeneration(vault.paths);
 
     vault.writePage("concepts/alpha", concept("Alpha", "Rebuilt elsewhere around a pangolin.\n"));
-    const out = spawnSync(process.execPath, [CLI, "reindex", "--all", "--vault", vault.root], {
-      env: childEnv(),
-      encoding: "utf8",
-      timeout: 60_000,
-    });
+    const out = runCli(["reindex", "--all", "--vault", vault.root], { env: childEnv() });
     expect(out.status, out.stderr).toBe(0);
     expect(existsSync(old.dir)).toBe(false);
 

@@ -6,12 +6,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXPLICIT_REGISTRY_MAX_AGE_MS } from "../extensions/llm-wiki/lib/recall-operation.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
-const services: WikiService[] = [];
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
   removeTempDirs();
 });
 
@@ -24,8 +24,7 @@ async function indexedVault(): Promise<{ vault: TempVault; service: WikiService 
       ),
     },
   });
-  const service = createWikiService({ cwd: vault.root, vault: vault.root });
-  services.push(service);
+  const service = serviceFor(vault.root);
   expect((await service.reindex({ scope: "all" })).ok).toBe(true);
   return { vault, service };
 }

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { QMDStore } from "@tobilu/qmd";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   ensureTestModels,
   ensureTestModelsSync,
@@ -65,9 +65,9 @@ describe("generated test models", () => {
   });
 
   it("are not rewritten when up to date, and repaired when changed", () => {
-    const dir = join(root, "gen-a");
-    expect(ensureTestModelsSync(dir).written).toEqual([]);
+    const dir = join(root, "gen-repair");
     const { paths } = ensureTestModelsSync(dir);
+    expect(ensureTestModelsSync(dir).written).toEqual([]);
     const good = sha256(paths.rerank);
     writeFileSync(paths.rerank, "not a model");
     expect(ensureTestModelsSync(dir).written).toEqual(["rerank"]);
@@ -96,6 +96,12 @@ describe("QMD with the generated test models", () => {
   let root: string;
   let modelCache: string;
   let store: QMDStore;
+  // The one embedding run, shared by every test that needs vectors, whichever runs first.
+  let embedding: ReturnType<QMDStore["embed"]> | undefined;
+  const embedded = () => {
+    embedding ??= store.embed();
+    return embedding;
+  };
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "llm-wiki-qmd-models-"));
@@ -137,8 +143,14 @@ describe("QMD with the generated test models", () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  // After every model call: no model was downloaded.
+  afterEach(() => {
+    const files = existsSync(modelCache) ? readdirSync(modelCache) : [];
+    expect(files).toEqual([]);
+  });
+
   it("embeds every document", async () => {
-    const result = await store.embed();
+    const result = await embedded();
     expect(result.errors).toBe(0);
     expect(result.chunksEmbedded).toBeGreaterThanOrEqual(Object.keys(NOTES).length);
     const status = await store.getStatus();
@@ -147,6 +159,7 @@ describe("QMD with the generated test models", () => {
   });
 
   it("ranks a note sharing the query's words above unrelated ones", async () => {
+    await embedded();
     const hits = await store.searchVector("database migration rollback");
     expect(hits[0]?.displayPath).toBe("notes/database-migrations.md");
     const coffee = hits.find((h) => h.displayPath === "notes/coffee.md");
@@ -154,6 +167,7 @@ describe("QMD with the generated test models", () => {
   });
 
   it("answers typed lex + vec queries without reranking", async () => {
+    await embedded();
     const results = await store.search({
       queries: [
         { type: "lex", query: "token" },
@@ -164,33 +178,25 @@ describe("QMD with the generated test models", () => {
     expect(results[0]?.displayPath).toBe("notes/authentication.md");
   });
 
-  it("expands a query at once, falling back to QMD's own expansion", async () => {
-    const started = performance.now();
+  it("expands a query, falling back to QMD's own expansion", async () => {
     const expanded = await store.expandQuery("how do we undo a schema change");
-    expect(performance.now() - started).toBeLessThan(10_000);
     expect(expanded.length).toBeGreaterThan(0);
     for (const q of expanded) expect(["lex", "vec", "hyde"]).toContain(q.type);
   });
 
-  it("runs the full pipeline with expansion and reranking, quickly", async () => {
-    const started = performance.now();
+  it("runs the full pipeline with expansion and reranking", async () => {
+    await embedded();
     // Words not all in one note: no strong lexical hit, so QMD expands the query.
     const results = await store.search({
       query: "rollback the staging database docker",
       rerank: true,
       explain: true,
     });
-    expect(performance.now() - started).toBeLessThan(15_000);
     expect(results.length).toBeGreaterThan(0);
     const score = (file: string) =>
       results.find((r) => r.displayPath === file)?.explain?.rerankScore ?? 0;
     // The reranker scores word overlap: the migration note holds three query words.
     expect(score("notes/database-migrations.md")).toBeGreaterThan(0.5);
     expect(score("notes/database-migrations.md")).toBeGreaterThan(score("notes/coffee.md"));
-  });
-
-  it("never downloads a model", () => {
-    const files = existsSync(modelCache) ? readdirSync(modelCache) : [];
-    expect(files).toEqual([]);
   });
 });

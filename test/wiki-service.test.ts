@@ -5,27 +5,25 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { VAULT_GITIGNORE } from "../extensions/llm-wiki/lib/vault/bootstrap.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
   pageText,
+  readEvents,
   removeTempDirs,
   snapshotFiles,
 } from "./helpers/temp-vault.ts";
 
-const services: WikiService[] = [];
-
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.close()));
+  await closeServices();
   removeTempDirs();
 });
 
-/** A service working in `cwd` with a home folder that has no personal vault unless given one. */
-function serviceIn(cwd: string, home = makeTempDir("llm-wiki-home-"), vault?: string): WikiService {
-  const service = createWikiService({ cwd, env: { HOME: home }, ...(vault ? { vault } : {}) });
-  services.push(service);
-  return service;
+/** A service working in `cwd` that finds its vault as a host does (or is given `vault`). */
+function serviceIn(cwd: string, home?: string, vault?: string) {
+  return serviceFor(cwd, { discover: true, home, vault });
 }
 
 /** Code and path of the diagnostics about pages (status also reports on the search index). */
@@ -35,13 +33,6 @@ function pageDiagnostics(diagnostics: Diagnostic[]): Array<[string, string | und
 
 function configCodes(diagnostics: Diagnostic[]): string[] {
   return diagnostics.map((d) => d.code).filter((code) => code.startsWith("config_"));
-}
-
-function eventLines(eventsFile: string): Array<Record<string, unknown>> {
-  return readFileSync(eventsFile, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function noTempFiles(dir: string): void {
@@ -87,7 +78,7 @@ describe("bootstrap", () => {
     // The event log is authoritative and must stay tracked.
     expect(gitignore).not.toMatch(/events\.jsonl|^meta\/?$|^meta\/\*$/m);
 
-    const events = eventLines(join(dir, "meta", "events.jsonl"));
+    const events = readEvents(vaultPaths(root, "project"));
     expect(events).toEqual([
       {
         ts: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -180,7 +171,7 @@ describe("ensurePage", () => {
       updated: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
     });
     expect(parsed.page.body).toBe("Fuses rankings.\n");
-    const events = eventLines(vault.paths.events);
+    const events = readEvents(vault.paths);
     expect(events.at(-1)).toMatchObject({
       kind: "page_created",
       id: "concepts/reciprocal-rank-fusion",
@@ -205,7 +196,7 @@ describe("ensurePage", () => {
     expect(second.diagnostics.map((d) => d.code)).toEqual(["page_exists"]);
     expect(readFileSync(vault.pageFile("concepts/bm25"))).toEqual(bytes);
     expect(existsSync(vault.pageFile("concepts/bm25-2"))).toBe(false);
-    expect(eventLines(vault.paths.events).filter((e) => e.kind === "page_created")).toHaveLength(1);
+    expect(readEvents(vault.paths).filter((e) => e.kind === "page_created")).toHaveLength(1);
   });
 
   it("never overwrites a hand-written page at the same path", () => {

@@ -8,42 +8,26 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { ensurePage } from "../extensions/llm-wiki/lib/vault/page-write.ts";
 import { MAX_DETAIL_BYTES } from "../extensions/llm-wiki/lib/writing/log-event.ts";
 import { PART_CHARS, splitIntoParts } from "../extensions/llm-wiki/lib/writing/split-parts.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
   makeTempVault,
   pageText,
+  readEvents,
   removeTempDirs,
   snapshotFiles,
   type TempVault,
 } from "./helpers/temp-vault.ts";
 
-const services: WikiService[] = [];
-
 afterEach(async () => {
-  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
   removeTempDirs();
 });
-
-function serviceFor(vault: TempVault): WikiService {
-  const service = createWikiService({
-    cwd: vault.root,
-    env: { HOME: makeTempDir("llm-wiki-home-") },
-  });
-  services.push(service);
-  return service;
-}
-
-function events(vault: TempVault): Array<Record<string, unknown>> {
-  if (!existsSync(vault.paths.events)) return [];
-  return readFileSync(vault.paths.events, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 function frontmatterOf(vault: TempVault, rel: string): Record<string, unknown> {
   const parsed = parsePage("x", rel, readFileSync(join(vault.paths.dir, rel)));
@@ -57,7 +41,16 @@ function bodyOf(vault: TempVault, rel: string): string {
   return parsed.page.body;
 }
 
-const TODAY = new Date().toISOString().slice(0, 10);
+/**
+ * The ids a page dated by a write made just before may have, `<prefix>-<date>-<slug>`:
+ * the UTC date today, or yesterday's if the test ran across midnight.
+ */
+function datedIds(prefix: string, slug: string): string[] {
+  const now = Date.now();
+  return [now, now - 86_400_000].map(
+    (t) => `${prefix}-${new Date(t).toISOString().slice(0, 10)}-${slug}`,
+  );
+}
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -127,7 +120,7 @@ function longText(chars: number): { text: string; paragraphs: string[] } {
 describe("observe", () => {
   it("creates an observation page under wiki/sources/ and logs observation_recorded", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const result = service.observe({
       title: "Cache keys include the tenant id",
       content: "Keys are `tenant:entity:version`; see src/cache/keys.ts.",
@@ -137,7 +130,7 @@ describe("observe", () => {
     });
 
     expect(result).toMatchObject({ ok: true, created: true, diagnostics: [] });
-    expect(result.id).toBe(`sources/obs-${TODAY}-cache-keys-include-the-tenant-id`);
+    expect(datedIds("sources/obs", "cache-keys-include-the-tenant-id")).toContain(result.id);
     expect(result.path).toBe(`wiki/${result.id}.md`);
     const fm = frontmatterOf(vault, result.path ?? "");
     expect(fm).toMatchObject({
@@ -149,7 +142,7 @@ describe("observe", () => {
       relevance: "high",
     });
     expect(bodyOf(vault, result.path ?? "")).toContain("see src/cache/keys.ts.");
-    expect(events(vault).map((e) => [e.kind, e.id])).toEqual([
+    expect(readEvents(vault.paths).map((e) => [e.kind, e.id])).toEqual([
       ["page_created", result.id],
       ["observation_recorded", result.id],
     ]);
@@ -162,7 +155,7 @@ describe("observe", () => {
 
   it("never overwrites: the same title with new content is a second page, the first unchanged", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const first = service.observe({ title: "Flaky login test", content: "Fails under load." });
     const before = readFileSync(join(vault.paths.dir, first.path ?? ""));
     const second = service.observe({ title: "Flaky login test", content: "Root cause: a race." });
@@ -171,12 +164,13 @@ describe("observe", () => {
     expect(second.id).toBe(`${first.id}-2`);
     expect(readFileSync(join(vault.paths.dir, first.path ?? ""))).toEqual(before);
     expect(bodyOf(vault, second.path ?? "")).toContain("Root cause: a race.");
-    expect(events(vault).filter((e) => e.kind === "observation_recorded")).toHaveLength(2);
+    const recorded = readEvents(vault.paths).filter((e) => e.kind === "observation_recorded");
+    expect(recorded).toHaveLength(2);
   });
 
   it("reports the identical observation sent again as page_exists and writes nothing", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const input = { title: "Build needs Node 22", content: "Type stripping needs 22.6+." };
     const first = service.observe(input);
     const files = durable(vault);
@@ -189,20 +183,20 @@ describe("observe", () => {
 
   it("gives two Chinese titles two pages", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const a = service.observe({ title: "缓存键包含租户", content: "租户 id 是键的一部分。" });
     const b = service.observe({ title: "缓存键包含用户", content: "用户 id 也是键的一部分。" });
 
     expect(a.created && b.created).toBe(true);
     expect(a.id).not.toBe(b.id);
-    expect(a.id).toBe(`sources/obs-${TODAY}-缓存键包含租户`);
+    expect(datedIds("sources/obs", "缓存键包含租户")).toContain(a.id);
     expect(bodyOf(vault, a.path ?? "")).toContain("租户 id 是键的一部分。");
     expect(bodyOf(vault, b.path ?? "")).toContain("用户 id 也是键的一部分。");
   });
 
   it("refuses an empty title or content, naming the field, and writes nothing", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const files = durable(vault);
     const noTitle = service.observe({ title: "  \n ", content: "text" });
     const noContent = service.observe({ title: "A title", content: "   " });
@@ -216,12 +210,10 @@ describe("observe", () => {
   });
 
   it("reports a missing vault with the command that creates one", () => {
-    const service = createWikiService({
-      cwd: makeTempDir(),
-      env: { HOME: makeTempDir("llm-wiki-home-") },
+    const result = serviceFor(makeTempDir(), { discover: true }).observe({
+      title: "x",
+      content: "y",
     });
-    services.push(service);
-    const result = service.observe({ title: "x", content: "y" });
     expect(result.ok).toBe(false);
     expect(result.diagnostics[0]).toMatchObject({
       code: "vault_not_found",
@@ -233,7 +225,7 @@ describe("observe", () => {
 describe("retro", () => {
   it("writes a retro page with its sections in order and logs retro_recorded", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const result = service.retro({
       title: "Migrating the cache to version vectors",
       context: "Replaced the TTL cache.",
@@ -244,7 +236,9 @@ describe("retro", () => {
     });
 
     expect(result).toMatchObject({ ok: true, created: true });
-    expect(result.id).toBe(`sources/retro-${TODAY}-migrating-the-cache-to-version-vectors`);
+    expect(datedIds("sources/retro", "migrating-the-cache-to-version-vectors")).toContain(
+      result.id,
+    );
     expect(frontmatterOf(vault, result.path ?? "")).toMatchObject({
       type: "retro",
       status: "insight",
@@ -254,7 +248,7 @@ describe("retro", () => {
     const headings = [...body.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings).toEqual(["Context", "What went well", "What went badly", "Lessons"]);
     expect(body).toContain("- Warm the disk before timing.\n- Write the property test first.");
-    expect(events(vault).at(-1)).toMatchObject({
+    expect(readEvents(vault.paths).at(-1)).toMatchObject({
       kind: "retro_recorded",
       id: result.id,
       lessons: 2,
@@ -263,7 +257,7 @@ describe("retro", () => {
 
   it("needs at least one lesson and leaves out empty sections", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const none = service.retro({ title: "Nothing learned", lessons: ["  "] });
     expect(none.ok).toBe(false);
     expect(none.diagnostics[0]?.message).toBe("lessons: needs at least one lesson");
@@ -277,7 +271,7 @@ describe("retro", () => {
 describe("logEvent", () => {
   it("appends one line per event and leaves every earlier line byte-identical", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     service.observe({ title: "Seed", content: "An event before ours." });
     const before = readFileSync(vault.paths.events);
 
@@ -306,7 +300,7 @@ describe("logEvent", () => {
 
   it("refuses bad kinds, reserved kinds and bad or oversized detail, writing nothing", () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     service.logEvent({ kind: "first_event" });
     const before = readFileSync(vault.paths.events);
     const cyclic: Record<string, unknown> = {};
@@ -377,7 +371,7 @@ describe("splitting a source into parts", () => {
 describe("ingest", () => {
   it("says so when no skeleton source is waiting", () => {
     const vault = makeTempVault();
-    const result = serviceFor(vault).ingest();
+    const result = serviceFor(vault.root).ingest();
     expect(result).toMatchObject({ ok: true, pending: [] });
     expect(result.part).toBeUndefined();
     expect(result.diagnostics.map((d) => d.code)).toEqual(["ingest_nothing_waiting"]);
@@ -388,7 +382,7 @@ describe("ingest", () => {
     const { text, paragraphs } = longText(40_000);
     const page = skeletonSource(vault, "SRC-2026-11-30-001", "Version vectors paper", text);
     const pageBefore = readFileSync(vault.pageFile(page));
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
 
     const first = service.ingest();
     expect(first.ok).toBe(true);
@@ -426,14 +420,14 @@ describe("ingest", () => {
 
     // Reading marks nothing: the page, the packet and the log are as they were.
     expect(readFileSync(vault.pageFile(page))).toEqual(pageBefore);
-    expect(events(vault)).toEqual([]);
+    expect(readEvents(vault.paths)).toEqual([]);
     expect(service.ingest().source?.page).toBe(page);
   });
 
   it("asks for a part that does not exist with a clear error", () => {
     const vault = makeTempVault();
     skeletonSource(vault, "SRC-2026-11-30-001", "Short source", "Only one part.\n");
-    const result = serviceFor(vault).ingest({ source: "SRC-2026-11-30-001", part: 2 });
+    const result = serviceFor(vault.root).ingest({ source: "SRC-2026-11-30-001", part: 2 });
     expect(result.ok).toBe(false);
     expect(result.diagnostics[0]).toMatchObject({
       code: "ingest_part_out_of_range",
@@ -446,7 +440,7 @@ describe("ingest", () => {
     skeletonSource(vault, "SRC-2026-11-30-002", "Second capture", "two\n");
     const older = skeletonSource(vault, "SRC-2026-11-30-001", "First capture", "one\n");
     skeletonSource(vault, "SRC-2026-11-29-001", "Already done", "done\n", { status: "ingested" });
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
 
     const result = service.ingest();
     expect(result.source?.page).toBe(older);
@@ -472,14 +466,14 @@ describe("ingest", () => {
       file: "extracted.md",
       rawPath: "raw/sources/SRC-2025-01-02-003/extracted.md",
     });
-    const result = serviceFor(vault).ingest();
+    const result = serviceFor(vault.root).ingest();
     expect(result.source?.textPath).toBe("raw/sources/SRC-2025-01-02-003/extracted.md");
     expect(result.part?.text).toBe("Old text.\n");
   });
 
   it("reads a packet made by the capture operation", async () => {
     const vault = makeTempVault();
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const captured = await service.captureSource({
       title: "Backpressure notes",
       text: "# Backpressure notes\n\nSlow consumers get a bounded queue.\n",
@@ -493,7 +487,7 @@ describe("ingest", () => {
   it("marks a source ingested by changing only its status line, after a backup", () => {
     const vault = makeTempVault();
     const page = skeletonSource(vault, "SRC-2026-11-30-001", "Marked source", "Some text.\n");
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const before = readFileSync(vault.pageFile(page), "utf8");
 
     const result = service.ingest({ source: "SRC-2026-11-30-001", markIngested: true });
@@ -507,7 +501,7 @@ describe("ingest", () => {
     const backup = result.marked?.backup ?? "";
     expect(backup).toMatch(/^meta\/backups\/[0-9T-]+Z\/wiki\/sources\/marked-source\.md$/);
     expect(readFileSync(join(vault.paths.dir, backup), "utf8")).toBe(before);
-    expect(events(vault).at(-1)).toMatchObject({
+    expect(readEvents(vault.paths).at(-1)).toMatchObject({
       kind: "source_ingested",
       id: "SRC-2026-11-30-001",
       page,
@@ -527,7 +521,7 @@ describe("ingest", () => {
     const page = skeletonSource(vault, "SRC-2026-11-30-001", "Hand summary", "text\n", {
       status: "draft",
     });
-    const service = serviceFor(vault);
+    const service = serviceFor(vault.root);
     const files = durable(vault);
 
     const draft = service.ingest({ source: page, markIngested: true });
@@ -537,5 +531,47 @@ describe("ingest", () => {
     expect(unnamed.diagnostics[0]?.message).toBe("source: mark_ingested needs the source to mark");
     expect(durable(vault)).toEqual(files);
     expect(existsSync(join(vault.paths.meta, "backups"))).toBe(false);
+  });
+});
+
+describe("ensurePage", () => {
+  it("takes a title spaced or cased differently for the page that has it; lint finds no duplicate", () => {
+    const vault = makeTempVault();
+    const service = serviceFor(vault.root);
+    const first = service.ensurePage({ type: "concept", title: "Foo Bar" });
+    const files = durable(vault);
+    const again = service.ensurePage({ type: "concept", title: "foo  BAR" });
+    expect(again).toMatchObject({ ok: true, created: false, id: first.id, path: first.path });
+    expect(again.diagnostics.map((d) => d.code)).toEqual(["page_exists"]);
+    expect(durable(vault)).toEqual(files);
+    const findings = service.lint().vaults.flatMap((v) => v.findings);
+    expect(findings.filter((f) => f.check === "duplicate")).toEqual([]);
+  });
+
+  it("refuses bad input, and a title whose every slug is taken, with a precise WikiError", () => {
+    const vault = makeTempVault();
+    const codeOf = (run: () => unknown): string | undefined => {
+      try {
+        run();
+      } catch (error) {
+        return error instanceof WikiError ? error.diagnostic.code : "not a WikiError";
+      }
+      return undefined;
+    };
+    expect(codeOf(() => ensurePage(vault.paths, { type: "recipe", title: "Soup" }))).toBe(
+      "page_invalid_input",
+    );
+    expect(codeOf(() => ensurePage(vault.paths, { type: "concept", title: " " }))).toBe(
+      "page_invalid_input",
+    );
+    for (let n = 1; n <= 50; n += 1) {
+      const slug = n === 1 ? "taken" : `taken-${n}`;
+      vault.writePage(`concepts/${slug}`, pageText({ type: "concept", title: `Other ${n}` }));
+    }
+    const files = durable(vault);
+    expect(codeOf(() => ensurePage(vault.paths, { type: "concept", title: "Taken" }))).toBe(
+      "page_no_free_slug",
+    );
+    expect(durable(vault)).toEqual(files);
   });
 });

@@ -1,7 +1,8 @@
 /**
- * Shared setup of the index tests: services bound to one temp vault (closed
- * after each test), the index status they report, and the environment of a
- * child process that must see the test's caches and models but no real home.
+ * Shared setup of the service tests: services in a temp folder with a home
+ * that holds no personal vault (closed after each test), the index status they
+ * report, and the environment of a child process that must see the test's
+ * caches and models but no real home.
  */
 import type { IndexStatus } from "../../extensions/llm-wiki/lib/index/index-state.ts";
 import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
@@ -9,12 +10,26 @@ import { makeTempDir } from "./temp-vault.ts";
 
 const services: WikiService[] = [];
 
-/** A service bound to the vault at `root`, with a home folder that holds no vault. */
-export function serviceFor(root: string): WikiService {
+export interface ServiceOptions {
+  /** The home folder, also the personal vault's root (default: a fresh empty folder). */
+  home?: string;
+  /** The vault, as `--vault` names it (default: `cwd`, unless `discover`). */
+  vault?: string;
+  /** Find the vault from `cwd` and the home folder, as a host does, instead of naming one. */
+  discover?: boolean;
+}
+
+/**
+ * A service working in `cwd` and bound to the vault there (or as `options`
+ * say), seeing the test's caches and models; closed by `closeServices`.
+ */
+export function serviceFor(cwd: string, options: ServiceOptions = {}): WikiService {
+  const home = options.home ?? makeTempDir("llm-wiki-home-");
+  const vault = options.vault ?? (options.discover ? undefined : cwd);
   const service = createWikiService({
-    cwd: root,
-    vault: root,
-    env: { ...process.env, HOME: makeTempDir("llm-wiki-home-") },
+    cwd,
+    env: { ...process.env, HOME: home, WIKI_HOME: home },
+    ...(vault !== undefined ? { vault } : {}),
   });
   services.push(service);
   return service;

@@ -4,6 +4,7 @@
  * Every folder made here is removed by `removeTempDirs()` (call it in `afterEach`).
  */
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -94,4 +95,13 @@ export function snapshotFiles(dir: string): Map<string, Buffer> {
     out.set(relative(dir, abs).split(sep).join("/"), readFileSync(abs));
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The vault's event log (`meta/events.jsonl`), one object per line; empty when there is none. */
+export function readEvents(paths: VaultPaths): Array<Record<string, unknown>> {
+  if (!existsSync(paths.events)) return [];
+  return readFileSync(paths.events, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
