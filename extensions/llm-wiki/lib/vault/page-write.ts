@@ -5,9 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import matter from "gray-matter";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "./events.ts";
+import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
 import { createFileExclusive } from "./fs-safe.ts";
 import { nameKey } from "./name-key.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
@@ -83,9 +83,7 @@ export function createPageAtFreeSlug(
   now: Date,
 ): { id: string; path: string; created: boolean } {
   const body = spec.body.endsWith("\n") || spec.body === "" ? spec.body : `${spec.body}\n`;
-  // A file object, not a string: given a string, gray-matter would parse a
-  // body that starts with `---` as frontmatter (and throw on a bad one).
-  const text = matter.stringify({ content: body }, spec.data);
+  const text = writeFrontmatter(body, spec.data);
   for (let n = 1; n <= spec.maxAttempts; n += 1) {
     const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
     const id = `${spec.folder}/${slug}`;
@@ -143,7 +141,7 @@ export function ensurePage(
   if (/^\uFEFF?---\r?\n/.test(body)) {
     let problem: string | undefined;
     try {
-      const parsed = matter(body, { excerpt: false });
+      const parsed = readFrontmatter(body.replace(/^\uFEFF/, ""));
       const data: unknown = parsed.data;
       // A leading `---` rule around a paragraph parses as a YAML string, not fields.
       if (data !== null && typeof data === "object" && !Array.isArray(data)) {

@@ -4,8 +4,8 @@
  * cannot be accepted.
  */
 import { createHash } from "node:crypto";
-import matter from "gray-matter";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { type Frontmatter, FrontmatterLanguageError, readFrontmatter } from "./frontmatter.ts";
 
 /** Types whose pages are the vault's curated knowledge. */
 export const CANONICAL_TYPES = [
@@ -140,6 +140,16 @@ function firstHeading(body: string): string | undefined {
   return match?.[1];
 }
 
+/** A name from a page, short and printable, for a one-line diagnostic. */
+function printable(name: string): string {
+  const chars = [...name];
+  const shown = chars
+    .slice(0, 40)
+    .join("")
+    .replace(/[^\x20-\x7e]/g, "?");
+  return chars.length > 40 ? `${shown}…` : shown;
+}
+
 function isBinary(bytes: Uint8Array): boolean {
   const probe = bytes.subarray(0, 8192);
   if (probe.includes(0)) return true;
@@ -172,17 +182,21 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
   const text = Buffer.from(bytes)
     .toString("utf8")
     .replace(/^\uFEFF/, "");
-  let parsed: matter.GrayMatterFile<string>;
+  let parsed: Frontmatter;
   try {
-    // An options object turns off gray-matter's content cache, which would
-    // otherwise hand back a stale parse for identical text.
-    parsed = matter(text, { excerpt: false });
+    parsed = readFrontmatter(text);
   } catch (error) {
+    if (error instanceof FrontmatterLanguageError) {
+      return fail(
+        "frontmatter_language_refused",
+        `front matter in "${printable(error.language)}" is never read (only YAML or JSON); write it as YAML`,
+      );
+    }
     // YAML errors carry a multi-line source excerpt; a diagnostic is one line.
     const reason = (errorMessage(error).split("\n")[0] ?? "").replace(/:\s*$/, "");
     return fail("frontmatter_parse_error", `frontmatter is not valid YAML (${reason})`);
   }
-  const data = parsed.data as unknown;
+  const data = parsed.data;
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     return fail("frontmatter_parse_error", "frontmatter is not a mapping");
   }
