@@ -1,0 +1,47 @@
+/**
+ * The first thing every bin runs: plain JavaScript that any Node ≥ 18 can
+ * parse, so an older Node gets one readable line instead of a stack trace
+ * from a module it cannot load.
+ */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+/** The oldest Node the project runs on: Pi and QMD need it, and type stripping runs the sources. */
+export const REQUIRED_NODE = "22.19.0";
+
+/** True when `version` (e.g. "22.19.0" or "v20.20.2") is at least `REQUIRED_NODE`. */
+export function isSupportedNode(version) {
+  const have = String(version).replace(/^v/, "").split(".").map(Number);
+  const need = REQUIRED_NODE.split(".").map(Number);
+  for (let i = 0; i < need.length; i += 1) {
+    const a = have[i] || 0;
+    if (a !== need[i]) return a > need[i];
+  }
+  return true;
+}
+
+/** Exits with status 2 and one line on stderr when this Node is too old. */
+export function requireSupportedNode(bin) {
+  if (isSupportedNode(process.versions.node)) return;
+  process.stderr.write(
+    `${bin}: needs Node.js ${REQUIRED_NODE} or newer, this is ${process.version}; ` +
+      "install Node 22 LTS or later (https://nodejs.org, or `nvm install 22`) and run it again\n",
+  );
+  process.exit(2);
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * The module to run for `entry` (e.g. "cli/llm-wiki"): the bundled build
+ * when installed as a package (Node does not strip types under
+ * node_modules), the TypeScript source in a checkout.
+ */
+export function entryUrl(entry) {
+  const source = join(root, `${entry}.ts`);
+  const built = join(root, "dist", `${entry}.js`);
+  const installed = root.split(/[\\/]/).includes("node_modules");
+  const file = installed || !existsSync(source) ? built : source;
+  return pathToFileURL(file).href;
+}

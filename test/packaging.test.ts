@@ -1,0 +1,167 @@
+/**
+ * What a user installs: the package name the README tells them to install
+ * is ours, Pi loads the checkout as a package without a warning, and every
+ * bin meets a too-old Node with one readable line and exit status 2.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
+import { childEnv } from "./helpers/index-services.ts";
+import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+const REPO = join(import.meta.dirname, "..");
+const manifest = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
+  name: string;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+
+afterEach(removeTempDirs);
+
+/** Package names in install commands: `pi install npm:X`, `npx … -p X`, `npm i[nstall] [-g] X`. */
+function installedNames(markdown: string): string[] {
+  const names: string[] = [];
+  const patterns = [
+    /pi install npm:(@?[\w./-]+)/g,
+    /npx(?: -y)? -p (@?[\w./-]+)/g,
+    /npm (?:i|install)(?: -g| --global)* (@?[\w./-]+)/g,
+    /pnpm add(?: -g)* (@?[\w./-]+)/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of markdown.matchAll(pattern)) if (match[1]) names.push(match[1]);
+  }
+  return names;
+}
+
+describe("the package name", () => {
+  it("every install line in the README and docs names the package in package.json", () => {
+    const docs = [
+      "README.md",
+      ...["api.md", "configuration.md", "architecture.md"].map((f) => join("docs", f)),
+    ];
+    const names = docs.flatMap((file) => installedNames(readFileSync(join(REPO, file), "utf8")));
+    expect(names.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(names)).toEqual(new Set([manifest.name]));
+  });
+
+  it("is not the unrelated `llm-wiki` package, and keeps the bins llm-wiki and llm-wiki-mcp", () => {
+    expect(manifest.name).not.toBe("llm-wiki");
+    expect(Object.keys(manifest.bin).sort()).toEqual(["llm-wiki", "llm-wiki-mcp"]);
+  });
+});
+
+describe("installed into Pi", () => {
+  it("loads the checkout as a package with no warning and no error", async () => {
+    const root = makeTempDir("llm-wiki-pi-install-");
+    const agentDir = join(root, "agent");
+    const cwd = join(root, "project");
+    mkdirSync(agentDir, { recursive: true });
+    mkdirSync(cwd, { recursive: true });
+    // What `pi install <checkout>` records: the folder as a package.
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ packages: [REPO] }));
+    const settingsManager = SettingsManager.create(cwd, agentDir, { projectTrusted: true });
+    const loader = new DefaultResourceLoader({
+      cwd,
+      agentDir,
+      settingsManager,
+      noSkills: true,
+      noPromptTemplates: true,
+      noThemes: true,
+      noContextFiles: true,
+    });
+    await loader.reload();
+    const loaded = loader.getExtensions();
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.extensions.map((e) => e.path)).toEqual([
+      join(REPO, "extensions", "llm-wiki", "index.ts"),
+    ]);
+  });
+
+  it("declares the packages Pi provides as peers with any version, never as dependencies", () => {
+    // Pi 1.6's list of host-provided packages (its extension package check).
+    const hostProvided = [
+      "@earendil-works/pi-agent-core",
+      "@earendil-works/pi-ai",
+      "@earendil-works/pi-coding-agent",
+      "@earendil-works/pi-tui",
+      "@sinclair/typebox",
+      "typebox",
+    ];
+    for (const name of hostProvided) {
+      expect(manifest.dependencies[name]).toBeUndefined();
+      const peer = manifest.peerDependencies[name];
+      if (peer !== undefined) expect(peer).toBe("*");
+    }
+  });
+});
+
+/** Node binaries on this machine older than the required version (the system Node 20 here and in CI). */
+function oldNodes(): string[] {
+  const found = spawnSync(
+    "bash",
+    ["-c", "which -a node nodejs 2>/dev/null; ls /usr/bin/node /usr/local/bin/node 2>/dev/null"],
+    {
+      encoding: "utf8",
+    },
+  );
+  const candidates = [...new Set(found.stdout.split("\n").filter(Boolean))];
+  return candidates.filter((bin) => {
+    try {
+      return !isSupportedNode(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim());
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("the Node version check", () => {
+  it("compares versions by number", () => {
+    expect(isSupportedNode(REQUIRED_NODE)).toBe(true);
+    expect(isSupportedNode("v22.19.0")).toBe(true);
+    expect(isSupportedNode("22.100.0")).toBe(true);
+    expect(isSupportedNode("24.0.0")).toBe(true);
+    expect(isSupportedNode("22.18.9")).toBe(false);
+    expect(isSupportedNode("v20.20.2")).toBe(false);
+    expect(isSupportedNode("18.0.0")).toBe(false);
+  });
+
+  it("each bin under an older Node prints one line naming the required version and exits 2", () => {
+    const olds = oldNodes();
+    // This machine and CI's have the system's Node 20 beside the project's Node 22.
+    expect(olds.length).toBeGreaterThan(0);
+    for (const node of olds) {
+      for (const bin of Object.values(manifest.bin)) {
+        const run = spawnSync(node, [join(REPO, bin), "status"], {
+          encoding: "utf8",
+          env: childEnv(),
+          input: "",
+          timeout: 30_000,
+        });
+        expect(run.status).toBe(2);
+        expect(run.stdout).toBe("");
+        const lines = run.stderr.split("\n").filter(Boolean);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain(REQUIRED_NODE);
+        expect(lines[0]).not.toMatch(/\bat \S+:\d+:\d+/);
+      }
+    }
+  });
+
+  it("each bin under this Node runs the command from the checkout's sources", () => {
+    const vault = makeTempVault({
+      pages: { "concepts/a": pageText({ type: "concept", title: "A" }) },
+    });
+    const cli = spawnSync(
+      process.execPath,
+      [join(REPO, manifest.bin["llm-wiki"] ?? ""), "status", "--json", "--vault", vault.root],
+      { encoding: "utf8", env: childEnv(), timeout: 60_000 },
+    );
+    expect(cli.status).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ vault: { pages: 1 } });
+  });
+});
