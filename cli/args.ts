@@ -94,3 +94,31 @@ export function modeOption(value: string | boolean | undefined): RetrievalMode |
 export function selectorOption(value: string | boolean | undefined): VaultSelector {
   return value === undefined ? "active" : choice(value, "which", VAULT_SELECTORS);
 }
+
+/**
+ * Standard input to its end, read asynchronously: a synchronous read of fd 0
+ * fails with EAGAIN when a slow writer's pipe is non-blocking.
+ */
+export async function readStdin(stream: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Replaces every option value `-` that `accepts` names with standard input
+ * (read once, whatever its speed), so handlers see text and never read fd 0.
+ */
+export async function resolveStdinValues(
+  parsed: Parsed,
+  accepts: (command: string, option: string) => boolean,
+): Promise<void> {
+  const keys = Object.keys(parsed.values).filter(
+    (key) => parsed.values[key] === "-" && accepts(parsed.command, key),
+  );
+  if (keys.length === 0) return;
+  const input = await readStdin();
+  for (const key of keys) parsed.values[key] = input;
+}

@@ -3,7 +3,6 @@
  * source into an immutable packet with a skeleton source page. `--text -`
  * reads the text from standard input.
  */
-import { readFileSync } from "node:fs";
 import type { CaptureSourceResult } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { renderCapture } from "../extensions/llm-wiki/lib/render-text.ts";
@@ -43,7 +42,8 @@ export async function captureCommand(
     throw new UsageError("capture needs exactly one of --text, --file or --url");
   }
   const result = await service.captureSource({
-    ...(text !== undefined ? { text: text === "-" ? readFileSync(0, "utf8") : text } : {}),
+    // `--text -` was replaced by standard input before this ran (see resolveStdinValues).
+    ...(text !== undefined ? { text } : {}),
     ...(file !== undefined ? { file } : {}),
     ...(url !== undefined ? { url } : {}),
     ...(title !== undefined ? { title } : {}),

@@ -27,6 +27,7 @@ import {
   type OptionSpec,
   type Parsed,
   parseCommand,
+  resolveStdinValues,
   selectorOption,
   UsageError,
 } from "./args.ts";
@@ -159,6 +160,12 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
+/** Options whose value `-` means standard input: every text of a writing command, capture's text. */
+function acceptsStdin(command: string, option: string): boolean {
+  if (command === "capture") return option === "text";
+  return command in WRITING_HANDLERS && option !== "vault" && option !== "part";
+}
+
 /** Runs one command; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   let parsed: Parsed;
@@ -181,6 +188,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`llm-wiki: unknown command "${parsed.command}"\n`);
     return 2;
   }
+  await resolveStdinValues(parsed, acceptsStdin);
   const { settings, diagnostics: settingsDiagnostics } = loadCliSettings();
   const service = createWikiService({
     cwd: process.cwd(),

@@ -3,7 +3,6 @@
  * MCP tools call): `page`, `observe`, `retro`, `log-event`, `ingest`.
  * Text arguments of `-` are read from standard input.
  */
-import { readFileSync } from "node:fs";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import {
   type IngestStep,
@@ -81,7 +80,8 @@ function text(
     return undefined;
   }
   if (value === true) throw new UsageError(`--${name} takes a value`);
-  return value === "-" ? readFileSync(0, "utf8") : value;
+  // `-` was replaced by standard input before the handler ran (see resolveStdinValues).
+  return value;
 }
 
 const outcome = <R extends { ok: boolean; diagnostics: Diagnostic[] }>(
