@@ -98,11 +98,12 @@ function recordingUI(
   };
 }
 
-/** Starts a session in `dirs.project` with the extension loaded and its UI bound. */
+/** Starts a session in `options.project` (default `dirs.project`) with the extension loaded and its UI bound. */
 export async function startPi(
   dirs: PiDirs,
-  options: { projectTrusted?: boolean } = {},
+  options: { projectTrusted?: boolean; project?: string } = {},
 ): Promise<PiHarness> {
+  const project = options.project ?? dirs.project;
   const faux = fauxProvider();
   const modelRuntime = await ModelRuntime.create({
     credentials: new InMemoryCredentialStore(),
@@ -111,11 +112,11 @@ export async function startPi(
     allowModelNetwork: false,
   });
   modelRuntime.registerNativeProvider(faux.provider);
-  const settingsManager = SettingsManager.create(dirs.project, dirs.agentDir, {
+  const settingsManager = SettingsManager.create(project, dirs.agentDir, {
     projectTrusted: options.projectTrusted ?? true,
   });
   const loader = new DefaultResourceLoader({
-    cwd: dirs.project,
+    cwd: project,
     agentDir: dirs.agentDir,
     settingsManager,
     additionalExtensionPaths: [EXTENSION],
@@ -129,13 +130,13 @@ export async function startPi(
   if (loadErrors.length > 0)
     throw new Error(`extension failed to load: ${JSON.stringify(loadErrors)}`);
   const { session } = await createAgentSession({
-    cwd: dirs.project,
+    cwd: project,
     agentDir: dirs.agentDir,
     model: faux.getModel(),
     modelRuntime,
     settingsManager,
     resourceLoader: loader,
-    sessionManager: SessionManager.inMemory(dirs.project),
+    sessionManager: SessionManager.inMemory(project),
   });
   const notices: PiHarness["notices"] = [];
   const statuses: PiHarness["statuses"] = [];
@@ -203,7 +204,7 @@ export interface PiPerTest {
   /** This test's folders (fresh before each test). */
   readonly dirs: PiDirs;
   /** Starts a session in `dirs.project`, closed after the test. */
-  start(options?: { projectTrusted?: boolean }): Promise<PiHarness>;
+  start(options?: { projectTrusted?: boolean; project?: string }): Promise<PiHarness>;
 }
 
 /**

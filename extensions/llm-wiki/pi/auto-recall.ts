@@ -35,6 +35,7 @@ export function createAutoRecallHandler(host: WikiHost) {
     try {
       const service = host.service(ctx);
       if (!service.settings.autoRecall) return undefined;
+      await host.firstRecallReady();
       const result = await service.recall({
         query: event.prompt,
         policy: "automatic",

@@ -6,8 +6,11 @@
  */
 import type { ExtensionContext, SessionStartEvent } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
-import { AUTO_RECALL_OFF_STATUS } from "./status-line.ts";
+import { AUTO_RECALL_OFF_STATUS, largeIndexStatus } from "./status-line.ts";
 import type { WikiHost } from "./wiki-host.ts";
+
+/** Vaults up to this many pages are indexed before the first automatic recall (~1 s at 1k pages). */
+export const FIRST_TURN_WAIT_PAGES = 1000;
 
 const NO_VAULT_HINT =
   "llm-wiki: no wiki vault for this project. Run /wiki-init (or ask the agent to use wiki_bootstrap) to create one.";
@@ -21,8 +24,14 @@ export function createSessionStartHandler(host: WikiHost) {
         if (service.resolveVaults("all").length === 0) ctx.ui.notify(NO_VAULT_HINT, "info");
         return;
       }
-      const state = service.status({ vault: "project" }).vault?.index.state;
-      if (state !== undefined && state !== "ready") host.scheduleReindex(ctx, "project", 0);
+      const vault = service.status({ vault: "project" }).vault;
+      const state = vault?.index.state;
+      if (vault === undefined || state === undefined || state === "ready") return;
+      // A small vault indexes in about a second: the first turn waits for it
+      // rather than recalling from nothing. A big one says when recall starts.
+      if (vault.pages <= FIRST_TURN_WAIT_PAGES) host.holdFirstRecall();
+      else host.announceNextPass(largeIndexStatus(vault.pages));
+      host.scheduleReindex(ctx, "project", 0);
     } catch (error) {
       host.setStatus(`wiki: unavailable (${errorMessage(error)})`);
     }

@@ -35,6 +35,11 @@ export function recallErrorStatus(message: string): string {
 }
 
 export const INDEXING_STATUS = "wiki: indexing…";
+
+/** Said once when a session starts on a big vault with no usable index. */
+export function largeIndexStatus(pages: number): string {
+  return `wiki: indexing ${plural(pages, "page")}; automatic recall starts when indexing ends`;
+}
 export const AUTO_RECALL_OFF_STATUS = "wiki: auto-recall off";
 
 /** E.g. `wiki: index updated · 1 page · 12 ms`, `wiki: index up to date`, `wiki: indexing failed (…)`. */

@@ -33,6 +33,16 @@ export interface WikiHost {
   ): void;
   /** Resolves when no background update is running or waiting, or after `INDEX_WAIT_MS`. */
   indexed(): Promise<void>;
+  /**
+   * Makes the next automatic recall wait for the background index first:
+   * the session started on a small vault without a usable index, and a first
+   * turn answered from no index would recall nothing.
+   */
+  holdFirstRecall(): void;
+  /** Waits for the index once after `holdFirstRecall`; at once otherwise. */
+  firstRecallReady(): Promise<void>;
+  /** What the status line says while the next background pass runs (instead of "indexing…"). */
+  announceNextPass(text: string): void;
   /** Reports on the status line; never throws (the UI may be gone). */
   setStatus(text: string): void;
   /** Stops background work and closes the service. */
@@ -51,6 +61,8 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
   let service: WikiService | undefined;
   // Background passes outlive the event that scheduled them; they report to the latest UI.
   let ui: ExtensionUIContext | undefined;
+  let firstRecallHeld = false;
+  let nextPassStatus: string | undefined;
 
   const setStatus = (text: string) => {
     try {
@@ -64,7 +76,8 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
     delayMs: options.reindexDelayMs ?? REINDEX_DELAY_MS,
     async run(vault, paths) {
       if (!service) return;
-      setStatus(INDEXING_STATUS);
+      setStatus(nextPassStatus ?? INDEXING_STATUS);
+      nextPassStatus = undefined;
       try {
         setStatus(
           reindexStatus(
@@ -109,6 +122,20 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
       });
       await Promise.race([scheduler.settled(), timeout]);
       clearTimeout(timer);
+    },
+
+    holdFirstRecall() {
+      firstRecallHeld = true;
+    },
+
+    async firstRecallReady() {
+      if (!firstRecallHeld) return;
+      firstRecallHeld = false;
+      await this.indexed();
+    },
+
+    announceNextPass(text) {
+      nextPassStatus = text;
     },
 
     setStatus,
