@@ -17,6 +17,7 @@ import { captureSource } from "../extensions/llm-wiki/lib/capture/capture-source
 import { type SourceManifest, writePacket } from "../extensions/llm-wiki/lib/capture/packet.ts";
 import { allocateSourceId } from "../extensions/llm-wiki/lib/capture/source-id.ts";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { DEFAULT_SETTINGS, type WikiSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
@@ -48,11 +49,18 @@ interface Project {
   service: WikiService;
 }
 
+/**
+ * The test servers listen on loopback, which captures refuse by default: they
+ * are allowed as a user allows an internal server (see capture-ssrf.test.ts).
+ */
+const LOOPBACK_ALLOWED: WikiSettings = { ...DEFAULT_SETTINGS, captureAllowHosts: ["127.0.0.1"] };
+
 /** A project vault, a separate empty home folder, and a service working in the project. */
 function project(): Project {
   const vault = makeTempVault();
   const home = makeTempDir("llm-wiki-home-");
-  return { vault, home, service: serviceFor(vault.root, { home, discover: true }) };
+  const settings = LOOPBACK_ALLOWED;
+  return { vault, home, service: serviceFor(vault.root, { home, discover: true, settings }) };
 }
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -424,6 +432,7 @@ describe("capture: URLs", () => {
       home: vault.root,
       // The text cap is out of the way: only the download cap can stop these.
       limits: { maxOriginalBytes: 100_000, maxTextBytes: 10 * 1024 * 1024 },
+      network: { allowHosts: LOOPBACK_ALLOWED.captureAllowHosts },
     };
     const streamed = await captureSource(vault.paths, { url: `${base}/stream` }, options);
     const declared = await captureSource(vault.paths, { url: `${base}/declared` }, options);

@@ -25,6 +25,7 @@ describe("resolveSettings: defaults and valid values", () => {
       recallMaxChars: 8_000,
       models: {},
       ingestSubagent: true,
+      captureAllowHosts: [],
     });
     expect(diagnostics).toEqual([]);
     expect(one(undefined)).toEqual({ settings: DEFAULT_SETTINGS, diagnostics: [] });
@@ -39,6 +40,7 @@ describe("resolveSettings: defaults and valid values", () => {
       recallMaxChars: 100_000,
       models: { embed: "embed.gguf", rerank: "rerank.gguf", generate: "gen.gguf" },
       ingestSubagent: false,
+      captureAllowHosts: ["wiki.corp", "*.corp.internal", "10.1.0.0/16", "fd00::/8"],
     };
     const { settings, diagnostics } = one(section);
     expect(settings).toEqual(section);
@@ -82,6 +84,8 @@ describe("resolveSettings: invalid values", () => {
     ["models", { embedder: "x.gguf" }],
     ["models", "x.gguf"],
     ["ingestSubagent", "off"],
+    ["captureAllowHosts", "10.0.0.0/8"],
+    ["captureAllowHosts", ["https://wiki.corp/"]],
   ];
 
   for (const [key, value] of invalid) {

@@ -5,6 +5,7 @@
  * caches and models but no real home.
  */
 import type { IndexStatus } from "../../extensions/llm-wiki/lib/index/index-state.ts";
+import type { WikiSettings } from "../../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 import { makeTempDir } from "./temp-vault.ts";
 
@@ -17,6 +18,8 @@ export interface ServiceOptions {
   vault?: string;
   /** Find the vault from `cwd` and the home folder, as a host does, instead of naming one. */
   discover?: boolean;
+  /** The host's settings (default: the defaults). */
+  settings?: WikiSettings;
 }
 
 /**
@@ -30,6 +33,7 @@ export function serviceFor(cwd: string, options: ServiceOptions = {}): WikiServi
     cwd,
     env: { ...process.env, HOME: home, WIKI_HOME: home },
     ...(vault !== undefined ? { vault } : {}),
+    ...(options.settings ? { settings: options.settings } : {}),
   });
   services.push(service);
   return service;

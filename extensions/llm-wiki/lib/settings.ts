@@ -40,6 +40,20 @@ const ModelsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Internal hosts a URL capture may fetch: host names (`wiki.corp`), `*.suffix`
+ * patterns and addresses or CIDR ranges (`10.1.0.0/16`, `fd00::/8`).
+ */
+const CaptureAllowHostsSchema = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern:
+      "^(\\*\\.)?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?$|^\\[?[0-9A-Fa-f:.]+\\]?(/[0-9]{1,3})?$",
+  }),
+  { maxItems: 1000 },
+);
+
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
 const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
@@ -49,6 +63,7 @@ const SETTING_SCHEMAS = {
   recallMaxChars: Type.Integer({ minimum: 500, maximum: 100_000 }),
   models: ModelsSchema,
   ingestSubagent: Type.Boolean(),
+  captureAllowHosts: CaptureAllowHostsSchema,
 } satisfies Record<string, TSchema>;
 
 type SchemaMap = typeof SETTING_SCHEMAS;
@@ -63,6 +78,7 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   recallMaxChars: 8_000,
   models: {},
   ingestSubagent: true,
+  captureAllowHosts: [],
 });
 
 /**

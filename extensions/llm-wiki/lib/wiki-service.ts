@@ -385,6 +385,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         cwd: options.cwd,
         ...(env.HOME ? { home: env.HOME } : {}),
         ...(allowedRoots ? { allowedRoots } : {}),
+        // From the host's settings only: a model's input can never open an internal host.
+        network: { allowHosts: settings.captureAllowHosts },
         ...(timeoutMs !== undefined ? { limits: { timeoutMs } } : {}),
         ...(signal ? { signal } : {}),
       });

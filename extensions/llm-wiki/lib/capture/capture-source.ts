@@ -22,7 +22,7 @@ import {
   type SourceFormat,
   toMarkdown,
 } from "./extract.ts";
-import { checkCaptureUrl, fetchForCapture } from "./fetch-url.ts";
+import { checkCaptureUrl, type FetchNetwork, fetchForCapture } from "./fetch-url.ts";
 import {
   describeFiles,
   PACKET_VERSION,
@@ -73,6 +73,8 @@ export interface CaptureOptions {
   home?: string;
   /** Further folders whose files may be captured (a host's configuration, never a model's input). */
   allowedRoots?: string[];
+  /** Internal hosts a URL may reach (the `captureAllowHosts` setting) and the resolver. */
+  network?: FetchNetwork;
   limits?: Partial<CaptureLimits>;
   signal?: AbortSignal;
   now?: Date;
@@ -154,12 +156,16 @@ async function acquire(
     };
   }
   const url = checkCaptureUrl(input.url ?? "");
-  const fetched = await fetchForCapture(url, {
-    timeoutMs: limits.timeoutMs,
-    maxBytes: limits.maxOriginalBytes,
-    maxRedirects: limits.maxRedirects,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const fetched = await fetchForCapture(
+    url,
+    {
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxOriginalBytes,
+      maxRedirects: limits.maxRedirects,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+    options.network,
+  );
   const type = mediaType(fetched.contentType);
   return {
     kind: "url",

@@ -1,11 +1,18 @@
 /**
  * Fetching a URL for capture: http and https only, no credentials in the
- * URL, a deadline for the whole exchange (headers and body), a byte cap
- * enforced while the body streams in, and a bounded number of redirects,
- * each checked like the first URL.
+ * URL, only public addresses unless the user allows a host (checked on every
+ * hop and pinned against DNS rebinding, see pinned-request.ts), a deadline
+ * for the whole exchange (headers and body), a byte cap enforced while the
+ * body streams in, and a bounded number of redirects, each checked like the
+ * first URL.
  */
+import type { IncomingMessage } from "node:http";
+import { pipeline, type Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { compileAllowList } from "../safety/address-policy.ts";
 import { isTextualMediaType, mediaType } from "./extract.ts";
+import { checkedAddresses, type LookupHost, pinnedGet, systemLookup } from "./pinned-request.ts";
 
 /** Limits of one fetch. */
 export interface FetchLimits {
@@ -56,54 +63,91 @@ export function checkCaptureUrl(raw: string): URL {
 }
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-const ACCEPT =
-  "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, text/*;q=0.5";
+const HEADERS = {
+  accept:
+    "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, text/*;q=0.5",
+  "accept-encoding": "gzip, deflate, br",
+  "user-agent": "llm-wiki-capture",
+};
 
-async function readCapped(response: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+/** Which hosts a fetch may reach besides public addresses, and how names resolve. */
+export interface FetchNetwork {
+  /** Host names, `*.suffix` patterns and CIDR ranges allowed although internal (`captureAllowHosts`). */
+  allowHosts?: readonly string[];
+  /** The resolver; default the system's `dns.lookup`. Tests inject their own. */
+  lookup?: LookupHost;
+}
+
+/** The body, decoded as its Content-Encoding says. */
+function decodedBody(response: IncomingMessage, url: URL): Readable {
+  const encoding = (response.headers["content-encoding"] ?? "").trim().toLowerCase();
+  if (encoding === "" || encoding === "identity") return response;
+  const decoder =
+    encoding === "gzip" || encoding === "x-gzip"
+      ? createGunzip()
+      : encoding === "deflate"
+        ? createInflate()
+        : encoding === "br"
+          ? createBrotliDecompress()
+          : undefined;
+  if (decoder === undefined) {
+    response.destroy();
+    throw fail("capture_fetch_failed", `${url.href} sent an unsupported encoding: ${encoding}`);
+  }
+  // Errors of either stream end the iteration below; the callback only keeps them handled.
+  return pipeline(response, decoder, () => {});
+}
+
+async function readCapped(
+  response: IncomingMessage,
+  maxBytes: number,
+  url: URL,
+): Promise<Uint8Array> {
   const tooLarge = () =>
     fail(
       "capture_too_large",
       `${url.href} is larger than the capture limit of ${maxBytes} bytes; nothing was stored`,
     );
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  const declared = Number(response.headers["content-length"] ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel();
+    response.destroy();
     throw tooLarge();
   }
-  const chunks: Uint8Array[] = [];
+  const body = decodedBody(response, url);
+  const chunks: Buffer[] = [];
   let total = 0;
-  if (response.body) {
-    const reader = response.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        // Stop the download here: a server may send far more than it declared.
-        await reader.cancel();
-        throw tooLarge();
-      }
-      chunks.push(value);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) {
+      // Stop the download here: a server may send far more than it declared (or decompress to it).
+      body.destroy();
+      response.destroy();
+      throw tooLarge();
     }
+    chunks.push(chunk);
   }
   return Buffer.concat(chunks, total);
 }
 
 /** Fetches `url` within `limits`; every failure is a `WikiError` with a capture diagnostic. */
-export async function fetchForCapture(url: URL, limits: FetchLimits): Promise<Fetched> {
+export async function fetchForCapture(
+  url: URL,
+  limits: FetchLimits,
+  network: FetchNetwork = {},
+): Promise<Fetched> {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const signal = limits.signal ? AbortSignal.any([deadline, limits.signal]) : deadline;
+  const allow = compileAllowList(network.allowHosts ?? []);
+  const lookup = network.lookup ?? systemLookup;
   let current = url;
   try {
     for (let hop = 0; ; hop += 1) {
-      const response = await fetch(current, {
-        redirect: "manual",
-        signal,
-        headers: { accept: ACCEPT, "user-agent": "llm-wiki-capture" },
-      });
-      const location = response.headers.get("location");
-      if (REDIRECTS.has(response.status) && location !== null) {
-        await response.body?.cancel();
+      const addresses = await checkedAddresses(current, allow, lookup, signal);
+      const response = await pinnedGet(current, addresses, HEADERS, signal);
+      const status = response.statusCode ?? 0;
+      const location = response.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined) {
+        response.destroy();
         if (hop >= limits.maxRedirects) {
           throw fail(
             "capture_redirects",
@@ -113,18 +157,18 @@ export async function fetchForCapture(url: URL, limits: FetchLimits): Promise<Fe
         current = checkCaptureUrl(new URL(location, current).href);
         continue;
       }
-      if (!response.ok) {
-        await response.body?.cancel();
+      if (status < 200 || status > 299) {
+        response.destroy();
         throw fail(
           "capture_fetch_failed",
-          `${current.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`,
+          `${current.href} answered HTTP ${status}${response.statusMessage ? ` ${response.statusMessage}` : ""}`,
         );
       }
-      const contentType = response.headers.get("content-type") ?? undefined;
+      const contentType = response.headers["content-type"];
       const type = mediaType(contentType);
       // An unlabelled or generic body is sniffed after download; a declared binary is not downloaded.
       if (type !== undefined && type !== "application/octet-stream" && !isTextualMediaType(type)) {
-        await response.body?.cancel();
+        response.destroy();
         throw fail(
           "capture_binary",
           `${current.href} is ${type}, not text; only text, Markdown, HTML and JSON can be captured`,
