@@ -2,11 +2,12 @@
  * Creating a vault: idempotent, never overwriting. A second call on an
  * existing vault creates only what is missing and reports what was there.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
+import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { newVaultConfig } from "./config.ts";
 import { appendEvent } from "./events.ts";
-import { createFileExclusive } from "./fs-safe.ts";
+import { createFileExclusive, makeDirs } from "./fs-safe.ts";
 import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
 
 /** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
@@ -28,14 +29,42 @@ export interface BootstrapResult {
   createdPaths: string[];
 }
 
-/** Creates the vault at `root` (or completes a partial one). */
+/**
+ * Creates the vault at `root` (or completes a partial one). A place that
+ * cannot hold a vault (under `/proc`, through a file, read-only) is a
+ * `vault_path_unusable` WikiError, raised at the first folder that fails.
+ */
 export function bootstrapVault(options: BootstrapOptions): BootstrapResult {
+  try {
+    return createVault(options);
+  } catch (error) {
+    if (error instanceof WikiError || !isFsError(error)) throw error;
+    throw new WikiError(
+      diagnostic(
+        "vault_path_unusable",
+        "error",
+        `cannot create a vault at ${options.root}: ${errorMessage(error)}`,
+        {
+          path: options.root,
+          repair: "llm-wiki init --vault <a folder you can write to>",
+        },
+      ),
+    );
+  }
+}
+
+function isFsError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
+}
+
+function createVault(options: BootstrapOptions): BootstrapResult {
   const vault = vaultPaths(options.root, "project");
   const existed = existsSync(vault.config);
   const createdPaths: string[] = [];
   const ensureDir = (abs: string, rel: string) => {
     if (!existsSync(abs)) {
-      mkdirSync(abs, { recursive: true });
+      makeDirs(abs);
       createdPaths.push(rel);
     }
   };

@@ -10,10 +10,51 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
+
+/**
+ * Creates the folder `path` and any missing parents, each with one mkdir.
+ * Node's recursive mkdir retries forever where a parent exists but refuses a
+ * child with ENOENT (`/proc/self`); here such a refusal is the error it is, and
+ * a file in the way is ENOTDIR.
+ */
+export function makeDirs(path: string): void {
+  const missing: string[] = [];
+  let at = resolve(path);
+  for (;;) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(at).isDirectory();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      const parent = dirname(at);
+      if (parent === at) throw error;
+      missing.push(at);
+      at = parent;
+      continue;
+    }
+    if (!isDir) {
+      throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${resolve(path)}'`), {
+        code: "ENOTDIR",
+        path: at,
+      });
+    }
+    break;
+  }
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      // Made meanwhile by someone else: fine, if it is a folder.
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !statSync(dir).isDirectory())
+        throw error;
+    }
+  }
+}
 
 function tempPathFor(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -31,7 +72,7 @@ function writeTemp(tmp: string, content: string | Uint8Array): void {
 
 /** Replaces `path` atomically: readers see the old or the new file, never half of one. */
 export function writeFileAtomic(path: string, content: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = tempPathFor(path);
   writeTemp(tmp, content);
   try {
@@ -48,7 +89,7 @@ export function writeFileAtomic(path: string, content: string | Uint8Array): voi
  * exclusive and atomic: a concurrent reader never sees a partial page.
  */
 export function createFileExclusive(path: string, content: string | Uint8Array): boolean {
-  mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = tempPathFor(path);
   writeTemp(tmp, content);
   try {
