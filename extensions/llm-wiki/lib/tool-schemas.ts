@@ -50,7 +50,9 @@ export const SearchParams = Type.Object(
       minLength: 1,
       maxLength: 2_000,
     }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 50, description: "Most pages to list; default 10" }),
+    ),
     vault: Type.Optional(Selector),
   },
   { additionalProperties: false },
@@ -88,7 +90,9 @@ export const ReindexEmbeddingsParams = Type.Object(reindexEmbeddingsProperties, 
 export const BootstrapParams = Type.Object(
   {
     topic: Type.Optional(Type.String({ description: "What this vault is about" })),
-    name: Type.Optional(Type.String()),
+    name: Type.Optional(
+      Type.String({ description: "The vault's display name; default: the project folder's name" }),
+    ),
     mode: Type.Optional(
       Type.String({ description: "project (default), personal, research or team" }),
     ),
@@ -102,13 +106,23 @@ export const EnsurePageParams = Type.Object(
       description:
         "entity, concept, synthesis, analysis, requirement, skill, case, or an evidence type (source, observation, …)",
     }),
-    title: Type.String({ minLength: 1, maxLength: 300 }),
+    title: Type.String({
+      minLength: 1,
+      maxLength: 300,
+      description: "The page's title, one line; its slug becomes the file name",
+    }),
     content: Type.Optional(
       Type.String({ description: "Markdown body; frontmatter at its top is merged" }),
     ),
-    description: Type.Optional(Type.String()),
-    tags: Type.Optional(Type.Array(Type.String())),
-    aliases: Type.Optional(Type.Array(Type.String())),
+    description: Type.Optional(
+      Type.String({ description: "One line saying what the page is about" }),
+    ),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'Tags, e.g. ["cache", "auth"]' })),
+    aliases: Type.Optional(
+      Type.Array(Type.String(), {
+        description: "Other names the page is found by (exact-name lookup and recall)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -257,9 +271,17 @@ export const LogEventParams = Type.Object(
       description: "Lowercase snake_case, e.g. query_answered or decision_made",
     }),
     detail: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), {
-        description: "The event's fields as a JSON object (at most 4 KB)",
-      }),
+      // Any object: `additionalProperties: true` rather than a Record, whose
+      // catch-all `patternProperties` entry strict schema checkers reject.
+      Type.Unsafe<Record<string, unknown>>(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: "The event's fields as a JSON object (at most 4 KB)",
+          },
+        ),
+      ),
     ),
   },
   { additionalProperties: false },
