@@ -84,6 +84,7 @@ export function createPageAtFreeSlug(
 ): { id: string; path: string; created: boolean } {
   const body = spec.body.endsWith("\n") || spec.body === "" ? spec.body : `${spec.body}\n`;
   const text = writeFrontmatter(body, spec.data);
+  refuseUnreadable(spec, text);
   for (let n = 1; n <= spec.maxAttempts; n += 1) {
     const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
     const id = `${spec.folder}/${slug}`;
@@ -104,6 +105,20 @@ export function createPageAtFreeSlug(
       { path: `wiki/${spec.folder}/${spec.base}.md` },
     ),
   );
+}
+
+/**
+ * Throws the parser's own error (`page_too_large`, `page_binary`, …) for a
+ * page text the registry would refuse, before anything is written: such a
+ * page must never be reported as created and then be missing from the wiki.
+ */
+function refuseUnreadable(spec: FreeSlugPage, text: string): void {
+  const id = `${spec.folder}/${spec.base}`;
+  const parsed = parsePage(id, `wiki/${id}.md`, Buffer.from(text, "utf8"));
+  const refusal = parsed.ok ? undefined : parsed.diagnostics.find((d) => d.severity === "error");
+  if (refusal) {
+    throw new WikiError({ ...refusal, message: `not written: ${refusal.message}` });
+  }
 }
 
 function readPage(abs: string, id: string, rel: string): Page | undefined {
