@@ -130,12 +130,17 @@ export async function modelsCommand(
         r.status === "failed" ? "model_pull_failed" : "model_not_pullable",
         "error",
         `${r.role} model ${r.uri}: ${r.reason ?? "failed"}`,
+        r.status === "failed" && r.reason !== "cancelled"
+          ? {
+              repair: `check the network (or set HF_ENDPOINT to a reachable mirror) and run llm-wiki models pull again; offline, copy the .gguf file into ${models.cacheDir} or point QMD_${r.role.toUpperCase()}_MODEL at a local file`,
+            }
+          : {},
       ),
     );
   return {
     ...(controller.signal.aborted ? { exitCode: 130 } : {}),
     ok: diagnostics.length === 0,
-    result: { models: results, cacheDir: models.cacheDir },
+    result: { models: results, cacheDir: models.cacheDir, diagnostics },
     text: renderPull(results),
     diagnostics,
   };

@@ -3,6 +3,7 @@
  * process against a local stand-in for Hugging Face (`HF_ENDPOINT`), serving
  * the tiny test GGUF, a 404, a stall, an HTML page and a split model.
  */
+
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -164,5 +165,25 @@ describe("llm-wiki models pull", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(130);
     expect(modelFiles(cache)).toEqual([]);
+  });
+
+  it('offline, says what failed and what to do instead of only "fetch failed"', async () => {
+    // A port with nothing listening: the request fails before any answer, as offline.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const { cache, env } = envFor("hf:org/repo/tiny.gguf");
+    const out = await run(["models", "pull", "--role", "embed", "--json"], {
+      ...env,
+      HF_ENDPOINT: `http://127.0.0.1:${port}`,
+    });
+    expect(out.code).toBe(1);
+    const [model] = (JSON.parse(out.stdout) as { models: Array<{ reason?: string }> }).models;
+    expect(model?.reason).toContain(`cannot download from 127.0.0.1:${port}`);
+    expect(model?.reason).toContain("ECONNREFUSED");
+    expect(model?.reason).not.toContain("fetch failed");
+    expect(out.stderr).toContain("HF_ENDPOINT");
+    expect(out.stderr).toContain(join(cache, "qmd", "models"));
   });
 });

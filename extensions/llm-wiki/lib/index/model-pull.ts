@@ -78,6 +78,36 @@ export function pullPlan(uri: string, endpoint: string): PullFile[] | string {
   return out;
 }
 
+/**
+ * What went wrong reaching `url`, in words: undici says only "fetch failed"
+ * and keeps the reason (DNS, refused, TLS, timeout) in `cause`.
+ */
+export function fetchFailure(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (message !== "fetch failed") return message;
+  const cause =
+    error instanceof Error ? (error.cause as { code?: unknown; message?: unknown }) : undefined;
+  const code = typeof cause?.code === "string" ? cause.code : undefined;
+  const detail = typeof cause?.message === "string" ? cause.message : undefined;
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {
+    // Keep the whole URL.
+  }
+  const why: Record<string, string> = {
+    ENOTFOUND: "the host name does not resolve (offline, or DNS blocked)",
+    EAI_AGAIN: "the host name could not be resolved right now (offline, or DNS blocked)",
+    ECONNREFUSED: "the connection was refused",
+    ECONNRESET: "the connection was reset",
+    ETIMEDOUT: "the connection timed out",
+    ENETUNREACH: "the network is unreachable (offline)",
+    EHOSTUNREACH: "the host is unreachable",
+  };
+  const reason = (code && why[code]) ?? detail ?? "the request failed before any answer";
+  return `cannot download from ${host}: ${reason}${code ? ` (${code})` : ""}`;
+}
+
 /** Downloads one file to `target` through `target.part`; throws with a plain reason. */
 async function download(
   file: PullFile,
@@ -119,7 +149,7 @@ async function download(
     rmSync(part, { force: true });
     if (signal?.aborted) throw new Error("cancelled");
     if (stall.signal.aborted) throw new Error(`no data for ${Math.round(stallMs / 1000)} s`);
-    throw error;
+    throw new Error(fetchFailure(error, file.url));
   } finally {
     if (timer) clearTimeout(timer);
   }
