@@ -11,10 +11,12 @@
  * a packet anywhere but loopback even if the check regressed.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import type { TLSSocket } from "node:tls";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -44,6 +46,9 @@ import {
 
 const REPO = join(import.meta.dirname, "..");
 const MCP_SERVER = join(REPO, "mcp", "index.ts");
+/** A self-signed certificate for `localhost` only (test use, valid until 2126), and its key. */
+const TLS_CERT = join(import.meta.dirname, "fixtures", "tls", "localhost.pem");
+const TLS_KEY = join(import.meta.dirname, "fixtures", "tls", "localhost.key");
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -396,17 +401,15 @@ describe("capture SSRF: through the service", () => {
   it("fetches an allowed range, and refuses a redirect from it to an address it does not allow", async () => {
     const vault = makeTempVault();
     const inner = await listen(randomLoopback());
-    const outer = await redirector(
-      randomLoopback(),
-      `http://${spellIPv4(new URL(inner.base).hostname)}:${inner.port}/secret`,
-    );
+    const target = `http://${spellIPv4(new URL(inner.base).hostname)}:${inner.port}/secret`;
+    const outer = await redirector(randomLoopback(), target);
     const settings = {
       ...DEFAULT_SETTINGS,
       captureAllowHosts: [`${new URL(outer.base).hostname}/32`],
     };
     const service = serviceFor(vault.root, { settings });
     const result = await service.captureSource({ url: `${outer.base}/start` });
-    expectInternal(result, new URL(inner.base).hostname, "loopback");
+    expectInternal(result, new URL(target).hostname, "loopback");
     expect(outer.hits).toBe(1);
     expect(inner.hits).toBe(0);
     expectNothingWritten(vault);
@@ -562,7 +565,7 @@ describe("capture SSRF: llm-wiki capture --url", () => {
       const lines = out.stderr.trim().split("\n");
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        /^error: .* is an internal address \(loopback\).*\(fix: .*captureAllowHosts/,
+        /^error: .* is an internal address \(loopback.*\(fix: .*captureAllowHosts/,
       );
     }
     expect(target.hits).toBe(0);
@@ -616,6 +619,15 @@ describe("capture SSRF: wiki_capture_source over MCP", () => {
       const content = result.structuredContent as unknown as CaptureSourceResult;
       expectInternal(content, new URL(`http://${host}/`).hostname, "loopback");
     }
+    // A client cannot open the door itself: the allow list is not a tool argument.
+    const smuggled = refusing.callTool({
+      name: "wiki_capture_source",
+      arguments: {
+        url: `${target.base}/`,
+        [pick(["captureAllowHosts", "allowHosts", "network"])]: ["127.0.0.0/8"],
+      },
+    });
+    await expect(smuggled).rejects.toThrow(/is not a parameter of this tool/);
     expect(target.hits).toBe(0);
     expectNothingWritten(vault);
 
@@ -624,5 +636,51 @@ describe("capture SSRF: wiki_capture_source over MCP", () => {
     expect(fetched.isError).toBeFalsy();
     expect(fetched.structuredContent).toMatchObject({ ok: true, manifest: { title: "Reached" } });
     expect(target.hits).toBe(1);
+  });
+});
+
+describe("capture SSRF: https to a pinned address", () => {
+  it("keeps TLS on the host name: SNI and the certificate check use it, not the checked address", async () => {
+    const vault = makeTempVault();
+    const home = makeTempDir("llm-wiki-home-");
+    const servernames: string[] = [];
+    const server = createHttpsServer(
+      { key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) },
+      (req, res) => {
+        servernames.push(String((req.socket as TLSSocket).servername));
+        res.writeHead(200, { "content-type": "text/markdown" }).end("# Over TLS\n\nSecure.\n");
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const port = (server.address() as AddressInfo).port;
+    // The child trusts the test certificate as it would a company's own CA.
+    const env = { HOME: home, NODE_EXTRA_CA_CERTS: TLS_CERT };
+    const named = await runCliAsync(
+      ["capture", "--url", `https://${randomCase("localhost")}:${port}/${label()}`, "--json"],
+      vault.root,
+      { ...env, LLM_WIKI_SETTINGS: settingsFile(["localhost"]) },
+    );
+    expect(named.status, named.stderr).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ ok: true, manifest: { title: "Over TLS" } });
+    expect(servernames).toEqual(["localhost"]);
+
+    // The same server by its address: the certificate does not name 127.0.0.1, so nothing is fetched.
+    const literal = await runCliAsync(
+      ["capture", "--url", `https://127.0.0.1:${port}/${label()}`],
+      vault.root,
+      { ...env, LLM_WIKI_SETTINGS: settingsFile(["127.0.0.1"]) },
+    );
+    expect(literal.status).toBe(1);
+    expect(literal.stderr).toMatch(
+      /^error: could not fetch https:\/\/127\.0\.0\.1:\d+\/\w+: .*(altnames|not match)/,
+    );
+    expect(servernames).toEqual(["localhost"]);
   });
 });

@@ -175,8 +175,9 @@ describe("capture: pasted text", () => {
       source_kind: "text",
       packet: `raw/sources/${id}`,
       page: "sources/retrieval-notes",
-      redactions: 0,
     });
+    // Counts by kind are logged only when a secret was taken out.
+    expect(logged[1]).not.toHaveProperty("redactions");
   });
 
   it("titles untitled text by its first line and gives a second capture of a title its own page", async () => {
@@ -546,7 +547,9 @@ describe("capture: secret redaction", () => {
     expect(source).toContain("Authorization: Bearer [REDACTED:bearer_token]");
     expect(source).toContain("https://deploy:[REDACTED:url_password]@git.example.com/app.git");
     expect(source).toContain("The rest of the notes stay as written.");
-    expect(readEvents(vault.paths).find((e) => e.kind === "source_captured")?.redactions).toBe(14);
+    expect(readEvents(vault.paths).find((e) => e.kind === "source_captured")?.redactions).toEqual(
+      EXPECTED_COUNTS,
+    );
     expectNoSecretOnDisk(vault);
   });
 

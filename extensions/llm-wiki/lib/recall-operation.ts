@@ -22,6 +22,7 @@ import {
 } from "./retrieval.ts";
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
+import { redactSecrets } from "./safety/redact.ts";
 import { bodyAfterFrontmatter } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
@@ -118,10 +119,15 @@ export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): Retrieva
   };
 }
 
-/** A page's body, read without a second YAML parse (the registry accepted it). */
+/**
+ * A page's body, read without a second YAML parse (the registry accepted it),
+ * secrets redacted: a page written by hand may hold one, and recall's answer
+ * goes to a model and into transcripts.
+ */
 function bodyOf(vault: VaultPaths, path: string): string | undefined {
   try {
-    return bodyAfterFrontmatter(readFileSync(join(vault.dir, path), "utf8"));
+    const body = bodyAfterFrontmatter(readFileSync(join(vault.dir, path), "utf8"));
+    return body === undefined ? undefined : redactSecrets(body).text;
   } catch {
     return undefined;
   }
@@ -212,8 +218,10 @@ export async function recallOperation(
       body === undefined
         ? hit.excerpt
         : excerptAround(body, outcome.query, AUTOMATIC_RENDER.excerptChars);
+    const title = redactSecrets(hit.title).text;
     const item: RecallItem = {
       ...hit,
+      title,
       path: `.llm-wiki/${rel}`,
       file: join(handle.paths.dir, rel),
     };
@@ -222,13 +230,13 @@ export async function recallOperation(
     results.push(item);
     const r: RenderableHit = {
       id: hit.id,
-      title: hit.title,
+      title,
       type: hit.type,
       vault: hit.vault,
       score: hit.score,
       path: `.llm-wiki/${rel}`,
     };
-    if (meta?.description) r.description = meta.description;
+    if (meta?.description) r.description = redactSecrets(meta.description).text;
     if (excerpt) r.excerpt = excerpt;
     if (meta?.status === "deprecated") r.deprecated = true;
     if (body && (hit.type === "skill" || hit.type === "case")) r.body = body;

@@ -110,12 +110,28 @@ export function renderEnsurePage(result: EnsurePageOpResult): string {
   if (!result.ok) return "";
   const where = `${result.id} (.llm-wiki/${result.path})`;
   return result.created
-    ? `created ${where}`
+    ? withRedacted(`created ${where}`, result.redactions)
     : `a page with this title exists: ${where}; nothing overwritten`;
 }
 
 /** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */
 export function renderLint(result: LintResult): string {
+/**
+ * `redacted N secret(s) before writing: kind n, …`, so the agent knows its
+ * text was changed (counts only, never a value); undefined when none was.
+ */
+export function redactedLine(redactions: Record<string, number> | undefined): string | undefined {
+  const entries = Object.entries(redactions ?? {}).filter(([, n]) => n > 0);
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  if (total === 0) return undefined;
+  return `redacted ${total} secret(s) before writing: ${entries.map(([kind, n]) => `${kind} ${n}`).join(", ")}`;
+}
+
+function withRedacted(text: string, redactions: Record<string, number> | undefined): string {
+  const line = redactedLine(redactions);
+  return line === undefined ? text : `${text}\n${line}`;
+}
+
   const lines: string[] = [];
   for (const v of result.vaults) {
     const { error, warning, info } = v.counts;
@@ -145,11 +161,7 @@ export function renderCapture(result: CaptureSourceResult): string {
   const lines = [
     `captured ${result.id} (.llm-wiki/${result.packet}/)`,
     result.page ? `page     ${result.page} (skeleton: summarise it)` : undefined,
-    total > 0
-      ? `redacted ${total} secret(s): ${Object.entries(result.redactions)
-          .map(([kind, n]) => `${kind} ${n}`)
-          .join(", ")}`
-      : undefined,
+    total > 0 ? redactedLine(result.redactions) : undefined,
   ];
   return lines.filter((l) => l !== undefined).join("\n");
 }
@@ -158,7 +170,7 @@ function renderRecorded(what: string, result: WrittenPageResult): string {
   if (!result.ok) return "";
   const where = `${result.id} (.llm-wiki/${result.path})`;
   return result.created
-    ? `recorded ${what} ${where}`
+    ? withRedacted(`recorded ${what} ${where}`, result.redactions)
     : `the same ${what} is already recorded at ${where}; nothing written`;
 }
 
@@ -171,7 +183,9 @@ export function renderRetro(result: WrittenPageResult): string {
 }
 
 export function renderLogEvent(result: LogEventResult): string {
-  return result.ok ? `logged event ${result.kind} in .llm-wiki/${result.path}` : "";
+  return result.ok
+    ? withRedacted(`logged event ${result.kind} in .llm-wiki/${result.path}`, result.redactions)
+    : "";
 }
 
 /** How a source is named to a reader: its id, else its page, else its title. */

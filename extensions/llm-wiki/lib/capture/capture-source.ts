@@ -32,7 +32,8 @@ import {
   writePacket,
 } from "./packet.ts";
 import { readFileForCapture } from "./read-file.ts";
-import { addCounts, countTotal, type RedactionCounts, redactSecrets } from "./redact.ts";
+import { countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
+import { sumCounts } from "../vault/redaction.ts";
 import { allocateSourceId } from "./source-id.ts";
 import { createSourcePage, type SourcePageResult } from "./source-page.ts";
 
@@ -241,7 +242,7 @@ export async function captureSource(
       ),
     );
     const title = titled.text === "" ? "Pasted text" : titled.text;
-    const redactions = addCounts(
+    const redactions = sumCounts(
       original.counts,
       markdown.counts,
       origin?.counts ?? {},
@@ -304,7 +305,8 @@ export async function captureSource(
         origin: manifest.origin,
         packet: slot.rel,
         ...(page.id ? { page: page.id } : {}),
-        redactions: countTotal(redactions),
+        // By kind, never the values; the log redacts the line once more.
+        redactions,
       },
       now,
     );

@@ -10,7 +10,7 @@ import { diagnostic, WikiError } from "../diagnostics.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
 import { hashContent } from "../vault/page.ts";
 import type { SourceFormat } from "./extract.ts";
-import type { RedactionCounts } from "./redact.ts";
+import type { RedactionCounts } from "../safety/redact.ts";
 import type { SourceSlot } from "./source-id.ts";
 
 /** Layout version of packets written here (older packets: `1.0`, with `extracted.md`). */

@@ -9,6 +9,7 @@
 import { appendFileSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { redactSecrets } from "../safety/redact.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import {
   bodyAfterFrontmatter,
@@ -103,7 +104,12 @@ export function shardsOf(manifest: Manifest): number {
     : SHARDS_PER_ROLE;
 }
 
-/** The text QMD indexes for `page`. */
+/**
+ * The text QMD indexes for `page`, secrets redacted: a page written by hand
+ * may hold one, and the page stays as written (it is authoritative), but the
+ * mirror, and so the SQLite index and every excerpt drawn from it, never
+ * carries it.
+ */
 export function mirrorText(page: PageMeta & { body: string }): string {
   const lines = [`# ${page.title}`, ""];
   const about = page.description ?? page.summary;
@@ -112,7 +118,7 @@ export function mirrorText(page: PageMeta & { body: string }): string {
   if (page.tags.length > 0) lines.push(`Tags: ${page.tags.join(", ")}`, "");
   if (page.recallTriggers.length > 0) lines.push(`Triggers: ${page.recallTriggers.join("; ")}`, "");
   lines.push(page.body.trim(), "");
-  return lines.join("\n");
+  return redactSecrets(lines.join("\n")).text;
 }
 
 /** Folds `manifest.log` into `manifest`; a torn last line (a crash mid-append) is ignored. */

@@ -12,6 +12,7 @@ import { contradictionFindings } from "./contradictions.ts";
 import { createGapStubs } from "./fix.ts";
 import { gapFindings, knowledgeGaps, linkFindings } from "./link-checks.ts";
 import { duplicateFindings, malformedFindings, orphanFindings } from "./page-checks.ts";
+import { secretFindings } from "./secret-check.ts";
 import { staleFindings } from "./stale.ts";
 import {
   LINT_CHECKS,
@@ -66,6 +67,7 @@ function collectFindings(
   const findings = [
     ...indexFindings(index),
     ...malformedFindings(registry),
+    ...secretFindings(vault, registry),
     ...linkFindings(registry),
     ...gapFindings(vault, knowledgeGaps(registry)),
     ...duplicateFindings(registry),

@@ -10,6 +10,7 @@ import type { VaultKind } from "../vault/paths.ts";
 export const LINT_CHECKS = [
   "index",
   "malformed",
+  "secret",
   "link",
   "gap",
   "duplicate",

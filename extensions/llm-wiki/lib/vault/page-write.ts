@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { addCounts, countTotal, redactSecrets } from "../safety/redact.ts";
 import { appendEvent } from "./events.ts";
 import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
 import { createFileExclusive } from "./fs-safe.ts";
@@ -13,6 +14,13 @@ import { nameKey } from "./name-key.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { slugify } from "./slug.ts";
+import {
+  type RedactionCounts,
+  redactionsField,
+  redactText,
+  redactValue,
+  sumCounts,
+} from "./redaction.ts";
 
 const FOLDER_OF_TYPE: Record<string, string> = {
   entity: "entities",
@@ -48,6 +56,8 @@ export interface EnsurePageResult {
   path: string;
   created: boolean;
   diagnostics: Diagnostic[];
+  /** Secrets redacted before writing, by kind; absent when none. */
+  redactions?: RedactionCounts;
 }
 
 const MAX_SLUG_ATTEMPTS = 50;
@@ -71,6 +81,8 @@ export interface FreeSlugPage {
    */
   isSame: (existing: Page) => boolean;
 }
+  /** Secrets the caller already took out (of the title, before slugging): counted with the page's. */
+  redacted?: RedactionCounts;
 
 /**
  * Creates the page of `spec` at its first free slug under `wiki/<folder>/`
@@ -81,9 +93,13 @@ export function createPageAtFreeSlug(
   vault: VaultPaths,
   spec: FreeSlugPage,
   now: Date,
-): { id: string; path: string; created: boolean } {
-  const body = spec.body.endsWith("\n") || spec.body === "" ? spec.body : `${spec.body}\n`;
-  const text = writeFrontmatter(body, spec.data);
+): { id: string; path: string; created: boolean; redactions?: RedactionCounts } {
+  // The last stop before the disk: whatever a caller missed is redacted here.
+  const counts: RedactionCounts = sumCounts(spec.redacted);
+  const data = redactValue(spec.data, counts);
+  const given = redactText(spec.body, counts);
+  const body = given.endsWith("\n") || given === "" ? given : `${given}\n`;
+  const text = redactWhole(writeFrontmatter(body, data), counts);
   refuseUnreadable(spec, text);
   for (let n = 1; n <= spec.maxAttempts; n += 1) {
     const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
@@ -91,8 +107,9 @@ export function createPageAtFreeSlug(
     const rel = `wiki/${id}.md`;
     const abs = join(vault.wiki, spec.folder, `${slug}.md`);
     if (createFileExclusive(abs, text)) {
-      appendEvent(vault, { kind: "page_created", id, type: spec.data.type }, now);
-      return { id, path: rel, created: true };
+      const redacted = redactionsField(counts);
+      appendEvent(vault, { kind: "page_created", id, type: data.type, ...redacted }, now);
+      return { id, path: rel, created: true, ...redacted };
     }
     const existing = readPage(abs, id, rel);
     if (existing !== undefined && spec.isSame(existing)) return { id, path: rel, created: false };
@@ -101,13 +118,30 @@ export function createPageAtFreeSlug(
     diagnostic(
       "page_no_free_slug",
       "error",
-      `no free slug for "${String(spec.data.title)}" after ${spec.maxAttempts} attempts under wiki/${spec.folder}/`,
+      `no free slug for "${String(data.title)}" after ${spec.maxAttempts} attempts under wiki/${spec.folder}/`,
       { path: `wiki/${spec.folder}/${spec.base}.md` },
     ),
   );
 }
 
 /**
+/**
+ * The page text redacted once more as a whole: a `password: …` field is a
+ * secret only next to its key. Kept only when the result still parses (a
+ * redaction never spans YAML syntax in practice), else the field-wise text.
+ */
+function redactWhole(text: string, counts: RedactionCounts): string {
+  const again = redactSecrets(text);
+  if (countTotal(again.counts) === 0) return text;
+  try {
+    readFrontmatter(again.text);
+  } catch {
+    return text;
+  }
+  addCounts(counts, again.counts);
+  return again.text;
+}
+
  * Throws the parser's own error (`page_too_large`, `page_binary`, …) for a
  * page text the registry would refuse, before anything is written: such a
  * page must never be reported as created and then be missing from the wiki.
@@ -147,7 +181,9 @@ export function ensurePage(
 ): EnsurePageResult {
   const diagnostics: Diagnostic[] = [];
   const type = input.type.trim().toLowerCase();
-  const title = input.title.normalize("NFKC").trim();
+  // Redacted before slugging: the slug becomes the file name, never rewritten later.
+  const redacted: RedactionCounts = {};
+  const title = redactText(input.title.normalize("NFKC").trim(), redacted);
   if (!knownTypes.has(type)) invalidInput(`unknown page type "${input.type}"`);
   if (title === "") invalidInput("a page needs a non-empty title");
 
@@ -205,6 +241,7 @@ export function ensurePage(
     },
     now,
   );
+      redacted,
   if (!place.created) {
     diagnostics.push(
       diagnostic(

@@ -8,6 +8,7 @@
  * (`pi/ingest-subagent.ts`), which follows these same steps.
  */
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import { redactSecrets } from "../safety/redact.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { findSource, readSourceText, type SourceRef, skeletonSources } from "./ingest-sources.ts";
@@ -143,7 +144,9 @@ export function ingestStep(
       ),
     );
   }
-  const text = readSourceText(vault, ref);
+  // A packet captured here is redacted already; one placed by hand may not
+  // be, and this text goes to a model that writes pages from it.
+  const text = redactSecrets(readSourceText(vault, ref)).text;
   const parts = splitIntoParts(text, PART_CHARS);
   const chosen = parts[part - 1];
   if (!chosen) {

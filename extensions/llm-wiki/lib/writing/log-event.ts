@@ -10,6 +10,7 @@ import { relative } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { type RedactionCounts, redactionsField } from "../vault/redaction.ts";
 
 /** Lowercase snake_case, starting with a letter. */
 export const EVENT_KIND_PATTERN = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
@@ -44,6 +45,8 @@ export interface LogEventResult {
   ts?: string;
   /** Vault-relative path of the log, `meta/events.jsonl`. */
   path?: string;
+  /** Secrets redacted from the detail before it was logged, by kind; absent when none. */
+  redactions?: RedactionCounts;
   diagnostics: Diagnostic[];
 }
 
@@ -112,8 +115,10 @@ export function logEvent(
       `detail is ${bytes} bytes as JSON; the limit is ${MAX_DETAIL_BYTES} (log a reference, keep the text in a page)`,
     );
   }
-  appendEvent(vault, { kind, detail }, now);
+  // The log redacts what it is given and counts it in the line (see events.ts).
+  const redacted = appendEvent(vault, { kind, detail }, now);
   return {
+    ...redactionsField(redacted),
     ok: true,
     kind,
     ts: now.toISOString(),

@@ -12,6 +12,7 @@ import { appendEvent, type WikiEvent } from "../vault/events.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { createPageAtFreeSlug, folderOfType } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { slugify } from "../vault/slug.ts";
 
 const MAX_SLUG_ATTEMPTS = 100;
@@ -25,6 +26,8 @@ export interface WrittenPageResult {
   path?: string;
   /** False when an identical record already existed (nothing written). */
   created?: boolean;
+  /** Secrets redacted before writing, by kind (never their values); absent when none. */
+  redactions?: RedactionCounts;
   diagnostics: Diagnostic[];
 }
 
@@ -62,6 +65,12 @@ export function createUniquePage(
   now: Date,
 ): WrittenPageResult & { ok: true } {
   const day = now.toISOString().slice(0, 10);
+  // The title is redacted before it becomes the slug (the file name), and
+  // the body before it is compared with a page already there; the rest of
+  // the page is redacted where every page is written.
+  const redacted: RedactionCounts = {};
+  const title = redactText(spec.title, redacted);
+  const body = redactText(spec.body, redacted);
   const fields = {
     status: spec.status,
     tags: spec.tags.length > 0 ? spec.tags : undefined,
@@ -75,18 +84,19 @@ export function createUniquePage(
     vault,
     {
       folder: folderOfType(spec.type),
-      base: `${spec.prefix}-${day}-${slugify(spec.title)}`,
-      data: { type: spec.type, title: spec.title, ...Object.fromEntries(defined) },
-      body: spec.body,
+      base: `${spec.prefix}-${day}-${slugify(title)}`,
+      data: { type: spec.type, title, ...Object.fromEntries(defined) },
+      body,
       maxAttempts: MAX_SLUG_ATTEMPTS,
       // The same title and the same body: this record, sent again.
       isSame: (existing) =>
-        nameKey(existing.title) === nameKey(spec.title) && norm(existing.body) === norm(spec.body),
+        nameKey(existing.title) === nameKey(title) && norm(existing.body) === norm(body),
+      redacted,
     },
     now,
   );
   if (!place.created) {
-    const message = `the same ${spec.type} ("${spec.title}") is already recorded at ${place.path}; nothing written`;
+    const message = `the same ${spec.type} ("${title}") is already recorded at ${place.path}; nothing written`;
     return {
       ok: true,
       ...place,
@@ -94,6 +104,7 @@ export function createUniquePage(
     };
   }
   const { kind, ...detail } = spec.recorded;
-  appendEvent(vault, { kind, id: place.id, title: spec.title, ...detail }, now);
+  const counts = place.redactions ? { redactions: place.redactions } : {};
+  appendEvent(vault, { kind, id: place.id, title, ...detail, ...counts }, now);
   return { ok: true, ...place, diagnostics: [] };
 }
