@@ -389,11 +389,16 @@ describe("capture SSRF: through the service", () => {
     expectNothingWritten(vault);
   });
 
-  it("refuses [::1]", async () => {
+  it("refuses [::1], and an address with a zone id is not a URL at all", async () => {
     const vault = makeTempVault();
+    const service = serviceFor(vault.root);
     const target = await listen("::1");
-    const result = await serviceFor(vault.root).captureSource({ url: `${target.base}/` });
+    const result = await service.captureSource({ url: `${target.base}/` });
     expectInternal(result, "[::1]", "loopback");
+    const zoned = await service.captureSource({
+      url: `http://[${pick(["::1", "fe80::1"])}%25${label()}]:${target.port}/`,
+    });
+    expect(zoned.diagnostics.map((d) => d.code)).toEqual(["capture_url_invalid"]);
     expect(target.hits).toBe(0);
     expectNothingWritten(vault);
   });
