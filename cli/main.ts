@@ -35,6 +35,7 @@ import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
+import { printErr, printJson, printOut } from "./output.ts";
 import { createProgress } from "./progress.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
@@ -172,20 +173,20 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseCommand(argv, OPTIONS);
   } catch (error) {
-    process.stderr.write(`llm-wiki: ${(error as Error).message}\n${USAGE}`);
+    printErr(`llm-wiki: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
   if (parsed.command === "help" || parsed.values.help) {
-    process.stdout.write(USAGE);
+    printOut(USAGE);
     return 0;
   }
   if (parsed.command === "version") {
-    process.stdout.write(`${packageVersion()}\n`);
+    printOut(`${packageVersion()}\n`);
     return 0;
   }
   const handler = HANDLERS[parsed.command];
   if (!handler) {
-    process.stderr.write(`llm-wiki: unknown command "${parsed.command}"\n`);
+    printErr(`llm-wiki: unknown command "${parsed.command}"\n`);
     return 2;
   }
   await resolveStdinValues(parsed, acceptsStdin);
@@ -200,25 +201,25 @@ export async function main(argv: string[]): Promise<number> {
     outcome = await handler(service, parsed);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`llm-wiki: ${error.message}\n`);
+      printErr(`llm-wiki: ${error.message}\n`);
       return 2;
     }
-    process.stderr.write(`llm-wiki: ${(error as Error).message}\n`);
+    printErr(`llm-wiki: ${(error as Error).message}\n`);
     return 1;
   } finally {
     await service.close();
   }
   const diagnostics = [...settingsDiagnostics, ...outcome.diagnostics];
   if (parsed.values.json) {
-    process.stdout.write(`${JSON.stringify({ ...outcome.result, ok: outcome.ok }, null, 2)}\n`);
+    printJson({ ...outcome.result, ok: outcome.ok });
   } else {
-    if (outcome.text) process.stdout.write(`${outcome.text}\n`);
+    if (outcome.text) printOut(`${outcome.text}\n`);
     const shown = shownDiagnostics(outcome.ok, diagnostics);
-    if (shown.length > 0) process.stderr.write(`${renderDiagnostics(shown)}\n`);
+    if (shown.length > 0) printErr(`${renderDiagnostics(shown)}\n`);
   }
   if (!outcome.ok) {
     const first = outcome.diagnostics.find((d) => d.severity === "error");
-    if (parsed.values.json && first) process.stderr.write(`llm-wiki: ${first.message}\n`);
+    if (parsed.values.json && first) printErr(`llm-wiki: ${first.message}\n`);
   }
   return outcome.exitCode ?? (outcome.ok ? 0 : 1);
 }

@@ -4,6 +4,7 @@
  * presented as the user's own words. Output order is the result order, and
  * the same input always renders to the same bytes.
  */
+import { neutraliseLine, neutraliseText } from "./safety/text.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
 export interface RenderableHit {
@@ -109,9 +110,30 @@ export function excerptAround(body: string, query: string, max: number): string 
   return `${start > 0 ? "… " : ""}${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()} …`;
 }
 
-/** Keeps page text from closing or faking the fence. */
+/**
+ * Anything that could read as the fence's tag, in any spelling: `<`, a
+ * full-width or small `<`, or an entity (`&lt;`, `&#60;`, `&#x3c;`), then
+ * spaces or invisible marks, an optional `/` (or `&#47;`, `&sol;`), and the
+ * name in any case with any separator (`wiki recall`, `WIKI_RECALL`).
+ */
+const FENCE_TAG =
+  /(?:<|\uff1c|\ufe64|&lt;?|&#0*60;?|&#x0*3c;?)[\s\u200b-\u200d\u2060\ufeff]*(\/|&#0*47;?|&#x0*2f;?|&sol;?)?[\s\u200b-\u200d\u2060\ufeff]*(wiki[\s_\-\u2010-\u2015.\u200b-\u200d\u2060\ufeff]*recall)/giu;
+
+/**
+ * Keeps page text from closing or faking the fence: every spelling of the
+ * tag reads `&lt;/wiki-recall` (or `&lt;wiki-recall`), the name as written.
+ */
 function neutralise(text: string): string {
-  return text.replace(/<\/?wiki-recall/gi, (m) => m.replace("<", "&lt;"));
+  return text.replace(
+    FENCE_TAG,
+    (_m, slash: string | undefined, name: string) =>
+      `&lt;${slash ? "/" : ""}${name.replace(/[\u200b-\u200d\u2060\ufeff]/gu, "")}`,
+  );
+}
+
+/** One line of page metadata (a title, description, id, path): visible text, no fence tag. */
+function line(text: string): string {
+  return neutralise(neutraliseLine(text));
 }
 
 function clip(text: string, max: number): string {
@@ -122,29 +144,50 @@ function clip(text: string, max: number): string {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()} …`;
 }
 
+/**
+ * A line start that Markdown would read as a heading or a code fence, also
+ * after nested quote marks: `# SYSTEM`, `> ## x`, a backtick or tilde fence.
+ */
+const BLOCK_START = /^((?:[ \t]*>)*[ \t]*)(#|`{3,}|~{3,})/;
+
+/**
+ * Page text as a block quote: every line starts with `>`, and a line that
+ * would open a heading or a fence has that mark backslash-escaped, so a
+ * page can neither start a `# SYSTEM` section nor leave a fence open.
+ */
 function quote(text: string): string {
   return text
     .split("\n")
-    .map((l) => (l.trim() === "" ? ">" : `> ${l}`))
+    .map((l) =>
+      l.trim() === ""
+        ? ">"
+        : `> ${l.replace(BLOCK_START, (_m, lead: string, mark: string) => `${lead}${mark.replace(/./g, "\\$&")}`)}`,
+    )
     .join("\n");
+}
+
+/** An excerpt or inlined body: neutralised, capped at `max`, quoted. */
+function pageText(text: string, max: number): string {
+  return quote(neutralise(clip(neutraliseText(text), max)));
 }
 
 function section(hit: RenderableHit, opts: RenderOptions): string {
   const tags = [
-    hit.type,
+    line(hit.type),
     hit.vault === "personal" ? "personal vault" : undefined,
     hit.deprecated ? "DEPRECATED" : undefined,
   ]
     .filter(Boolean)
     .join(", ");
-  // Ids and paths come from file names, which may hold `<` and `/` too.
-  const head = `### ${neutralise(hit.title)} (${tags}; score ${hit.score.toFixed(2)})\nid: ${neutralise(hit.id)} · path: ${neutralise(hit.path)}`;
+  // Ids and paths come from file names, which may hold `<`, `/` and controls too.
+  const head = `### ${line(hit.title)} (${tags}; score ${hit.score.toFixed(2)})\nid: ${line(hit.id)} · path: ${line(hit.path)}`;
   const parts = [head];
-  if (hit.description) parts.push(neutralise(clip(hit.description, 300)));
+  // Labelled, so a description can never stand alone as a `# heading` line.
+  const description = hit.description ? line(clip(hit.description, 300)) : "";
+  if (description !== "") parts.push(`description: ${description}`);
   const inline = (hit.type === "skill" || hit.type === "case") && hit.body;
-  if (inline) parts.push(quote(neutralise(clip(hit.body ?? "", opts.inlineChars))));
-  else if (!opts.linksFirst && hit.excerpt)
-    parts.push(quote(neutralise(clip(hit.excerpt, opts.excerptChars))));
+  if (inline) parts.push(pageText(hit.body ?? "", opts.inlineChars));
+  else if (!opts.linksFirst && hit.excerpt) parts.push(pageText(hit.excerpt, opts.excerptChars));
   return parts.join("\n");
 }
 

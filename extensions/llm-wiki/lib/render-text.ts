@@ -7,6 +7,7 @@ import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { LintResult } from "./lint/types.ts";
 import type { RecallResult } from "./recall-operation.ts";
+import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
   BootstrapOpResult,
   EnsurePageOpResult,
@@ -22,7 +23,10 @@ import type { WrittenPageResult } from "./writing/unique-page.ts";
 /** One line per diagnostic (a failure reads as one line), with its repair command when there is one. */
 export function renderDiagnostics(diagnostics: Diagnostic[]): string {
   return diagnostics
-    .map((d) => `${d.severity}: ${d.message}${d.repair ? ` (fix: ${d.repair})` : ""}`)
+    .map(
+      (d) =>
+        `${d.severity}: ${neutraliseLine(d.message)}${d.repair ? ` (fix: ${neutraliseLine(d.repair)})` : ""}`,
+    )
     .join("\n");
 }
 
@@ -38,21 +42,23 @@ export function shownDiagnostics(ok: boolean, diagnostics: Diagnostic[]): Diagno
 /**
  * An operation's whole text answer in a host that shows one block (a Pi or
  * MCP tool result): its rendering, then the diagnostics `shownDiagnostics`
- * keeps, never empty. The CLI splits the two between stdout and stderr.
+ * keeps, never empty, free of control sequences (`terminalSafe`: Pi shows it
+ * in a terminal UI, an MCP client may print it). The CLI splits the two
+ * between stdout and stderr.
  */
 export function renderAnswer(ok: boolean, text: string, diagnostics: Diagnostic[]): string {
   const body = [text, renderDiagnostics(shownDiagnostics(ok, diagnostics))]
     .filter((t) => t !== "")
     .join("\n\n");
-  return body === "" ? "(nothing to report)" : body;
+  return body === "" ? "(nothing to report)" : terminalSafe(body);
 }
 
 export function renderStatus(result: StatusResult): string {
   const v = result.vault;
   if (!v) return "";
   const lines = [
-    `vault   ${v.name ?? "(unnamed)"} (${v.kind}) at ${v.root}`,
-    v.config.topic ? `topic   ${v.config.topic}` : undefined,
+    `vault   ${v.name ? neutraliseLine(v.name) : "(unnamed)"} (${v.kind}) at ${neutraliseLine(v.root)}`,
+    v.config.topic ? `topic   ${neutraliseLine(v.config.topic)}` : undefined,
     `pages   ${v.pages} (${v.byRole.canonical} canonical, ${v.byRole.evidence} evidence)${v.malformed ? `, ${v.malformed} malformed` : ""}`,
     `types   ${
       Object.entries(v.byType)
@@ -71,7 +77,10 @@ export function renderStatus(result: StatusResult): string {
 export function renderSearch(result: SearchResult): string {
   if (result.hits.length === 0) return `no page matches "${result.query}"`;
   return result.hits
-    .map((h) => `${h.id}  ${h.title}  [${h.match}${h.vault === "personal" ? ", personal" : ""}]`)
+    .map(
+      (h) =>
+        `${neutraliseLine(h.id)}  ${neutraliseLine(h.title)}  [${h.match}${h.vault === "personal" ? ", personal" : ""}]`,
+    )
     .join("\n");
 }
 
@@ -95,12 +104,13 @@ export function renderRecallResult(result: RecallResult): string {
   if (result.results.length === 0) return `${head}: no reliable memory found.`;
   const lines = result.results.map(
     (r, i) =>
-      `${i + 1}. ${r.id}  ${r.title}  [${r.type}${r.vault === "personal" ? ", personal" : ""}] score ${r.score.toFixed(2)}\n   ${r.file}`,
+      `${i + 1}. ${neutraliseLine(r.id)}  ${neutraliseLine(r.title)}  [${neutraliseLine(r.type)}${r.vault === "personal" ? ", personal" : ""}] score ${r.score.toFixed(2)}\n   ${neutraliseLine(r.file)}`,
   );
   return `${head}\n${lines.join("\n")}\n\n${result.rendered}`;
 }
 
 export function renderBootstrap(result: BootstrapOpResult): string {
+  if (!result.ok) return "";
   return result.created
     ? `created vault at ${result.vault.dir}`
     : `vault already exists at ${result.vault.dir}${result.createdPaths.length ? ` (completed: ${result.createdPaths.join(", ")})` : ""}`;
@@ -137,19 +147,21 @@ function withRedacted(text: string, redactions: Record<string, number> | undefin
     const { error, warning, info } = v.counts;
     const total = v.findings.length;
     lines.push(
-      `${v.root} (${v.kind}): ${total === 0 ? "no findings" : `${total} finding(s): ${error} error(s), ${warning} warning(s), ${info} info`}`,
+      `${neutraliseLine(v.root)} (${v.kind}): ${total === 0 ? "no findings" : `${total} finding(s): ${error} error(s), ${warning} warning(s), ${info} info`}`,
     );
     for (const f of v.findings) {
-      const also = f.pages?.length ? ` [${f.pages.join(", ")}]` : "";
+      const also = f.pages?.length ? ` [${f.pages.map(neutraliseLine).join(", ")}]` : "";
       lines.push(
-        `  ${f.severity} ${f.code}: ${f.message}${also}${f.repair ? ` (fix: ${f.repair})` : ""}`,
+        `  ${f.severity} ${f.code}: ${neutraliseLine(f.message)}${also}${f.repair ? ` (fix: ${neutraliseLine(f.repair)})` : ""}`,
       );
     }
     for (const fix of v.fixed) {
-      lines.push(`  fixed: created stub ${fix.path} (linked from ${fix.linkedFrom.join(", ")})`);
+      lines.push(
+        `  fixed: created stub ${neutraliseLine(fix.path)} (linked from ${fix.linkedFrom.map(neutraliseLine).join(", ")})`,
+      );
     }
     for (const fix of v.skipped) {
-      lines.push(`  not fixed: [[${fix.target}]]: ${fix.reason ?? "skipped"}`);
+      lines.push(`  not fixed: [[${neutraliseLine(fix.target)}]]: ${fix.reason ?? "skipped"}`);
     }
   }
   return lines.join("\n");
@@ -190,7 +202,7 @@ export function renderLogEvent(result: LogEventResult): string {
 
 /** How a source is named to a reader: its id, else its page, else its title. */
 export function sourceName(ref: SourceRef): string {
-  return ref.sourceId ?? ref.page ?? ref.title;
+  return neutraliseLine(ref.sourceId ?? ref.page ?? ref.title);
 }
 
 /** `waiting N more skeleton source(s): …` (the first ten named), or undefined when none waits. */
@@ -240,7 +252,7 @@ export function renderIngest(
       : step(result.next)
     : "last part";
   const lines = [
-    `source  ${name} "${ref.title}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : " · no source page yet"}${ref.textPath ? ` · text .llm-wiki/${ref.textPath}` : ""}`,
+    `source  ${name} "${neutraliseLine(ref.title)}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : " · no source page yet"}${ref.textPath ? ` · text .llm-wiki/${ref.textPath}` : ""}`,
     `part    ${part.index} of ${part.count} (characters ${part.total === 0 ? 0 : part.start + 1}–${part.end} of ${part.total})`,
     `next    ${next}`,
     waiting,

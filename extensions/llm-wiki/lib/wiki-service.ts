@@ -15,6 +15,7 @@ import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-
 import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
 import type { LintResult } from "./lint/types.ts";
 import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
+import { singleLineProblem } from "./safety/text.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
@@ -28,6 +29,7 @@ import {
   type VaultPaths,
   vaultExists,
   vaultFromArg,
+  vaultPaths,
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles, type VaultHandles } from "./vault-handles.ts";
@@ -103,7 +105,7 @@ export interface SearchResult {
   diagnostics: Diagnostic[];
 }
 
-export type BootstrapOpResult = BootstrapResult & { ok: true; diagnostics: Diagnostic[] };
+export type BootstrapOpResult = BootstrapResult & { ok: boolean; diagnostics: Diagnostic[] };
 
 export interface EnsurePageOpResult extends Partial<EnsurePageResult> {
   ok: boolean;
@@ -120,10 +122,7 @@ export interface WikiService {
     name?: string;
     topic?: string;
     mode?: string;
-  }): BootstrapResult & {
-    ok: true;
-    diagnostics: Diagnostic[];
-  };
+  }): BootstrapOpResult;
   ensurePage(input: EnsurePageInput & { vault?: VaultSelector }): EnsurePageOpResult;
   /**
    * Captures text, a file or an http(s) URL into an immutable packet
@@ -324,6 +323,13 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     bootstrap(input) {
       const root =
         input.root ?? (options.vault !== undefined ? rootFromArg(options.vault) : options.cwd);
+      // The name and topic are shown on every status: one line of visible text each.
+      const refused =
+        singleLineProblem(input.name, "name") ?? singleLineProblem(input.topic, "topic");
+      if (refused) {
+        const vault = vaultPaths(root, "project");
+        return { vault, created: false, createdPaths: [], ok: false, diagnostics: [refused] };
+      }
       const result = bootstrapVault({ ...input, root });
       const diagnostics = result.created
         ? []

@@ -30,6 +30,7 @@ import type {
   ToolResultEvent,
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
+import { terminalSafe } from "../lib/safety/text.ts";
 import type { VaultPaths } from "../lib/vault/paths.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -212,7 +213,8 @@ export function createBashWatch(host: WikiHost) {
       pending.delete(event.toolCallId);
       const found = before.flatMap((snap) => violations(snap, logs));
       if (found.length === 0) return undefined;
-      const warning = bashWarning(found);
+      // Names of files a command touched may carry control sequences.
+      const warning = terminalSafe(bashWarning(found));
       try {
         ctx.ui.notify(warning, "warning");
       } catch {

@@ -3,7 +3,8 @@
  * agent's is `wiki_bootstrap`). Indexes the new vault in the background.
  */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
-import { renderBootstrap } from "../lib/render-text.ts";
+import { renderBootstrap, renderDiagnostics } from "../lib/render-text.ts";
+import { terminalSafe } from "../lib/safety/text.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 export function createInitCommand(host: WikiHost): Omit<RegisteredCommand, "name" | "sourceInfo"> {
@@ -13,7 +14,8 @@ export function createInitCommand(host: WikiHost): Omit<RegisteredCommand, "name
       const topic = args.trim();
       const result = host.service(ctx).bootstrap(topic ? { topic } : {});
       host.scheduleReindex(ctx, result.vault.kind, 0);
-      ctx.ui.notify(`llm-wiki: ${renderBootstrap(result)}`, "info");
+      const text = result.ok ? renderBootstrap(result) : renderDiagnostics(result.diagnostics);
+      ctx.ui.notify(terminalSafe(`llm-wiki: ${text}`), result.ok ? "info" : "warning");
     },
   };
 }

@@ -1,6 +1,7 @@
 /** `/wiki-status`: the vault's status as a notice, without involving the agent. */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics, renderStatus } from "../lib/render-text.ts";
+import { terminalSafe } from "../lib/safety/text.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 export function createStatusCommand(
@@ -14,7 +15,7 @@ export function createStatusCommand(
       const text = [renderStatus(result), renderDiagnostics(problems)]
         .filter((t) => t !== "")
         .join("\n");
-      ctx.ui.notify(`llm-wiki:\n${text}`, result.ok ? "info" : "warning");
+      ctx.ui.notify(terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
     },
   };
 }

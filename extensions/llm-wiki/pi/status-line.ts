@@ -5,10 +5,20 @@
 import type { Diagnostic } from "../lib/diagnostics.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
 import { reindexDiagnostics } from "../lib/reindex-diagnostics.ts";
+import { neutraliseLine } from "../lib/safety/text.ts";
 import type { ReindexResult } from "../lib/wiki-service.ts";
 
 /** The status key this extension owns. */
 export const STATUS_KEY = "llm-wiki";
+
+/**
+ * What the status line may show: one line with no control sequence or bidi
+ * control (`neutraliseLine`), whatever an error message or a page carried.
+ * `setStatus` passes every entry through it.
+ */
+export function statusText(text: string): string {
+  return neutraliseLine(text);
+}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

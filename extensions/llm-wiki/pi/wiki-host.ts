@@ -11,7 +11,7 @@ import type { VaultKind } from "../lib/vault/paths.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
 import { createReindexScheduler } from "./reindex-scheduler.ts";
 import { loadPiSettings } from "./settings.ts";
-import { INDEXING_STATUS, reindexStatus, STATUS_KEY } from "./status-line.ts";
+import { INDEXING_STATUS, reindexStatus, STATUS_KEY, statusText } from "./status-line.ts";
 
 /** Quiet period before page edits are indexed: one pass for a burst of edits. */
 const REINDEX_DELAY_MS = 500;
@@ -66,7 +66,7 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
 
   const setStatus = (text: string) => {
     try {
-      ui?.setStatus(STATUS_KEY, text);
+      ui?.setStatus(STATUS_KEY, statusText(text));
     } catch {
       // A UI that is gone (session replaced) has nobody to tell.
     }

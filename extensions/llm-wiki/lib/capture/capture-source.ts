@@ -10,6 +10,7 @@
  */
 import { homedir } from "node:os";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { checkSingleLine, neutraliseLine } from "../safety/text.ts";
 import { appendEvent } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import {
@@ -181,7 +182,7 @@ async function acquire(
 
 /** One line of plain text, cut to the title length. */
 function titleFrom(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = neutraliseLine(text);
   return line.length > MAX_TITLE_CHARS ? `${line.slice(0, MAX_TITLE_CHARS - 1)}…` : line;
 }
 
@@ -213,6 +214,8 @@ export async function captureSource(
     ...(options.allowedRoots ?? []),
   ];
   try {
+    // A title the caller gives is one line of visible text; a derived one is neutralised.
+    if (given(input.title)) checkSingleLine(input.title.trim(), "title");
     const source = await acquire(input, options, roots, limits);
     const format = detectFormat(
       source.name,

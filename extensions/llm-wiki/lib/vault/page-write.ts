@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { addCounts, countTotal, redactSecrets } from "../safety/redact.ts";
+import { checkPageLines } from "../safety/text.ts";
 import { appendEvent } from "./events.ts";
 import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
 import { createFileExclusive } from "./fs-safe.ts";
@@ -228,6 +229,8 @@ export function ensurePage(
   data.status = input.status ?? data.status ?? "draft";
   data.created ??= today;
   data.updated ??= today;
+  // Title, description, aliases, tags: one line of visible text each (issue 10).
+  checkPageLines(data);
 
   const place = createPageAtFreeSlug(
     vault,

@@ -7,11 +7,24 @@ import { createHash } from "node:crypto";
 
 const MAX_SLUG_CHARS = 80;
 
+/**
+ * Device names Windows reserves in every folder, with or without an
+ * extension (`con`, `con.md`): a page there cannot be created or read.
+ * Superscript digits (`COM¹`) are reserved too; NFKC has made them digits.
+ */
+const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+/** What a reserved slug becomes: `CON` → `con-page`, the same on every OS. */
+const RESERVED_SUFFIX = "-page";
+
 function shortHash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 8);
 }
 
-/** Lowercase kebab-case slug of `title`; never empty. */
+/**
+ * Lowercase kebab-case slug of `title`; never empty, never a Windows device
+ * name (`CON` → `con-page`). Links still find such a page: a link resolves
+ * by this same slug (`[[CON]]` → `con-page`), and so does a gap's stub.
+ */
 export function slugify(title: string): string {
   const normal = title.normalize("NFKC").toLowerCase();
   const slug = normal
@@ -19,6 +32,7 @@ export function slugify(title: string): string {
     .replace(/^-+|-+$/g, "")
     .replace(/-{2,}/g, "-");
   if (slug === "") return `page-${shortHash(normal)}`;
+  if (WINDOWS_RESERVED.test(slug)) return `${slug}${RESERVED_SUFFIX}`;
   const chars = [...slug];
   if (chars.length <= MAX_SLUG_CHARS) return slug;
   // A cut slug could collide with another long title's: keep them apart.

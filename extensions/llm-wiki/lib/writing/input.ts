@@ -4,6 +4,7 @@
  * so every host reports it the same way and nothing is written.
  */
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { checkSingleLine } from "../safety/text.ts";
 
 /** Longest title accepted; a title is a name, not a paragraph. */
 export const MAX_TITLE_CHARS = 300;
@@ -18,10 +19,19 @@ export function invalid(field: string, message: string): never {
   throw new WikiError(diagnostic("invalid_input", "error", `${field}: ${message}`));
 }
 
-/** A one-line title: NFKC, whitespace collapsed, non-empty, at most `MAX_TITLE_CHARS`. */
+/**
+ * A one-line title (or description, alias, tag: every single-line field of
+ * a page): trimmed, then refused when it holds a line break, tab, other
+ * control character, bidi control or stray tag character, or shows nothing
+ * (see `checkSingleLine`); NFKC, inner whitespace collapsed, non-empty, at
+ * most `MAX_TITLE_CHARS`.
+ */
 export function cleanTitle(value: unknown, field = "title"): string {
   if (typeof value !== "string") invalid(field, "must be a string");
-  const title = value.normalize("NFKC").replace(/\s+/g, " ").trim();
+  const trimmed = value.trim();
+  if (trimmed === "") invalid(field, "must not be empty");
+  checkSingleLine(trimmed, field);
+  const title = trimmed.normalize("NFKC").replace(/\s+/g, " ").trim();
   if (title === "") invalid(field, "must not be empty");
   if (title.length > MAX_TITLE_CHARS)
     invalid(field, `is longer than ${MAX_TITLE_CHARS} characters`);
@@ -38,7 +48,12 @@ export function cleanText(value: unknown, field: string, required: boolean): str
   return text;
 }
 
-/** A list of short one-line strings, trimmed, empties and repeats dropped. */
+/**
+ * A list of short one-line strings, trimmed, inner whitespace (line breaks
+ * too) folded to one space, empties and repeats dropped. Any other control,
+ * a bidi control, a stray tag character or an item that shows nothing is
+ * refused, naming the item (`tags/2`).
+ */
 export function cleanList(value: unknown, field: string, maxChars = MAX_ITEM_CHARS): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) invalid(field, "must be a list of strings");
@@ -46,6 +61,7 @@ export function cleanList(value: unknown, field: string, maxChars = MAX_ITEM_CHA
   const out: string[] = [];
   value.forEach((item: unknown, i) => {
     if (typeof item !== "string") invalid(`${field}/${i}`, "must be a string");
+    checkSingleLine(item.trim(), `${field}/${i}`, { collapsesWhitespace: true });
     const text = item.replace(/\s+/g, " ").trim();
     if (text.length > maxChars) invalid(`${field}/${i}`, `is longer than ${maxChars} characters`);
     if (text !== "" && !out.includes(text)) out.push(text);
