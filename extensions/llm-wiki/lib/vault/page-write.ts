@@ -14,7 +14,6 @@ import { createFileExclusive } from "./fs-safe.ts";
 import { nameKey } from "./name-key.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
-import { slugify } from "./slug.ts";
 import {
   type RedactionCounts,
   redactionsField,
@@ -22,6 +21,7 @@ import {
   redactValue,
   sumCounts,
 } from "./redaction.ts";
+import { slugify } from "./slug.ts";
 
 const FOLDER_OF_TYPE: Record<string, string> = {
   entity: "entities",
@@ -56,9 +56,9 @@ export interface EnsurePageResult {
   id: string;
   path: string;
   created: boolean;
-  diagnostics: Diagnostic[];
   /** Secrets redacted before writing, by kind; absent when none. */
   redactions?: RedactionCounts;
+  diagnostics: Diagnostic[];
 }
 
 const MAX_SLUG_ATTEMPTS = 50;
@@ -81,9 +81,9 @@ export interface FreeSlugPage {
    * that cannot be read or parsed is never the same page.
    */
   isSame: (existing: Page) => boolean;
-}
   /** Secrets the caller already took out (of the title, before slugging): counted with the page's. */
   redacted?: RedactionCounts;
+}
 
 /**
  * Creates the page of `spec` at its first free slug under `wiki/<folder>/`
@@ -126,7 +126,6 @@ export function createPageAtFreeSlug(
 }
 
 /**
-/**
  * The page text redacted once more as a whole: a `password: …` field is a
  * secret only next to its key. Kept only when the result still parses (a
  * redaction never spans YAML syntax in practice), else the field-wise text.
@@ -143,6 +142,7 @@ function redactWhole(text: string, counts: RedactionCounts): string {
   return again.text;
 }
 
+/**
  * Throws the parser's own error (`page_too_large`, `page_binary`, …) for a
  * page text the registry would refuse, before anything is written: such a
  * page must never be reported as created and then be missing from the wiki.
@@ -241,10 +241,10 @@ export function ensurePage(
       body,
       maxAttempts: MAX_SLUG_ATTEMPTS,
       isSame: (existing) => nameKey(existing.title) === nameKey(title),
+      redacted,
     },
     now,
   );
-      redacted,
   if (!place.created) {
     diagnostics.push(
       diagnostic(
