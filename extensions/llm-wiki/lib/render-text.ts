@@ -116,16 +116,6 @@ export function renderBootstrap(result: BootstrapOpResult): string {
     : `vault already exists at ${result.vault.dir}${result.createdPaths.length ? ` (completed: ${result.createdPaths.join(", ")})` : ""}`;
 }
 
-export function renderEnsurePage(result: EnsurePageOpResult): string {
-  if (!result.ok) return "";
-  const where = `${result.id} (.llm-wiki/${result.path})`;
-  return result.created
-    ? withRedacted(`created ${where}`, result.redactions)
-    : `a page with this title exists: ${where}; nothing overwritten`;
-}
-
-/** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */
-export function renderLint(result: LintResult): string {
 /**
  * `redacted N secret(s) before writing: kind n, …`, so the agent knows its
  * text was changed (counts only, never a value); undefined when none was.
@@ -142,6 +132,16 @@ function withRedacted(text: string, redactions: Record<string, number> | undefin
   return line === undefined ? text : `${text}\n${line}`;
 }
 
+export function renderEnsurePage(result: EnsurePageOpResult): string {
+  if (!result.ok) return "";
+  const where = `${result.id} (.llm-wiki/${result.path})`;
+  return result.created
+    ? withRedacted(`created ${where}`, result.redactions)
+    : `a page with this title exists: ${where}; nothing overwritten`;
+}
+
+/** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */
+export function renderLint(result: LintResult): string {
   const lines: string[] = [];
   for (const v of result.vaults) {
     const { error, warning, info } = v.counts;
