@@ -157,7 +157,7 @@ export function renderLint(result: LintResult): string {
     }
     for (const fix of v.fixed) {
       lines.push(
-        `  fixed: created stub ${neutraliseLine(fix.path)} (linked from ${fix.linkedFrom.map(neutraliseLine).join(", ")})`,
+        `  fixed: created stub ${neutraliseLine(fix.path ?? "")} (linked from ${fix.linkedFrom.map(neutraliseLine).join(", ")})`,
       );
     }
     for (const fix of v.skipped) {
