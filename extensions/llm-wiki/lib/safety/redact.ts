@@ -2,8 +2,15 @@
  * The one secret-redaction step every write path and every host passes
  * through. Each secret becomes `[REDACTED:<kind>]`; callers get the counts by
  * kind (never the values) for the write's result and the event log.
+ *
+ * Detection is secretlint's recommended preset (a kept, maintained set of
+ * provider formats, run synchronously by `redact-preset.ts`) plus the generic
+ * rules of `redact-rules.ts` for what the preset misses (shapes: secret keys,
+ * URLs, command lines, netrc/pgpass/kubeconfig/docker files).
  */
-import * as legacy from "../capture/redact.ts";
+import { markSpans, redactionMark, type SecretSpan } from "./redact-kinds.ts";
+import { presetSpans } from "./redact-preset.ts";
+import { genericSpans } from "./redact-rules.ts";
 
 /** Number of redactions by kind, e.g. `{ openai_key: 1, jwt: 2 }`; never values. */
 export type RedactionCounts = Record<string, number>;
@@ -14,20 +21,82 @@ export interface Redacted {
   counts: RedactionCounts;
 }
 
+/** Preset kinds that report a whole URL; a generic span for just its password is preferred. */
+const WHOLE_URL_KINDS = new Set(["database_url", "url_password"]);
+
+/** Where the secrets of `text` are: merged, non-overlapping, in order. */
+function detect(text: string): SecretSpan[] {
+  const generic = genericSpans(text);
+  const preset = presetSpans(text).filter(
+    (p) =>
+      !WHOLE_URL_KINDS.has(p.kind) ||
+      !generic.some((g) => g.kind === "url_password" && g.start >= p.start && g.end <= p.end),
+  );
+  // Marks from an earlier redaction are never redacted again (idempotence);
+  // a span that reaches into one was found around an already hidden value.
+  const marks = markSpans(text);
+  const spans = [...preset, ...generic]
+    .filter((s) => !marks.some(([a, b]) => s.start < b && a < s.end))
+    .sort((x, y) => x.start - y.start || y.end - x.end);
+  const merged: SecretSpan[] = [];
+  for (const span of spans) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span.start < last.end) {
+      last.end = Math.max(last.end, span.end);
+      continue;
+    }
+    merged.push({ ...span });
+  }
+  return merged;
+}
+
+/** One pass: every detected span replaced by its mark. */
+function redactOnce(text: string): { text: string; counts: RedactionCounts; found: number } {
+  const spans = detect(text);
+  if (spans.length === 0) return { text, counts: {}, found: 0 };
+  const counts: RedactionCounts = {};
+  let out = "";
+  let at = 0;
+  for (const span of spans) {
+    out += text.slice(at, span.start) + redactionMark(span.kind);
+    at = span.end;
+    counts[span.kind] = (counts[span.kind] ?? 0) + 1;
+  }
+  out += text.slice(at);
+  return { text: out, counts, found: spans.length };
+}
+
 /** Replaces every secret with `[REDACTED:<kind>]`. Idempotent: redacting redacted text changes nothing. */
 export function redactSecrets(text: string): Redacted {
-  return legacy.redactSecrets(text);
+  // A mark can bring two pieces together that read as a new secret shape, so
+  // run to a fixed point (in practice the second pass finds nothing).
+  const counts: RedactionCounts = {};
+  let current = text;
+  for (let pass = 0; pass < 4; pass++) {
+    const next = redactOnce(current);
+    if (next.found === 0) break;
+    addCounts(counts, next.counts);
+    current = next.text;
+  }
+  return { text: current, counts };
 }
 
 /** Where secrets are, for lint: 1-based line, kind; never the value. */
 export function findSecrets(text: string): Array<{ kind: string; line: number }> {
+  const spans = detect(text);
   const found: Array<{ kind: string; line: number }> = [];
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const { counts } = legacy.redactSecrets(lines[i] ?? "");
-    for (const [kind, n] of Object.entries(counts)) {
-      for (let k = 0; k < n; k++) found.push({ kind, line: i + 1 });
+  let line = 1;
+  let at = 0;
+  for (const span of spans) {
+    for (
+      let i = text.indexOf("\n", at);
+      i !== -1 && i < span.start;
+      i = text.indexOf("\n", i + 1)
+    ) {
+      line++;
+      at = i + 1;
     }
+    found.push({ kind: span.kind, line });
   }
   return found;
 }

@@ -1,0 +1,432 @@
+/**
+ * Generic secret rules: what secretlint's preset misses. Provider formats it
+ * does not know (Google API keys, JWTs, PyPI, DigitalOcean, …), and shapes
+ * rather than formats — values assigned to secret-looking keys in env, shell,
+ * YAML, JSON, INI and TOML; `.netrc` and `.pgpass` lines; kubeconfig and
+ * docker `config.json` fields; credentials in URLs and signed query strings;
+ * password flags on command lines; `Authorization` headers; base64 blobs that
+ * decode to a private key.
+ *
+ * Precision on prose and code matters as much as recall: a value counts only
+ * when it looks machine-made (letters and digits, long enough) or when the
+ * key says it is a password and the value is not code (`getPassword()`,
+ * `process.env.X`, `${SECRET}`, `<your-token>`, `********`, a type name).
+ */
+import { isRedactionMark, type SecretSpan } from "./redact-kinds.ts";
+
+/** Machine-made values mix letters and digits; words and prose do not. */
+function looksRandom(value: string): boolean {
+  return /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/** A typed password: a digit or a symbol somewhere. */
+function hasDigitOrSymbol(value: string): boolean {
+  return /[0-9]/.test(value) || /[^A-Za-z]/.test(value);
+}
+
+/** Words that sit where a value goes in code and docs but are not values. */
+const NOT_VALUES = new Set([
+  "string",
+  "str",
+  "number",
+  "boolean",
+  "bool",
+  "null",
+  "none",
+  "nil",
+  "undefined",
+  "true",
+  "false",
+  "required",
+  "optional",
+  "secret",
+  "password",
+  "passwd",
+  "token",
+  "redacted",
+  "hidden",
+  "masked",
+  "empty",
+  "example",
+  "changeme",
+  "placeholder",
+  "object",
+  "any",
+  "unknown",
+  "void",
+  "bytes",
+  "text",
+  "int",
+  "integer",
+  "array",
+  "list",
+  "dict",
+  "map",
+  "env",
+  "default",
+]);
+
+/** A file path (`~/.ssh/id_rsa`, `./certs/key.pem`): where a secret lives, not the secret. */
+function isPath(value: string): boolean {
+  if (/^[\w.-]+\.(?:pem|key|crt|cer|json|p12|pfx|txt|env|ya?ml|gpg|asc)$/i.test(value)) return true;
+  if (!/^(?:~|\.{1,2})?\/(?:[\w.-]+\/)*[\w.-]+\/?$/.test(value)) return false;
+  // Random base64 may look like `/Ab3/x9Q…`; paths are mostly lower-case words.
+  const letters = value.replace(/[^A-Za-z]/g, "");
+  const upper = value.replace(/[^A-Z]/g, "").length;
+  return upper <= letters.length * 0.25;
+}
+
+/**
+ * Whether `value` is a stand-in rather than a value: a reference to a variable
+ * (`$X`, `${X}`, `{{ x }}`, `%(x)s`, `process.env.X`), a placeholder
+ * (`<token>`, `your-key-here`, `xxxx`, `****`, `...`), a path, a type or keyword.
+ */
+function isStandIn(value: string): boolean {
+  const v = value.trim();
+  if (v.length === 0) return true;
+  if (isRedactionMark(v)) return true;
+  if (/^\$[A-Za-z_{(]|^%\(|^\{\{|^<[^<>]*>$|^\[[^[\]]*\]$/.test(v)) return true;
+  if (/\$\{|\{\{/.test(v)) return true;
+  if (/^(.)\1+$/.test(v) || /^[*x.•]+$/i.test(v) || /^x{3,}/i.test(v)) return true;
+  if (
+    /\b(?:your|my|example|placeholder|changeme|redacted|dummy|sample)\b/i.test(
+      v.replace(/[_-]/g, " "),
+    )
+  )
+    return true;
+  if (
+    /^(?:process\.env|os\.environ|env|import\.meta\.env|config|settings|self|this|req|request|args|opts|options|props|params|secrets|vars|context|ctx)\b[.[]/i.test(
+      v,
+    )
+  )
+    return true;
+  // AWS's documented examples (`AKIAIOSFODNN7EXAMPLE`, `…EXAMPLEKEY`) fill every tutorial.
+  if (/EXAMPLE(?:KEY)?$/.test(v)) return true;
+  if (isPath(v)) return true;
+  return NOT_VALUES.has(v.toLowerCase());
+}
+
+/** One name of a dotted path in code: lower, camel, Pascal or UPPER_SNAKE — not random mixed case. */
+const CODE_NAME =
+  /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9]+)*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*|[A-Z][A-Z_]*)$/;
+
+/** Dotted or called identifiers in code (`user.password`, `getToken()`), not values. */
+function isCodeReference(value: string): boolean {
+  if (/[()]/.test(value)) return true;
+  const names = value.split(".");
+  return names.length > 1 && names.every((n) => CODE_NAME.test(n));
+}
+
+type Check = (value: string, match: RegExpExecArray) => boolean;
+
+interface Rule {
+  kind: string;
+  /** A literal every match contains: the rule is skipped on texts without it (most texts). */
+  hint?: string;
+  /** Global pattern with the `d` flag; the `secret` group (or the whole match) is what is redacted. */
+  pattern: RegExp;
+  check?: Check;
+}
+
+// ---------------------------------------------------------------------------
+// Key names whose values are secrets. The name must END with one of these
+// (so `tokenizer`, `secretary`, `max_tokens` are not keys of secrets).
+
+const PASSWORD_NAME = "(?:pass(?:w(?:or)?d|phrase|code)?|pwd|pw)";
+const TOKEN_NAME = String.raw`(?:token|secret|api[_.\-]?key|apikey|access[_.\-]?key(?:[_.\-]?id)?|secret[_.\-]?key|private[_.\-]?key|account[_.\-]?key|shared[_.\-]?access[_.\-]?key|sharedaccesssignature|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key|credentials?|auth|authorization|dsn|sig|signature|client[_.\-]?key[_.\-]?data|client[_.\-]?certificate[_.\-]?data)`;
+const TOKEN_KEY = new RegExp(`${TOKEN_NAME}$`, "i");
+
+/** Whether a key names a password: `password`, `passwd`, `DB_PASS`, `dbPass`, `pwd` — not `bypass`. */
+function isPasswordKey(key: string): boolean {
+  return (
+    /(?:passw(?:or)?d|passphrase|passcode)$/i.test(key) ||
+    /(?:^|[_.-])(?:pass|pwd|pw)$/i.test(key) ||
+    /[a-z0-9](?:Pass|Pwd|Pw|PASS|PWD)$/.test(key)
+  );
+}
+
+/** Keys whose value is secret whatever it looks like, once it is long enough. */
+const ALWAYS_KEY =
+  /(?:client[_.-]?key[_.-]?data|client[_.-]?certificate[_.-]?data|private[_.-]?key|accountkey|account[_.-]key|sharedaccesskey|shared[_.-]access[_.-]key|sharedaccesssignature|x-amz-signature|x-goog-signature|x-amz-credential|x-amz-security-token|^sig|signature)$/i;
+
+/** Whether nothing but spaces follows the match on its line. */
+function endsLine(match: RegExpExecArray): boolean {
+  const end = match.index + match[0].length;
+  const newline = match.input.indexOf("\n", end);
+  return /^[ \t\r]*$/.test(match.input.slice(end, newline === -1 ? undefined : newline));
+}
+
+/**
+ * The whole key of an assignment match: the pattern starts at the secret's
+ * name (`password`), the key is the run of name characters ending there
+ * (`spring.datasource.password`, `SMTP_PASSWORD`).
+ */
+function keyOf(match: RegExpExecArray): string {
+  let start = match.index;
+  while (start > 0 && /[A-Za-z0-9_.-]/.test(match.input[start - 1] ?? "")) start--;
+  return match.input.slice(start, match.index) + (match.groups?.name ?? "");
+}
+
+/** Value of an assignment to a key named like a secret. */
+function assignmentCheck(value: string, match: RegExpExecArray): boolean {
+  const key = keyOf(match);
+  const quoted = (match.groups?.quote ?? "") !== "";
+  if (isStandIn(value)) return false;
+  if (!quoted && isCodeReference(value)) return false;
+  const passwordKey = isPasswordKey(key);
+  if (!passwordKey && !TOKEN_KEY.test(key)) return false;
+  if (ALWAYS_KEY.test(key)) return value.length >= 12 && !/\s/.test(value);
+  if (passwordKey) {
+    if (value.length < 6 || /\s/.test(value)) return false;
+    if (hasDigitOrSymbol(value)) return true;
+    // Letters only (`hunter` + more): a password when quoted, or when the line is
+    // nothing but the assignment (env, YAML, INI) — not `password = userInput;`.
+    if (quoted) return value.toLowerCase() !== key.toLowerCase();
+    return endsLine(match) || /^[A-Z][A-Z0-9_]*$/.test(key);
+  }
+  return value.length >= 16 && looksRandom(value) && !/\s/.test(value);
+}
+
+const ASSIGNMENT: Rule = {
+  kind: "secret_assignment",
+  // `key = value`, `key: value`, `"key": "value"`, `key => 'value'`, `key := v`,
+  // `export KEY="v"`. The match starts at the secret's name (matching from every
+  // start of a word and backtracking costs four times more on long texts); the
+  // check reads the whole key backwards. `://` after a colon is a URL, not a value.
+  pattern: new RegExp(
+    String.raw`(?<name>${PASSWORD_NAME}|${TOKEN_NAME})["']?[ \t]*(?::=|=>|:(?!//)|=)[ \t]*(?:(?<quote>["'\x60])(?<qsecret>(?:(?!\k<quote>)[^\n])*)\k<quote>|(?<secret>[^\s"'\x60,;&<>(){}[\]]+))`,
+    "dgim",
+  ),
+  check: assignmentCheck,
+};
+
+// ---------------------------------------------------------------------------
+
+/** Standard base64 that decodes to `user:password` (HTTP Basic credentials). */
+function isBasicCredential(value: string): boolean {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return false;
+  const decoded = Buffer.from(value, "base64").toString("utf8");
+  return /^[\x21-\x7e]*:[\x20-\x7e]+$/.test(decoded);
+}
+
+/** Base64 (standard or URL-safe, possibly wrapped) that decodes to a PEM private key. */
+function decodesToPrivateKey(value: string): boolean {
+  const decoded = Buffer.from(value.replace(/\s+/g, ""), "base64").toString("latin1");
+  return /-----BEGIN[A-Z0-9 ]*PRIVATE KEY/.test(decoded);
+}
+
+const PREFIXED: Rule[] = [
+  { kind: "google_api_key", pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
+  {
+    kind: "aws_access_key",
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Za-z])/dg,
+    check: (v) => !isStandIn(v),
+  },
+  { kind: "anthropic_key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/dg, check: looksRandom },
+  {
+    kind: "openai_key",
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/dg,
+    check: looksRandom,
+  },
+  {
+    kind: "github_token",
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9_]{30,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])/dg,
+  },
+  { kind: "slack_token", pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/dg, check: looksRandom },
+  { kind: "slack_token", pattern: /\bxapp-[0-9]-[A-Za-z0-9-]{10,}/dg },
+  { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/dg },
+  { kind: "pypi_token", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/dg },
+  {
+    kind: "stripe_key",
+    pattern: /\b(?:whsec|sk_live|rk_live|sk_test|rk_test|pk_live)_[A-Za-z0-9]{16,}/dg,
+  },
+  { kind: "digitalocean_token", pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/dg },
+  { kind: "atlassian_token", pattern: /\bATATT3[A-Za-z0-9_=-]{100,}/dg },
+  { kind: "age_secret_key", pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}\b/dg },
+  {
+    kind: "terraform_token",
+    hint: ".atlasv1.",
+    pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/dg,
+  },
+  { kind: "mailgun_key", pattern: /\bkey-[0-9a-f]{32}\b/dg },
+  {
+    kind: "gitlab_token",
+    pattern: /\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}/dg,
+  },
+  { kind: "npm_token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])/dg },
+  { kind: "huggingface_token", pattern: /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/dg },
+  { kind: "sendgrid_key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
+  { kind: "shopify_token", pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,}/dg },
+  { kind: "vault_token", pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/dg },
+];
+
+const KEYS: Rule[] = [
+  {
+    kind: "private_key",
+    pattern:
+      /-----BEGIN ?([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END ?\1PRIVATE KEY\2-----/dg,
+  },
+  {
+    // A block cut off before its END line: the header and the base64 lines after
+    // it, raw or inside a JSON string (`\n` escapes).
+    kind: "private_key",
+    pattern:
+      /-----BEGIN ?[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\\r|\\n|\s)+(?:(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*|=?[A-Za-z0-9+/=]{4,}))*/dg,
+  },
+  {
+    // `LS0tLS1CRUdJTi` is base64 for `-----BEGIN`: a key pasted as base64.
+    kind: "private_key",
+    pattern: /(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/=_-]{40,}/dg,
+    check: decodesToPrivateKey,
+  },
+];
+
+const SHAPES: Rule[] = [
+  {
+    // `scheme://user:password@host`: the password only, the rest stays readable.
+    kind: "url_password",
+    hint: "://",
+    pattern:
+      /(?<=(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*):\/\/[^\s:@/?#"'<>]*:(?<secret>[^\s@/"'<>]+)@(?=[A-Za-z0-9[\]_.-])/dg,
+    check: (v) => !isStandIn(v),
+  },
+  {
+    // `https://<token>@host` with no password: a token used as the user name.
+    kind: "url_token",
+    hint: "://",
+    pattern: /(?<=(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*):\/\/(?<secret>[A-Za-z0-9_-]{20,})@/dg,
+    check: looksRandom,
+  },
+  {
+    // Signed URLs in query strings, and a bare `key=`; `token=`, `access_token=`,
+    // `password=` and other secret names are assignments (below).
+    kind: "url_signature",
+    pattern:
+      /[?&;](?<key>x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|sig|signature|sign|key)=(?<secret>[^&\s#"'<>]+)/dgi,
+    check: (v, m) => {
+      if (isStandIn(v)) return false;
+      const key = (m.groups?.key ?? "").toLowerCase();
+      if (/signature|credential|security-token|^sig$/.test(key)) return v.length >= 8;
+      return v.length >= 16 && looksRandom(v);
+    },
+  },
+  {
+    // Azure connection strings: `AccountKey=…;`, `SharedAccessKey=…`, `SharedAccessSignature=…`.
+    kind: "azure_key",
+    pattern: /\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<secret>[^;\s"']+)/dg,
+    check: (v) => v.length >= 12 && !isStandIn(v),
+  },
+  {
+    // .netrc: `machine host login user password secret` (one line or several).
+    kind: "netrc_password",
+    pattern:
+      /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+)*\s+password\s+(?<secret>\S+)/dg,
+    check: (v) => !isStandIn(v),
+  },
+  {
+    // .pgpass: `host:port:database:user:password`, the whole line.
+    kind: "pgpass_password",
+    pattern:
+      /^[ \t]*(?:[A-Za-z0-9*][A-Za-z0-9_.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?<secret>(?:\\:|[^\s:])+)[ \t]*$/dgm,
+    check: (v, m) => !isStandIn(v) && !/^[0-9a-f:]+$/i.test(m[0].trim()),
+  },
+  {
+    // docker config.json: `"auth": "<base64 user:password>"`.
+    kind: "docker_auth",
+    pattern: /"auth"\s*:\s*"(?<secret>[A-Za-z0-9+/=]{8,})"/dg,
+    check: (v) => isBasicCredential(v) || (v.length >= 16 && looksRandom(v)),
+  },
+  {
+    kind: "bearer_token",
+    pattern: /\bBearer\s+(?<secret>[A-Za-z0-9\-._~+/]{16,}=*)/dgi,
+    check: looksRandom,
+  },
+  {
+    kind: "basic_auth",
+    pattern: /\bBasic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/dg,
+    check: isBasicCredential,
+  },
+  {
+    // After the two above, so `Bearer x` and `Basic x` keep their own kinds.
+    kind: "authorization_header",
+    pattern:
+      /\b(?:Proxy-)?Authorization\s*[:=]\s*["']?(?:Bearer|Token|Bot|token|bearer|Basic|basic|ApiKey|Key|SSWS|GenieKey)\s+(?<secret>[A-Za-z0-9\-._~+/=:]{8,})/dg,
+    check: (v) => !isStandIn(v),
+  },
+];
+
+/** Password flags on command lines. */
+const CLI: Rule[] = [
+  {
+    // MySQL/MariaDB clients take the password glued to `-p`: `-pSECRET`, `-p'SECRET'`.
+    kind: "cli_password",
+    pattern:
+      /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
+    check: (v) => !isStandIn(v),
+  },
+  {
+    // `-p 'secret'` / `-p"secret"` with quotes, whatever the command.
+    kind: "cli_password",
+    hint: "-p",
+    pattern: /(?<=\s)-p[ \t]*(?:'(?<q1>[^'\n]{4,})'|"(?<q2>[^"\n]{4,})")/dg,
+    // Not `mkdir -p '/a b'`, `ssh -p "22"`, `git commit -p "a message"`.
+    check: (v) => !isStandIn(v) && !v.includes("/") && !/^\d+$/.test(v) && !/\s/.test(v),
+  },
+  {
+    kind: "cli_password",
+    pattern: /\bsshpass\s+-p[ \t]*(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>\S+))/dg,
+    check: (v) => !isStandIn(v),
+  },
+  {
+    // `--password=x`, `--password x`, `--db-password x`, `--token x`, `--api-key=x`.
+    kind: "cli_password",
+    pattern:
+      /(?<![\w-])--(?<key>(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|auth-token|access-token|authkey|auth-key|private-key))(?:=|[ \t]+)(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"|;&]+))/dg,
+    check: (v, m) => {
+      if (v.startsWith("-") || isStandIn(v) || isCodeReference(v)) return false;
+      const key = m.groups?.key ?? "";
+      if (/pass|pwd/.test(key)) return v.length >= 4;
+      return v.length >= 12 && looksRandom(v);
+    },
+  },
+  {
+    // curl/httpie `-u user:password`, `--user 'api:key'`.
+    kind: "cli_password",
+    hint: "-u",
+    pattern: /(?<=\s)(?:-u|--user)[ \t]+["']?[^\s:'"]+:(?<secret>[^\s'"]+)/dg,
+    // Not `docker run -u 1000:1000`.
+    check: (v) => !isStandIn(v) && !/^\d+$/.test(v),
+  },
+];
+
+/** Every generic rule, in the order they are tried (overlaps are merged afterwards). */
+export const GENERIC_RULES: readonly Rule[] = [...KEYS, ...PREFIXED, ...SHAPES, ...CLI, ASSIGNMENT];
+
+/** Every secret the generic rules find in `text`. */
+export function genericSpans(text: string): SecretSpan[] {
+  const spans: SecretSpan[] = [];
+  for (const rule of GENERIC_RULES) {
+    if (rule.hint !== undefined && !text.includes(rule.hint)) continue;
+    rule.pattern.lastIndex = 0;
+    for (const match of text.matchAll(rule.pattern)) {
+      const groups = match.groups ?? {};
+      const indices = match.indices?.groups ?? {};
+      const name = ["secret", "qsecret", "q1", "q2"].find((g) => groups[g] !== undefined);
+      const value = name === undefined ? match[0] : (groups[name] ?? "");
+      const range = name === undefined ? match.indices?.[0] : indices[name];
+      if (range === undefined) continue;
+      // A sentence may end right after an unquoted value.
+      let [start, end] = range;
+      let secret = value;
+      if (name === "secret") {
+        const trimmed = secret.replace(/[.:]+$/, "");
+        end -= secret.length - trimmed.length;
+        secret = trimmed;
+      }
+      if (secret.length === 0 || isRedactionMark(secret)) continue;
+      if (rule.check !== undefined && !rule.check(secret, match as RegExpExecArray)) continue;
+      spans.push({ start, end, kind: rule.kind });
+    }
+  }
+  return spans;
+}
