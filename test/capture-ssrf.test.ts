@@ -10,21 +10,8 @@
  * at the address check only, which never opens a socket, so no test can send
  * a packet anywhere but loopback even if the check regressed.
  */
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import type { TLSSocket } from "node:tls";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type CaptureSourceResult,
-  captureSource,
-} from "../extensions/llm-wiki/lib/capture/capture-source.ts";
+import { captureSource } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
 import {
   checkedAddresses,
   type LookupHost,
@@ -33,211 +20,30 @@ import {
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { compileAllowList } from "../extensions/llm-wiki/lib/safety/address-policy.ts";
 import { DEFAULT_SETTINGS, resolveSettings } from "../extensions/llm-wiki/lib/settings.ts";
-import { CLI } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import {
-  makeTempDir,
-  makeTempVault,
-  readEvents,
-  removeTempDirs,
-  snapshotFiles,
-  type TempVault,
-} from "./helpers/temp-vault.ts";
-
-const REPO = join(import.meta.dirname, "..");
-const MCP_SERVER = join(REPO, "mcp", "index.ts");
-/** A self-signed certificate for `localhost` only (test use, valid until 2126), and its key. */
-const TLS_CERT = join(import.meta.dirname, "fixtures", "tls", "localhost.pem");
-const TLS_KEY = join(import.meta.dirname, "fixtures", "tls", "localhost.key");
-
-const cleanups: Array<() => Promise<void>> = [];
+  closeTargets,
+  expectInternal,
+  expectNothingWritten,
+  inRange,
+  int,
+  label,
+  listen,
+  pick,
+  randomCase,
+  randomLoopback,
+  redirector,
+  samePortPair,
+  spellIPv4,
+} from "./helpers/ssrf-targets.ts";
+import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(async () => {
   await closeServices();
-  await Promise.all(cleanups.splice(0).map((close) => close()));
+  await closeTargets();
   removeTempDirs();
 });
 
-// ---------------------------------------------------------------- random values
-
-function int(below: number): number {
-  return Math.floor(Math.random() * below);
-}
-
-function pick<T>(values: readonly T[]): T {
-  const value = values[int(values.length)];
-  if (value === undefined) throw new Error("pick from an empty list");
-  return value;
-}
-
-function randomCase(text: string): string {
-  return [...text].map((c) => (Math.random() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join("");
-}
-
-/** A random name of letters and digits. */
-function label(): string {
-  return Array.from({ length: 4 + int(8) }, () =>
-    pick([..."abcdefghijklmnopqrstuvwxyz0123456789"]),
-  ).join("");
-}
-
-/** A random loopback address other than 127.0.0.1, in dotted decimal. */
-function randomLoopback(): string {
-  return `127.${1 + int(254)}.${int(256)}.${1 + int(254)}`;
-}
-
-function octets(address: string): number[] {
-  return address.split(".").map(Number);
-}
-
-/** One number written in decimal, octal or hex, as WHATWG URL host parsing reads them. */
-function spellNumber(n: number): string {
-  switch (int(3)) {
-    case 0:
-      return String(n);
-    case 1:
-      return `0${"0".repeat(int(3))}${n.toString(8)}`;
-    default:
-      return `${pick(["0x", "0X"])}${randomCase(n.toString(16))}`;
-  }
-}
-
-function hex4(n: number): string {
-  return randomCase(n.toString(16).padStart(int(2) === 0 ? 1 : 4, "0"));
-}
-
-/** A random spelling of an IPv4 address that URL parsing turns back into it. */
-function spellIPv4(address: string): string {
-  const [a = 0, b = 0, c = 0, d = 0] = octets(address);
-  const full = ((a << 24) >>> 0) + (b << 16) + (c << 8) + d;
-  switch (int(7)) {
-    case 0:
-      return spellNumber(full);
-    case 1:
-      return `${spellNumber(a)}.${spellNumber((b << 16) + (c << 8) + d)}`;
-    case 2:
-      return `${spellNumber(a)}.${spellNumber(b)}.${spellNumber((c << 8) + d)}`;
-    case 3:
-      return [a, b, c, d].map(spellNumber).join(".");
-    case 4:
-      return `[${randomCase(pick(["::ffff:", "0:0:0:0:0:ffff:", "::FFFF:"]))}${address}]`;
-    case 5:
-      return `[::ffff:${hex4((a << 8) + b)}:${hex4((c << 8) + d)}]`;
-    default:
-      return `${address}.`; // a trailing dot is the same host
-  }
-}
-
-/** A random address inside an IPv4 CIDR range, in dotted decimal. */
-function inRange(cidr: string): string {
-  const [base = "", bits = "32"] = cidr.split("/");
-  const [a = 0, b = 0, c = 0, d = 0] = octets(base);
-  const start = ((a << 24) >>> 0) + (b << 16) + (c << 8) + d;
-  const size = 2 ** (32 - Number(bits));
-  const n = start + int(size);
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join(".");
-}
-
-// ---------------------------------------------------------------- servers and vaults
-
-interface Listening {
-  /** `http://host:port` as a URL names it. */
-  base: string;
-  port: number;
-  /** Requests received so far. */
-  hits: number;
-  /** The Host header of each request. */
-  hosts: string[];
-}
-
-/** A server on `host` (and `port`, default any) that answers every path with a small page. */
-async function listen(
-  host: string,
-  body = "# Reached\n\nThe server answered.\n",
-  port = 0,
-): Promise<Listening> {
-  const state: Listening = { base: "", port: 0, hits: 0, hosts: [] };
-  const server = createServer((req, res) => {
-    state.hits += 1;
-    state.hosts.push(hostHeader(req.headers));
-    res.writeHead(200, { "content-type": "text/markdown" }).end(body);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve());
-  });
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  state.port = (server.address() as AddressInfo).port;
-  state.base = `http://${host.includes(":") ? `[${host}]` : host}:${state.port}`;
-  return state;
-}
-
-function hostHeader(headers: IncomingHttpHeaders): string {
-  return headers.host ?? "";
-}
-
-/** A redirecting server on `host`: every request is sent on to `target`. */
-async function redirector(host: string, target: string): Promise<Listening> {
-  const state: Listening = { base: "", port: 0, hits: 0, hosts: [] };
-  const server = createServer((req, res) => {
-    state.hits += 1;
-    state.hosts.push(hostHeader(req.headers));
-    res.writeHead(302, { location: target }).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  state.port = (server.address() as AddressInfo).port;
-  state.base = `http://${host}:${state.port}`;
-  return state;
-}
-
-/** Two servers on different loopback addresses and the same port (a rebinding pair). */
-async function samePortPair(): Promise<[Listening, Listening]> {
-  for (;;) {
-    const first = await listen(randomLoopback(), "# Checked\n\nFrom the checked address.\n");
-    try {
-      const second = await listen(
-        randomLoopback(),
-        "# Rebound\n\nFrom the rebound address.\n",
-        first.port,
-      );
-      return [first, second];
-    } catch {
-      // That port is taken on the second address; another pair.
-    }
-  }
-}
-
-/** The vault wrote nothing at all: no packet, no page, no event. */
-function expectNothingWritten(vault: TempVault): void {
-  const files = [...snapshotFiles(vault.paths.dir).keys()];
-  expect(files.filter((f) => f.startsWith("raw/") || f.startsWith("wiki/sources/"))).toEqual([]);
-  expect(readEvents(vault.paths)).toEqual([]);
-}
-
-function expectInternal(result: CaptureSourceResult, host: string, range: string): void {
-  expect(result.ok).toBe(false);
-  expect(result.diagnostics).toHaveLength(1);
-  const [refusal] = result.diagnostics;
-  expect(refusal).toMatchObject({ code: "capture_url_internal", severity: "error" });
-  expect(refusal?.message).toContain(host);
-  expect(refusal?.message).toContain(range);
-  expect(refusal?.repair).toContain("captureAllowHosts");
-}
-
-/** A resolver that must not be asked (for address literals). */
 const noLookup: LookupHost = () => {
   throw new Error("a literal address was looked up");
 };
@@ -513,179 +319,5 @@ describe("capture SSRF: the captureAllowHosts setting", () => {
       expect(settings.captureAllowHosts).toEqual([]);
       expect(diagnostics.map((d) => d.code)).toEqual(["settings_invalid_value"]);
     }
-  });
-});
-
-// ---------------------------------------------------------------- the CLI and MCP hosts
-
-/** A settings file for the CLI and MCP hosts; its path goes in LLM_WIKI_SETTINGS. */
-function settingsFile(allow: string[]): string {
-  const path = join(makeTempDir("llm-wiki-settings-"), "settings.json");
-  writeFileSync(path, JSON.stringify({ "llm-wiki": { captureAllowHosts: allow } }));
-  return path;
-}
-
-interface Exit {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a child, asynchronously: the test's servers keep answering while it runs. */
-function runCliAsync(args: string[], cwd: string, env: Record<string, string>): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-describe("capture SSRF: llm-wiki capture --url", () => {
-  it("refuses internal addresses with one readable line and exit 1; fetches an allowed range", async () => {
-    const vault = makeTempVault();
-    const home = makeTempDir("llm-wiki-home-");
-    const address = randomLoopback();
-    const target = await listen(address);
-    const none = settingsFile([]);
-    for (const host of [spellIPv4(address), spellIPv4(address), "[::1]"]) {
-      const out = await runCliAsync(
-        ["capture", "--url", `http://${host}:${target.port}/`],
-        vault.root,
-        { HOME: home, LLM_WIKI_SETTINGS: none },
-      );
-      expect(out.status, host).toBe(1);
-      expect(out.stdout).toBe("");
-      const lines = out.stderr.trim().split("\n");
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(
-        /^error: .* is an internal address \(loopback.*\(fix: .*captureAllowHosts/,
-      );
-    }
-    expect(target.hits).toBe(0);
-    expectNothingWritten(vault);
-
-    const allowed = settingsFile([`127.0.0.0/8`]);
-    const ok = await runCliAsync(
-      ["capture", "--url", `${target.base}/page`, "--json"],
-      vault.root,
-      { HOME: home, LLM_WIKI_SETTINGS: allowed },
-    );
-    expect(ok.status).toBe(0);
-    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, manifest: { title: "Reached" } });
-    expect(target.hits).toBe(1);
-  });
-});
-
-describe("capture SSRF: wiki_capture_source over MCP", () => {
-  async function startMcp(vault: string, settings: string): Promise<Client> {
-    const home = makeTempDir("llm-wiki-mcp-home-");
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [MCP_SERVER, "--vault", vault],
-      cwd: REPO,
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        WIKI_HOME: home,
-        XDG_CACHE_HOME: join(home, ".cache"),
-        LLM_WIKI_SETTINGS: settings,
-      },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "llm-wiki-ssrf-test", version: "0.0.0" });
-    await client.connect(transport);
-    cleanups.push(() => client.close());
-    return client;
-  }
-
-  const capture = async (client: Client, url: string) =>
-    (await client.callTool({ name: "wiki_capture_source", arguments: { url } })) as CallToolResult;
-
-  it("answers a refusal as a tool error with the diagnostic, and fetches what the settings allow", async () => {
-    const vault = makeTempVault();
-    const address = randomLoopback();
-    const target = await listen(address);
-    const refusing = await startMcp(vault.root, settingsFile([]));
-    for (const host of [spellIPv4(address), spellIPv4(address)]) {
-      const result = await capture(refusing, `http://${host}:${target.port}/${label()}`);
-      expect(result.isError, host).toBe(true);
-      const content = result.structuredContent as unknown as CaptureSourceResult;
-      expectInternal(content, new URL(`http://${host}/`).hostname, "loopback");
-    }
-    // A client cannot open the door itself: the allow list is not a tool argument.
-    const smuggled = refusing.callTool({
-      name: "wiki_capture_source",
-      arguments: {
-        url: `${target.base}/`,
-        [pick(["captureAllowHosts", "allowHosts", "network"])]: ["127.0.0.0/8"],
-      },
-    });
-    await expect(smuggled).rejects.toThrow(/is not a parameter of this tool/);
-    expect(target.hits).toBe(0);
-    expectNothingWritten(vault);
-
-    const allowing = await startMcp(vault.root, settingsFile([address]));
-    const fetched = await capture(allowing, `${target.base}/page`);
-    expect(fetched.isError).toBeFalsy();
-    expect(fetched.structuredContent).toMatchObject({ ok: true, manifest: { title: "Reached" } });
-    expect(target.hits).toBe(1);
-  });
-});
-
-describe("capture SSRF: https to a pinned address", () => {
-  it("keeps TLS on the host name: SNI and the certificate check use it, not the checked address", async () => {
-    const vault = makeTempVault();
-    const home = makeTempDir("llm-wiki-home-");
-    const servernames: string[] = [];
-    const server = createHttpsServer(
-      { key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) },
-      (req, res) => {
-        servernames.push(String((req.socket as TLSSocket).servername));
-        res.writeHead(200, { "content-type": "text/markdown" }).end("# Over TLS\n\nSecure.\n");
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
-    );
-    const port = (server.address() as AddressInfo).port;
-    // The child trusts the test certificate as it would a company's own CA.
-    const env = { HOME: home, NODE_EXTRA_CA_CERTS: TLS_CERT };
-    const named = await runCliAsync(
-      ["capture", "--url", `https://${randomCase("localhost")}:${port}/${label()}`, "--json"],
-      vault.root,
-      { ...env, LLM_WIKI_SETTINGS: settingsFile(["localhost"]) },
-    );
-    expect(named.status, named.stderr).toBe(0);
-    expect(JSON.parse(named.stdout)).toMatchObject({ ok: true, manifest: { title: "Over TLS" } });
-    expect(servernames).toEqual(["localhost"]);
-
-    // The same server by its address: the certificate does not name 127.0.0.1, so nothing is fetched.
-    const literal = await runCliAsync(
-      ["capture", "--url", `https://127.0.0.1:${port}/${label()}`],
-      vault.root,
-      { ...env, LLM_WIKI_SETTINGS: settingsFile(["127.0.0.1"]) },
-    );
-    expect(literal.status).toBe(1);
-    expect(literal.stderr).toMatch(
-      /^error: could not fetch https:\/\/127\.0\.0\.1:\d+\/\w+: .*(altnames|not match)/,
-    );
-    expect(servernames).toEqual(["localhost"]);
   });
 });
