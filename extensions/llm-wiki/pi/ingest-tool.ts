@@ -10,6 +10,7 @@
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { diagnostic } from "../lib/diagnostics.ts";
 import { renderIngest } from "../lib/render-text.ts";
+import { terminalSafe } from "../lib/safety/text.ts";
 import { IngestParams, type IngestParamsT } from "../lib/tool-schemas.ts";
 import type { WikiService } from "../lib/wiki-service.ts";
 import type { IngestResult } from "../lib/writing/ingest.ts";
@@ -100,7 +101,8 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
           ...(signal ? { signal } : {}),
           onProgress: (text, partial) =>
             onUpdate?.({
-              content: [{ type: "text", text }],
+              // Progress names pages the sub-agent wrote: shown in Pi's terminal UI.
+              content: [{ type: "text", text: terminalSafe(text) }],
               details: {
                 ...partial,
                 parts: [...partial.parts],
