@@ -5,6 +5,7 @@
  * never overwritten: see `unique-page.ts` for how repeats are told apart.
  */
 import type { VaultPaths } from "../vault/paths.ts";
+import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
 import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
 
@@ -28,8 +29,10 @@ export function recordObservation(
   input: ObserveInput,
   now: Date = new Date(),
 ): WrittenPageResult {
-  const title = cleanTitle(input.title);
-  const content = cleanText(input.content, "content", true);
+  // Each field alone, before the title becomes the body's heading.
+  const redacted: RedactionCounts = {};
+  const title = redactText(cleanTitle(input.title), redacted);
+  const content = redactText(cleanText(input.content, "content", true), redacted);
   const tags = cleanList(input.tags, "tags");
   const sources = cleanList(input.sources, "sources");
   const relevance = input.relevance;
@@ -47,6 +50,7 @@ export function recordObservation(
       sources,
       fields: { relevance, observed_at: now.toISOString() },
       body: `# ${title}\n\n${content}\n`,
+      redacted,
       recorded: { kind: "observation_recorded" },
     },
     now,

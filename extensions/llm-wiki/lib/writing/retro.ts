@@ -5,6 +5,7 @@
  * find retros by type. Created, never overwritten (see `unique-page.ts`).
  */
 import type { VaultPaths } from "../vault/paths.ts";
+import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { cleanList, cleanText, cleanTitle, invalid } from "./input.ts";
 import { createUniquePage, type WrittenPageResult } from "./unique-page.ts";
 
@@ -33,11 +34,15 @@ export function recordRetro(
   input: RetroInput,
   now: Date = new Date(),
 ): WrittenPageResult {
-  const title = cleanTitle(input.title);
-  const context = cleanText(input.context, "context", false);
-  const wentWell = cleanList(input.went_well, "went_well", MAX_BULLET_CHARS);
-  const wentBadly = cleanList(input.went_badly, "went_badly", MAX_BULLET_CHARS);
-  const lessons = cleanList(input.lessons, "lessons", MAX_BULLET_CHARS);
+  // Each field alone, before it becomes a heading or a bullet: the `- ` in
+  // front of a line can hide what makes it a secret (a pgpass line).
+  const redacted: RedactionCounts = {};
+  const clean = (items: string[]) => items.map((item) => redactText(item, redacted));
+  const title = redactText(cleanTitle(input.title), redacted);
+  const context = redactText(cleanText(input.context, "context", false), redacted);
+  const wentWell = clean(cleanList(input.went_well, "went_well", MAX_BULLET_CHARS));
+  const wentBadly = clean(cleanList(input.went_badly, "went_badly", MAX_BULLET_CHARS));
+  const lessons = clean(cleanList(input.lessons, "lessons", MAX_BULLET_CHARS));
   if (lessons.length === 0) invalid("lessons", "needs at least one lesson");
   const tags = cleanList(input.tags, "tags");
   const sources = cleanList(input.sources, "sources");
@@ -60,6 +65,7 @@ export function recordRetro(
       tags,
       sources,
       body,
+      redacted,
       recorded: { kind: "retro_recorded", lessons: lessons.length },
     },
     now,

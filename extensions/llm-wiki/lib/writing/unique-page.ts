@@ -12,7 +12,7 @@ import { appendEvent, type WikiEvent } from "../vault/events.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { createPageAtFreeSlug, folderOfType } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import { type RedactionCounts, redactText } from "../vault/redaction.ts";
+import { type RedactionCounts, redactText, sumCounts } from "../vault/redaction.ts";
 import { slugify } from "../vault/slug.ts";
 
 const MAX_SLUG_ATTEMPTS = 100;
@@ -47,6 +47,8 @@ export interface UniquePageSpec {
   fields?: Record<string, unknown>;
   /** Markdown body; deterministic from the input, so a retried call compares equal. */
   body: string;
+  /** Secrets the caller took out of fields before formatting them into the body, by kind. */
+  redacted?: RedactionCounts;
   /** Logged after `page_created` when the page is new, with the page's `id` and `title` added. */
   recorded: WikiEvent;
 }
@@ -68,7 +70,7 @@ export function createUniquePage(
   // The title is redacted before it becomes the slug (the file name), and
   // the body before it is compared with a page already there; the rest of
   // the page is redacted where every page is written.
-  const redacted: RedactionCounts = {};
+  const redacted: RedactionCounts = sumCounts(spec.redacted);
   const title = redactText(spec.title, redacted);
   const body = redactText(spec.body, redacted);
   const fields = {
