@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+import { readOnlyDiagnostic } from "./index/index-failure.ts";
 import {
   AUTOMATIC_RENDER,
   excerptAround,
@@ -116,7 +117,18 @@ export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): Retrieva
     pages: registry.pages,
     names: registry.names,
     store: () => handle.index.store(),
+    ...(handle.index.writable() ? {} : { lexicalOnly: true }),
   };
+}
+
+/**
+ * `index_read_only` for a vault whose index this process may not write:
+ * information while a readable index answers, an error when none can.
+ */
+function readOnlyNote(vault: RetrievalVault, paths: VaultPaths): Diagnostic {
+  const answers = vault.status.state !== "missing" && vault.status.state !== "error";
+  const d = readOnlyDiagnostic(paths, answers ? "info" : "error");
+  return { ...d, message: `${vault.kind} vault: ${d.message}` };
 }
 
 /**
@@ -168,17 +180,22 @@ export async function recallOperation(
   }
   const byKind = new Map<string, VaultHandle>();
   const rv: RetrievalVault[] = [];
+  const indexNotes: Diagnostic[] = [];
   for (const paths of chosen) {
     const handle = handles.get(paths);
     byKind.set(paths.kind, handle);
     if (policyName === "automatic") {
       // Every turn: the registry as last refreshed (the Pi host refreshes it
       // when the agent writes a page), never an index write.
-      rv.push(retrievalVault(handle));
+      const vault = retrievalVault(handle);
+      if (vault.lexicalOnly) indexNotes.push(readOnlyNote(vault, paths));
+      rv.push(vault);
       continue;
     }
     let vault = retrievalVault(handle, EXPLICIT_REGISTRY_MAX_AGE_MS);
-    if (
+    // An index this user may not write answers as it is: no refresh is tried.
+    if (vault.lexicalOnly) indexNotes.push(readOnlyNote(vault, paths));
+    else if (
       input.refreshIndex !== false &&
       vault.status.state === "stale" &&
       vault.status.pending > 0
@@ -247,7 +264,8 @@ export async function recallOperation(
     maxChars: settings.recallMaxChars,
     linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
   });
-  const ok = !outcome.diagnostics.some((d) => d.severity === "error");
+  const diagnostics = [...indexNotes, ...outcome.diagnostics];
+  const ok = !diagnostics.some((d) => d.severity === "error");
   return {
     ...base,
     query: outcome.query,
@@ -255,7 +273,7 @@ export async function recallOperation(
     modeUsed: outcome.modeUsed,
     results,
     rendered,
-    diagnostics: outcome.diagnostics,
+    diagnostics,
     trace: outcome.trace,
     durationMs: outcome.durationMs,
   };

@@ -38,6 +38,11 @@ export interface RetrievalVault {
    * name table is not rebuilt after every edit (default: `pages`).
    */
   names?: object;
+  /**
+   * The index is open read-only (its folder is not writable here): only the
+   * lexical list answers; the caller says why once (`index_read_only`).
+   */
+  lexicalOnly?: boolean;
 }
 
 /** What the model-backed paths may use, decided before any model call. */
@@ -233,7 +238,7 @@ async function runVault(
   // Lexical first: about a millisecond, model-free, and always the result in hand.
   const lex = await timed("lexical", () => store.searchLex(query, { limit }));
   let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
-  if (req.mode === "lexical") return current;
+  if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
   if (!req.capabilities.vectors) {
     if (req.capabilities.vectorsMissing) diagnostics.push(req.capabilities.vectorsMissing);

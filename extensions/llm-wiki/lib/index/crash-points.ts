@@ -21,5 +21,10 @@ export type CrashStep = (typeof CRASH_STEPS)[number];
 export function crashPoint(step: CrashStep): void {
   if (process.env.LLM_WIKI_TEST !== "1") return;
   if (process.env.LLM_WIKI_CRASH_AT === step) process.kill(process.pid, "SIGKILL");
-  if (process.env.LLM_WIKI_FAIL_AT === step) throw new Error(`injected failure at ${step}`);
+  if (process.env.LLM_WIKI_FAIL_AT === step) {
+    // `LLM_WIKI_FAIL_CODE` gives the error a system code, e.g. ENOSPC for a full disk.
+    const code = process.env.LLM_WIKI_FAIL_CODE;
+    const error = new Error(`${code ? `${code}: ` : ""}injected failure at ${step}`);
+    throw code ? Object.assign(error, { code }) : error;
+  }
 }

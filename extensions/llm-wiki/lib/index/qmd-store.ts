@@ -28,9 +28,10 @@
  *   routed to stderr (an MCP stdio stream must carry protocol only); writes
  *   from any other async context pass through untouched.
  */
-import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, isAbsolute } from "node:path";
 import { createStore, type QMDStore } from "@tobilu/qmd";
+import { makeDirs } from "../vault/fs-safe.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import {
   type ModelRole,
@@ -61,10 +62,16 @@ import {
   withoutCi,
   withStdoutToStderr,
 } from "./qmd-process-guards.ts";
+import {
+  createReadOnlyStore,
+  openReadOnlyDatabase,
+  type SqliteConstructor,
+} from "./qmd-read-only.ts";
 
 // Re-exported for callers that hold a store anyway; models.ts has it without loading QMD.
 export { ModelUnavailableError } from "./models.ts";
 export { EXCERPT_MAX_CHARS } from "./qmd-excerpts.ts";
+export { IndexReadOnlyError } from "./qmd-read-only.ts";
 
 /** `canonical` pages answer; `evidence` pages back answers up. */
 export type CollectionRole = "canonical" | "evidence";
@@ -246,10 +253,9 @@ function modelsForQmd(models: ResolvedModels): ResolvedModels {
 // The store
 // ---------------------------------------------------------------------------
 
-/** Opens (creating if needed) the index at `dbPath` with exactly these collections. */
-export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
+function specsOf(collections: QmdCollectionSpec[]): Map<string, QmdCollectionSpec> {
   const specs = new Map<string, QmdCollectionSpec>();
-  for (const spec of opts.collections) {
+  for (const spec of collections) {
     if (!/^[A-Za-z0-9_-]+$/.test(spec.name))
       throw new TypeError(`invalid collection name "${spec.name}"`);
     if (!isAbsolute(spec.dir))
@@ -257,8 +263,14 @@ export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
     if (specs.has(spec.name)) throw new TypeError(`duplicate collection "${spec.name}"`);
     specs.set(spec.name, spec);
   }
+  return specs;
+}
+
+/** Opens (creating if needed) the index at `dbPath` with exactly these collections. */
+export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
+  const specs = specsOf(opts.collections);
   const models = modelsForQmd(opts.models);
-  mkdirSync(dirname(opts.dbPath), { recursive: true });
+  makeDirs(dirname(opts.dbPath));
   // DB-only mode: an inline `config` would install a process-wide config source in QMD.
   const qmd: QMDStore = await withModelEnv(models, () =>
     withoutCi(() => createStore({ dbPath: opts.dbPath })),
@@ -535,6 +547,24 @@ function createAdapter(
       await qmd.close();
     },
   };
+}
+
+/** better-sqlite3 as QMD loads it (QMD's dependency, not this package's), loaded when first needed. */
+function sqlite(): SqliteConstructor {
+  const require = createRequire(import.meta.resolve("@tobilu/qmd"));
+  return require("better-sqlite3") as SqliteConstructor;
+}
+
+/**
+ * Opens the index at `dbPath` for lexical search only, writing nothing: for
+ * an index folder this process may not write (another user's, read-only).
+ * Writes, embedding and the model paths reject with `IndexReadOnlyError`.
+ */
+export async function openQmdStoreReadOnly(
+  opts: Pick<QmdStoreOptions, "dbPath" | "collections">,
+): Promise<QmdStore> {
+  const specs = specsOf(opts.collections);
+  return createReadOnlyStore(openReadOnlyDatabase(sqlite(), opts.dbPath), specs);
 }
 
 export { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
