@@ -5,18 +5,12 @@
  * keeps between calls. Every write happens under the vault's index lock.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { setImmediate as nextImmediate } from "node:timers/promises";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
-import {
-  canWriteIndex,
-  indexWriteFailure,
-  isReadOnly,
-  readOnlyDiagnostic,
-  removeTempLeftovers,
-} from "./index-failure.ts";
 import {
   type GenerationStoreStatus,
   type IndexStatus,
@@ -48,7 +42,8 @@ import {
   writeManifest,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
-import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
+import type { DocumentUpsert } from "./qmd-documents.ts";
+import { openQmdStore, type QmdStore } from "./qmd-store.ts";
 
 export type ReindexScope = "changed" | "all";
 export type ReindexComponent = "lexical" | "vectors";
@@ -77,6 +72,18 @@ export interface ReindexReport {
 
 /** Documents a rebuild writes per transaction. */
 const REBUILD_BATCH = 1_000;
+/** Pages a rebuild mirrors between two looks at its cancel signal. */
+const MIRROR_BATCH = 250;
+
+/**
+ * Lets the event loop run between the synchronous steps of a build (store
+ * writes never wait on I/O, so awaiting them does not), so a signal, a closed
+ * stdin or a cancel is seen there, and stops a cancelled build.
+ */
+async function nextTurn(signal: AbortSignal | undefined): Promise<void> {
+  await nextImmediate();
+  signal?.throwIfAborted();
+}
 
 interface Journal {
   from?: string;
@@ -91,12 +98,6 @@ export interface VaultIndex {
   reindex(registry: Registry, options?: ReindexOptions): Promise<ReindexReport>;
   /** The open store of the live generation, or undefined when there is none; reopened after a swap. */
   store(): Promise<QmdStore | undefined>;
-  /**
-   * False when this process may not write the index (another user's folder,
-   * a read-only mount): `store()` then opens it read-only for lexical search,
-   * and `reindex` refuses with `index_read_only` before writing anything.
-   */
-  writable(): boolean;
   close(): Promise<void>;
 }
 
@@ -140,7 +141,6 @@ function recover(layout: IndexLayout): boolean {
     rmSync(layout.journal, { force: true });
     recovered = true;
   }
-  removeTempLeftovers(layout.root);
   const live = readCurrent(layout);
   let entries: string[] = [];
   try {
@@ -162,7 +162,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   const layout = indexLayout(vault);
   // The store being opened or open: concurrent callers (a background reindex
   // and a recall) share one open instead of each opening, and leaking, a store.
-  let open: { generation: string; readOnly: boolean; store: Promise<QmdStore> } | undefined;
+  let open: { generation: string; store: Promise<QmdStore> } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
   // The live manifest is read once and then kept while its file is unchanged:
@@ -229,28 +229,16 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       await closeOpen();
       return undefined;
     }
-    // Permissions can change under a long-running host: an index that became
-    // writable is reopened for writing, one that stopped being is reopened read-only.
-    const readOnly = !canWriteIndex(vault, layout);
-    const same = () => open?.generation === current && open.readOnly === readOnly;
-    if (!same()) await closeOpen();
+    if (open?.generation !== current) await closeOpen();
     // Checked again: another caller may have started the open while this one waited.
-    if (!same()) {
+    if (open?.generation !== current) {
       const gen = generationPaths(layout, current);
       // Opening a generation whose database is gone would create an empty one.
       if (!usable(gen)) return undefined;
       const manifest = manifestOf(gen);
       if (!manifest) return undefined;
-      const collections = collectionsOf(gen, shardsOf(manifest));
-      const readOnlyStore = () => openQmdStoreReadOnly({ dbPath: gen.db, collections });
-      const opening = readOnly
-        ? readOnlyStore()
-        : openGeneration(gen, shardsOf(manifest)).catch((error: unknown) => {
-            // A database file (or folder) this user may not write, though the check passed.
-            if (isReadOnly(error)) return readOnlyStore();
-            throw error;
-          });
-      open = { generation: current, readOnly, store: opening };
+      const opening = openGeneration(gen, shardsOf(manifest));
+      open = { generation: current, store: opening };
       opening.catch(() => {
         if (open?.store === opening) open = undefined;
       });
@@ -258,48 +246,31 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return open?.store;
   };
 
-  /**
-   * Builds a new generation and swaps it in. A failure (a full disk, say)
-   * removes what it wrote at once, so the space it took is given back and
-   * the last good generation stays live.
-   */
   const rebuild = async (registry: Registry, opts: ReindexOptions, diagnostics: Diagnostic[]) => {
     const name = newGenerationName("gen");
-    try {
-      return await buildAndSwap(name, registry, opts, diagnostics);
-    } catch (error) {
-      discardGeneration(name);
-      throw error;
-    }
-  };
-
-  /** Removes the generation `name` unless the swap made it live. */
-  const discardGeneration = (name: string): void => {
-    if (readCurrent(layout) === name) return;
-    rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
-    if (readJournal(layout)?.to === name) rmSync(layout.journal, { force: true });
-  };
-
-  const buildAndSwap = async (
-    name: string,
-    registry: Registry,
-    opts: ReindexOptions,
-    diagnostics: Diagnostic[],
-  ) => {
     const gen = generationPaths(layout, name);
     const all = { write: [...registry.pages.keys()], remove: [] };
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
-    const mirrored = applyMirror(vault, gen, registry, emptyManifest(shards), all);
-    diagnostics.push(...mirrored.diagnostics);
+    // Written in slices, each its own synchronous pass, so a cancel is seen between them.
+    const mirrored = { manifest: emptyManifest(shards), upserts: [] as DocumentUpsert[] };
+    for (let at = 0; at < all.write.length; at += MIRROR_BATCH) {
+      await nextTurn(opts.signal);
+      const write = all.write.slice(at, at + MIRROR_BATCH);
+      const part = applyMirror(vault, gen, registry, mirrored.manifest, { write, remove: [] });
+      mirrored.manifest = part.manifest;
+      mirrored.upserts.push(...part.upserts);
+      diagnostics.push(...part.diagnostics);
+    }
     crashPoint("after-mirror");
+    await nextTurn(opts.signal);
     const store = await openGeneration(gen, shards);
     let embedded = 0;
     try {
       // Batches bound the transaction (and the memory SQLite holds for it).
       const total = mirrored.upserts.length;
       for (let at = 0; at < total; at += REBUILD_BATCH) {
-        opts.signal?.throwIfAborted();
+        await nextTurn(opts.signal);
         await store.applyDocuments(mirrored.upserts.slice(at, at + REBUILD_BATCH), []);
         opts.onProgress?.({
           phase: "index",
@@ -315,6 +286,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         });
         embedded = result.embedded;
       }
+      await nextTurn(opts.signal);
       await recordStoreStatus(store, gen);
     } finally {
       await store.close();
@@ -332,7 +304,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (from) rmSync(generationPaths(layout, from).dir, { recursive: true, force: true });
     crashPoint("after-cleanup");
     rmSync(layout.journal, { force: true });
-    removeTempLeftovers(layout.root);
     return { written: all.write.length, removed: 0, embedded };
   };
 
@@ -361,6 +332,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const plan = planMirror(registry, manifest);
     const store = await liveStore();
     if (!store) return undefined;
+    opts.signal?.throwIfAborted();
     let embedded = 0;
     if (plan.write.length > 0 || plan.remove.length > 0) {
       const mirrored = applyMirror(vault, gen, registry, manifest, plan);
@@ -409,11 +381,18 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     async reindex(registry, opts = {}) {
       const started = performance.now();
       const diagnostics: Diagnostic[] = [];
-      // Nothing is tried (not even the lock file) where nothing may be written.
-      if (!canWriteIndex(vault, layout))
-        return report("none", { written: 0, removed: 0, embedded: 0 }, false, [
-          readOnlyDiagnostic(vault, "error"),
-        ]);
+      const cancelled = () =>
+        diagnostic(
+          "index_cancelled",
+          "error",
+          "index update cancelled; the previous index stays in use",
+          {
+            repair: "llm-wiki reindex",
+          },
+        );
+      // A caller that already left (a closing server) starts nothing, not even the lock wait.
+      if (opts.signal?.aborted)
+        return report("none", { written: 0, removed: 0, embedded: 0 }, false, [cancelled()]);
       let lock: LockHandle;
       try {
         lock = await acquireLock(layout.lock, {
@@ -421,17 +400,16 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}),
         });
       } catch (error) {
-        // A busy or unusable lock, or a meta/ folder this user may not write.
-        const refused =
-          error instanceof WikiError ? error.diagnostic : indexWriteFailure(error, layout, vault);
-        if (refused)
-          return report("none", { written: 0, removed: 0, embedded: 0 }, false, [refused]);
+        if (error instanceof WikiError) {
+          return report("none", { written: 0, removed: 0, embedded: 0 }, false, [error.diagnostic]);
+        }
         throw error;
       }
       let action: ReindexReport["action"] = "none";
       let counts = { written: 0, removed: 0, embedded: 0 };
       let recovered = false;
       try {
+        opts.signal?.throwIfAborted();
         const before = readCurrent(layout);
         recovered = recover(layout);
         if (readCurrent(layout) !== before) await closeOpen();
@@ -452,34 +430,28 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         });
       } catch (error) {
         const message = errorMessage(error);
-        recordFailure(message);
-        diagnostics.push(
-          error instanceof WikiError
-            ? error.diagnostic
-            : (indexWriteFailure(error, layout, vault) ??
-                diagnostic(
+        // A cancelled update is not a failed one: the index is no worse than before it.
+        if (opts.signal?.aborted) diagnostics.push(cancelled());
+        else {
+          updateStateFile(layout, { lastError: message, lastErrorAt: new Date().toISOString() });
+          diagnostics.push(
+            error instanceof WikiError
+              ? error.diagnostic
+              : diagnostic(
                   "index_failed",
                   "error",
                   `indexing failed: ${message}; the previous index stays in use`,
                   {
                     repair: "llm-wiki reindex --force",
                   },
-                )),
-        );
-        // A failed rebuild removed its own generation; the next recovery removes a killed one's.
+                ),
+          );
+        }
+        // A half-built generation is removed by the next recovery.
       } finally {
         lock.release();
       }
       return report(action, counts, recovered, diagnostics);
-
-      /** Remembers the failure for `status`, if the disk still takes the write. */
-      function recordFailure(message: string): void {
-        try {
-          updateStateFile(layout, { lastError: message, lastErrorAt: new Date().toISOString() });
-        } catch {
-          // A full disk or a read-only folder: the diagnostic still tells the caller.
-        }
-      }
 
       function report(
         act: ReindexReport["action"],
@@ -500,7 +472,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     },
 
     store: liveStore,
-    writable: () => canWriteIndex(vault, layout),
     close: closeOpen,
   };
 }
