@@ -12,6 +12,13 @@ import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
 import {
+  canWriteIndex,
+  indexWriteFailure,
+  isReadOnly,
+  readOnlyDiagnostic,
+  removeTempLeftovers,
+} from "./index-failure.ts";
+import {
   type GenerationStoreStatus,
   type IndexStatus,
   readIndexStatus,
@@ -43,7 +50,7 @@ import {
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import type { DocumentUpsert } from "./qmd-documents.ts";
-import { openQmdStore, type QmdStore } from "./qmd-store.ts";
+import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
 
 export type ReindexScope = "changed" | "all";
 export type ReindexComponent = "lexical" | "vectors";
@@ -98,6 +105,12 @@ export interface VaultIndex {
   reindex(registry: Registry, options?: ReindexOptions): Promise<ReindexReport>;
   /** The open store of the live generation, or undefined when there is none; reopened after a swap. */
   store(): Promise<QmdStore | undefined>;
+  /**
+   * False when this process may not write the index (another user's folder,
+   * a read-only mount): `store()` then opens it read-only for lexical search,
+   * and `reindex` refuses with `index_read_only` before writing anything.
+   */
+  writable(): boolean;
   close(): Promise<void>;
 }
 
@@ -141,6 +154,7 @@ function recover(layout: IndexLayout): boolean {
     rmSync(layout.journal, { force: true });
     recovered = true;
   }
+  removeTempLeftovers(layout.root);
   const live = readCurrent(layout);
   let entries: string[] = [];
   try {
@@ -162,7 +176,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   const layout = indexLayout(vault);
   // The store being opened or open: concurrent callers (a background reindex
   // and a recall) share one open instead of each opening, and leaking, a store.
-  let open: { generation: string; store: Promise<QmdStore> } | undefined;
+  let open: { generation: string; readOnly: boolean; store: Promise<QmdStore> } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
   // The live manifest is read once and then kept while its file is unchanged:
@@ -229,16 +243,28 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       await closeOpen();
       return undefined;
     }
-    if (open?.generation !== current) await closeOpen();
+    // Permissions can change under a long-running host: an index that became
+    // writable is reopened for writing, one that stopped being is reopened read-only.
+    const readOnly = !canWriteIndex(vault, layout);
+    const same = () => open?.generation === current && open.readOnly === readOnly;
+    if (!same()) await closeOpen();
     // Checked again: another caller may have started the open while this one waited.
-    if (open?.generation !== current) {
+    if (!same()) {
       const gen = generationPaths(layout, current);
       // Opening a generation whose database is gone would create an empty one.
       if (!usable(gen)) return undefined;
       const manifest = manifestOf(gen);
       if (!manifest) return undefined;
-      const opening = openGeneration(gen, shardsOf(manifest));
-      open = { generation: current, store: opening };
+      const collections = collectionsOf(gen, shardsOf(manifest));
+      const readOnlyStore = () => openQmdStoreReadOnly({ dbPath: gen.db, collections });
+      const opening = readOnly
+        ? readOnlyStore()
+        : openGeneration(gen, shardsOf(manifest)).catch((error: unknown) => {
+            // A database file (or folder) this user may not write, though the check passed.
+            if (isReadOnly(error)) return readOnlyStore();
+            throw error;
+          });
+      open = { generation: current, readOnly, store: opening };
       opening.catch(() => {
         if (open?.store === opening) open = undefined;
       });
@@ -246,8 +272,34 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return open?.store;
   };
 
+  /**
+   * Builds a new generation and swaps it in. A failure (a full disk, say)
+   * removes what it wrote at once, so the space it took is given back and
+   * the last good generation stays live.
+   */
   const rebuild = async (registry: Registry, opts: ReindexOptions, diagnostics: Diagnostic[]) => {
     const name = newGenerationName("gen");
+    try {
+      return await buildAndSwap(name, registry, opts, diagnostics);
+    } catch (error) {
+      discardGeneration(name);
+      throw error;
+    }
+  };
+
+  /** Removes the generation `name` unless the swap made it live. */
+  const discardGeneration = (name: string): void => {
+    if (readCurrent(layout) === name) return;
+    rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
+    if (readJournal(layout)?.to === name) rmSync(layout.journal, { force: true });
+  };
+
+  const buildAndSwap = async (
+    name: string,
+    registry: Registry,
+    opts: ReindexOptions,
+    diagnostics: Diagnostic[],
+  ) => {
     const gen = generationPaths(layout, name);
     const all = { write: [...registry.pages.keys()], remove: [] };
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
@@ -304,6 +356,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (from) rmSync(generationPaths(layout, from).dir, { recursive: true, force: true });
     crashPoint("after-cleanup");
     rmSync(layout.journal, { force: true });
+    removeTempLeftovers(layout.root);
     return { written: all.write.length, removed: 0, embedded };
   };
 
@@ -393,6 +446,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       // A caller that already left (a closing server) starts nothing, not even the lock wait.
       if (opts.signal?.aborted)
         return report("none", { written: 0, removed: 0, embedded: 0 }, false, [cancelled()]);
+      // Nothing is tried (not even the lock file) where nothing may be written.
+      if (!canWriteIndex(vault, layout))
+        return report("none", { written: 0, removed: 0, embedded: 0 }, false, [
+          readOnlyDiagnostic(vault, "error"),
+        ]);
       let lock: LockHandle;
       try {
         lock = await acquireLock(layout.lock, {
@@ -400,9 +458,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}),
         });
       } catch (error) {
-        if (error instanceof WikiError) {
-          return report("none", { written: 0, removed: 0, embedded: 0 }, false, [error.diagnostic]);
-        }
+        // A busy or unusable lock, or a meta/ folder this user may not write.
+        const refused =
+          error instanceof WikiError ? error.diagnostic : indexWriteFailure(error, layout, vault);
+        if (refused)
+          return report("none", { written: 0, removed: 0, embedded: 0 }, false, [refused]);
         throw error;
       }
       let action: ReindexReport["action"] = "none";
@@ -433,25 +493,35 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         // A cancelled update is not a failed one: the index is no worse than before it.
         if (opts.signal?.aborted) diagnostics.push(cancelled());
         else {
-          updateStateFile(layout, { lastError: message, lastErrorAt: new Date().toISOString() });
+          recordFailure(message);
           diagnostics.push(
             error instanceof WikiError
               ? error.diagnostic
-              : diagnostic(
-                  "index_failed",
-                  "error",
-                  `indexing failed: ${message}; the previous index stays in use`,
-                  {
-                    repair: "llm-wiki reindex --force",
-                  },
-                ),
+              : (indexWriteFailure(error, layout, vault) ??
+                  diagnostic(
+                    "index_failed",
+                    "error",
+                    `indexing failed: ${message}; the previous index stays in use`,
+                    {
+                      repair: "llm-wiki reindex --force",
+                    },
+                  )),
           );
         }
-        // A half-built generation is removed by the next recovery.
+        // A failed rebuild removed its own generation; the next recovery removes a killed one's.
       } finally {
         lock.release();
       }
       return report(action, counts, recovered, diagnostics);
+
+      /** Remembers the failure for `status`, if the disk still takes the write. */
+      function recordFailure(message: string): void {
+        try {
+          updateStateFile(layout, { lastError: message, lastErrorAt: new Date().toISOString() });
+        } catch {
+          // A full disk or a read-only folder: the diagnostic still tells the caller.
+        }
+      }
 
       function report(
         act: ReindexReport["action"],
@@ -472,6 +542,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     },
 
     store: liveStore,
+    writable: () => canWriteIndex(vault, layout),
     close: closeOpen,
   };
 }
