@@ -1,20 +1,21 @@
 /**
  * The stdio server's lifecycle: reads `--vault DIR` (or `LLM_WIKI_VAULT`),
  * creates the shared service, serves MCP over stdin/stdout, starts the
- * background index update after the handshake, and closes everything when
- * stdin ends or a signal arrives. Writes only to stderr; the protocol writer
- * is handed in.
+ * background index update after the handshake, and when stdin ends or a
+ * signal arrives stops reading, cancels what runs and closes everything
+ * within a hard deadline. Writes only to stderr; the protocol writer is
+ * handed in.
  */
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { createMcpServer } from "./server.ts";
+import { createMcpServer, screenRequest } from "./server.ts";
 import { createStartupIndex } from "./startup-index.ts";
+import { LineTransport } from "./stdio-transport.ts";
 
 const USAGE = `usage: llm-wiki-mcp [--vault DIR]
 
@@ -22,11 +23,14 @@ A stdio MCP server for the llm-wiki vault of the working directory (nearest
 .llm-wiki/ upwards, plus the personal vault), or of --vault DIR / $LLM_WIKI_VAULT.
 `;
 
+/** From the client leaving to the process exiting, cleanup included. */
+const SHUTDOWN_DEADLINE_MS = 2_000;
+
 function log(line: string): void {
   process.stderr.write(`llm-wiki-mcp: ${line}\n`);
 }
 
-/** Serves until stdin ends or SIGINT/SIGTERM; returns the exit code. */
+/** Serves until stdin ends or SIGINT/SIGTERM; returns the exit code (1 when cleanup overran its deadline). */
 export async function main(
   argv: string[],
   protocolOut: Writable,
@@ -59,37 +63,55 @@ export async function main(
     ...(vault !== undefined ? { vault } : {}),
   });
   const startup = createStartupIndex(service, log);
+  // Calls still running when the client leaves; shutdown waits for them to let go of the stores.
+  const inFlight = new Set<Promise<unknown>>();
   const server = createMcpServer(service, {
     version: packageVersion(),
     indexReady: startup.ready,
+    track(work) {
+      inFlight.add(work);
+      const drop = () => inFlight.delete(work);
+      work.then(drop, drop);
+    },
   });
   // After the handshake, so checking the index never delays `initialize`.
   server.oninitialized = () => startup.start();
 
   let shuttingDown = false;
-  const stopped = new Promise<void>((resolve) => {
-    const shutdown = () => {
+  const stopped = new Promise<number>((resolve) => {
+    const shutdown = (why: string) => {
       if (shuttingDown) return;
       shuttingDown = true;
+      // A hard limit: whatever hangs in cleanup, a client that left is not kept waiting on us.
+      const deadline = setTimeout(() => {
+        log(`${why}: cleanup did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway`);
+        resolve(1);
+      }, SHUTDOWN_DEADLINE_MS);
       void (async () => {
-        await startup.stop();
+        // Stops reading and aborts every running call's signal; nothing more is answered.
         await server.close().catch(() => {});
+        await startup.stop();
+        await Promise.allSettled([...inFlight]);
         await service
           .close()
           .catch((error: unknown) => log(`close failed: ${errorMessage(error)}`));
-        await new Promise<void>((done) => protocolOut.end(done));
-      })().finally(resolve);
+        if (!protocolOut.destroyed && !protocolOut.writableEnded)
+          await new Promise<void>((done) => protocolOut.end(() => done()));
+      })().then(() => {
+        clearTimeout(deadline);
+        resolve(0);
+      });
     };
-    process.stdin.once("end", shutdown);
-    process.stdin.once("close", shutdown);
-    process.once("SIGINT", shutdown);
-    process.once("SIGTERM", shutdown);
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
     // The client went away mid-write (EPIPE): nobody is left to answer.
-    protocolOut.once("error", shutdown);
-    server.onclose = shutdown;
+    protocolOut.once("error", () => shutdown("the client stopped reading"));
+    // Standard input ended or failed: the transport closed itself.
+    server.onclose = () => shutdown("standard input closed");
   });
 
-  await server.connect(new StdioServerTransport(process.stdin, protocolOut));
-  await stopped;
-  return 0;
+  await server.connect(
+    new LineTransport(process.stdin, protocolOut, { screen: screenRequest, log }),
+  );
+  return stopped;
 }

@@ -9,8 +9,8 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -21,7 +21,9 @@ import {
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import type { Refusal } from "./stdio-transport.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
+import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
 
 /** What the server tells a client about when to use it. */
 const INSTRUCTIONS =
@@ -33,6 +35,21 @@ export interface McpServerOptions {
   version: string;
   /** Waits for a startup index build before recall; default: no wait. */
   indexReady?: () => Promise<void>;
+  /** Told of every tool call as it starts, so shutdown can wait for the cancelled ones to let go. */
+  track?: (work: Promise<unknown>) => void;
+}
+
+/** Resolves when `wait` settles or `signal` aborts, whichever comes first; the listener goes either way. */
+function untilAborted(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    wait.then(done, done);
+  });
 }
 
 const NO_WAIT: ToolContext = { indexReady: async () => {} };
@@ -79,7 +96,38 @@ function toCallToolResult(output: ToolOutput): CallToolResult {
   };
 }
 
-/** Runs one tool; an unexpected failure becomes an error result, never a protocol error. */
+/**
+ * A JSON-RPC error thrown from a handler; its message goes on the wire as it
+ * is (the SDK's McpError would prefix "MCP error <code>: ", which a client
+ * then prefixes again).
+ */
+class ProtocolError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** The protocol error for arguments that do not fit the tool: one readable line, the problems as data. */
+function invalidParams(error: InvalidArgumentsError): ProtocolError {
+  const diagnostics = error.problems.map(
+    (p): Diagnostic => diagnostic("invalid_argument", "error", `${p.field}: ${p.message}`),
+  );
+  return new ProtocolError(ErrorCode.InvalidParams, error.message, {
+    tool: error.tool,
+    problems: error.problems,
+    diagnostics,
+  });
+}
+
+/**
+ * Runs one tool. Arguments that do not fit its schema are a protocol error
+ * (-32602, nothing run); any other failure becomes an error result.
+ */
 export async function callTool(
   tool: McpTool,
   service: WikiService,
@@ -90,6 +138,7 @@ export async function callTool(
   try {
     output = await tool.call(service, args, context);
   } catch (error) {
+    if (error instanceof InvalidArgumentsError) throw invalidParams(error);
     const diagnostics: Diagnostic[] = [
       error instanceof WikiError
         ? error.diagnostic
@@ -98,6 +147,26 @@ export async function callTool(
     output = { ok: false, result: { ok: false, diagnostics }, text: "", diagnostics };
   }
   return toCallToolResult(output);
+}
+
+/**
+ * Checks a message before the SDK does: a `tools/call` whose params have the
+ * wrong shape (arguments null, a string, an array…) would otherwise fail the
+ * SDK's own parse and come back as an internal error with a raw schema dump.
+ * Hand it to the transport as its `screen`.
+ */
+export function screenRequest(message: JSONRPCMessage): Refusal | undefined {
+  if (!("method" in message) || !("id" in message) || message.method !== "tools/call") return;
+  const problem = toolCallShapeProblem(message.params);
+  if (problem) return { code: ErrorCode.InvalidParams, message: problem };
+  const parsed = CallToolRequestSchema.safeParse(message);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.map(String).join(".") || "params";
+  return {
+    code: ErrorCode.InvalidParams,
+    message: `tools/call: "${where}" ${issue?.message ?? "is invalid"}`,
+  };
 }
 
 /** Creates the server; connect it to a transport to serve. */
@@ -112,14 +181,16 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
     const name = request.params.name;
     const tool = byName.get(name);
     if (!tool) {
-      throw new McpError(
+      throw new ProtocolError(
         ErrorCode.InvalidParams,
         `unknown tool "${name}"; tools: ${TOOLS.map((t) => t.name).join(", ")}`,
       );
     }
     const token = request.params._meta?.progressToken;
+    const indexReady = options.indexReady ?? NO_WAIT.indexReady;
     const context: ToolContext = {
-      indexReady: options.indexReady ?? NO_WAIT.indexReady,
+      // A cancelled call (or a closing server) stops waiting for the startup index at once.
+      indexReady: () => untilAborted(indexReady(), extra.signal),
       signal: extra.signal,
       ...(token !== undefined
         ? {
@@ -132,7 +203,9 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
           }
         : {}),
     };
-    return callTool(tool, service, request.params.arguments ?? {}, context);
+    const work = callTool(tool, service, request.params.arguments ?? {}, context);
+    options.track?.(work);
+    return work;
   });
   return server;
 }

@@ -11,8 +11,8 @@ import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 /** How long a recall waits for the first index of a vault before answering without it. */
 const FIRST_INDEX_WAIT_MS = 15_000;
-/** How long shutdown waits for an interrupted update to let go of the index. */
-const STOP_WAIT_MS = 3_000;
+/** How long shutdown waits for an interrupted update to let go of the index (within the server's 2 s exit deadline). */
+const STOP_WAIT_MS = 1_500;
 
 export interface StartupIndex {
   /** Checks the active vault's index and starts an update if it is missing, stale or interrupted. */
@@ -67,6 +67,8 @@ export function createStartupIndex(
       running = service
         .reindex({ scope: "changed", signal: controller.signal })
         .then((result) => {
+          // Stopped by shutdown: cancelled, not failed, and the previous index stays.
+          if (controller.signal.aborted) return;
           const failed = reindexDiagnostics(result)
             .filter((d) => d.severity === "error")
             .map((d) => d.message);

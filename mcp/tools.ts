@@ -45,7 +45,7 @@ import type {
   WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.ts";
-import { type ArgumentProblem, argumentProblems } from "./validate.ts";
+import { argumentProblems, InvalidArgumentsError } from "./validate.ts";
 
 /** What a tool call hands back before it becomes an MCP result. */
 export interface ToolOutput {
@@ -118,26 +118,11 @@ function defineTool<S extends TSchema>(
     inputSchema: schema,
     annotations,
     async call(service, args, context) {
-      if (!Value.Check(schema, args)) return invalidArguments(name, argumentProblems(schema, args));
+      // The host answers this with one protocol error (-32602) naming every bad field.
+      if (!Value.Check(schema, args))
+        throw new InvalidArgumentsError(name, argumentProblems(schema, args));
       return run(service, args, context);
     },
-  };
-}
-
-/** The answer to a call whose arguments do not match the tool's schema. */
-function invalidArguments(tool: string, problems: ArgumentProblem[]): ToolOutput {
-  const diagnostics = problems.map(
-    (p): Diagnostic => ({
-      code: "invalid_argument",
-      severity: "error",
-      message: `${p.field}: ${p.message}`,
-    }),
-  );
-  return {
-    ok: false,
-    result: { ok: false, tool, problems, diagnostics },
-    text: `invalid arguments for ${tool}; nothing was done`,
-    diagnostics,
   };
 }
 

@@ -8,7 +8,7 @@ import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { indexLayout } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
@@ -243,49 +243,58 @@ describe("MCP server: an indexed example vault", () => {
   });
 
   const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
-    ["a missing query", "wiki_recall", {}, /query: is required/],
+    ["a missing query", "wiki_recall", {}, /"query" is required/],
     [
       "max_results above 10",
       "wiki_recall",
       { query: "cache", max_results: 99 },
-      /max_results: must be <= 10/,
+      /"max_results" must be <= 10/,
     ],
     [
       "an unknown key",
       "wiki_recall",
       { query: "cache", verbose: true },
-      /verbose: is not a parameter of this tool/,
+      /"verbose" is not a parameter of this tool/,
     ],
     [
       "an unknown mode",
       "wiki_recall",
       { query: "cache", mode: "fast" },
-      /mode: must be one of "lexical", "hybrid", "adaptive", "quality"/,
+      /"mode" must be one of "lexical", "hybrid", "adaptive", "quality"/,
     ],
     [
       "an empty search",
       "wiki_search",
       { query: "" },
-      /query: must not have fewer than 1 characters/,
+      /"query" must not have fewer than 1 characters/,
     ],
     [
       "a wrong component",
       "wiki_reindex",
       { components: ["lexical", "graph"] },
-      /components\/1: must be one of "lexical", "vectors"/,
+      /"components\/1" must be one of "lexical", "vectors"/,
     ],
   ];
 
+  /** The protocol error a call is refused with. */
+  async function refusal(server: Running, name: string, args: Record<string, unknown>) {
+    const error = await call(server, name, args).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof McpError)) throw new Error(`${name} was not refused: ${String(error)}`);
+    return error;
+  }
+
   it.each(cases)(
-    "come back as an error result naming the field: %s",
+    "come back as one -32602 protocol error naming the field: %s",
     async (_label, tool, args, message) => {
       const server = indexed.server;
-      const result = await call(server, tool, args);
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain(`invalid arguments for ${tool}; nothing was done`);
-      expect(textOf(result)).toMatch(message);
-      expect(result.structuredContent).toMatchObject({
-        ok: false,
+      const error = await refusal(server, tool, args);
+      expect(error.code).toBe(ErrorCode.InvalidParams);
+      expect(error.message).toContain(`${tool}: invalid arguments, nothing was done: `);
+      expect(error.message).toMatch(message);
+      expect(error.data).toMatchObject({
         tool,
         diagnostics: [{ code: "invalid_argument", severity: "error" }],
       });
@@ -297,9 +306,8 @@ describe("MCP server: an indexed example vault", () => {
 
   it("names every bad field of one call", async () => {
     const server = indexed.server;
-    const result = await call(server, "wiki_recall", { max_results: 0, extra: 1 });
-    expect(result.isError).toBe(true);
-    const problems = (result.structuredContent as { problems: Array<{ field: string }> }).problems;
+    const error = await refusal(server, "wiki_recall", { max_results: 0, extra: 1 });
+    const problems = (error.data as { problems: Array<{ field: string }> }).problems;
     expect(problems.map((p) => p.field).sort()).toEqual(["extra", "max_results", "query"]);
   });
 
