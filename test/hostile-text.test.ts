@@ -16,7 +16,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import {
@@ -370,7 +370,15 @@ describe("write time: the service refuses hostile single-line fields and writes 
           ["wiki_observe", { title: bad, content: "x" }],
           ["wiki_retro", { title: bad, lessons: ["one"] }],
         ] as const) {
-          const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+          let result: CallToolResult;
+          try {
+            result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+          } catch (error) {
+            // A refusal at the protocol level (invalid arguments) is a refusal too.
+            expect(error, at).toBeInstanceOf(McpError);
+            expectPrintable((error as McpError).message, `MCP ${name} protocol error`);
+            continue;
+          }
           expect(result.isError, `${name} (${at})`).toBe(true);
           const [first] = result.content;
           const text = first?.type === "text" ? first.text : "";
