@@ -13,10 +13,9 @@
  */
 import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { join, relative, sep } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -29,6 +28,7 @@ import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/
 import { CLI } from "./helpers/cli.ts";
 import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { corpusSeedNote, type SecretCase, secretCorpus } from "./helpers/secret-corpus.ts";
+import { leaksUnder } from "./helpers/secret-scan.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 /** Random per run; `SECRET_CORPUS_SEED` replays a failed run's values. */
@@ -100,92 +100,25 @@ function fileNameSecret(): SecretCase {
   return sample(fit, 1)[0] as SecretCase;
 }
 
+/** A password as people make them: letters, a digit and a symbol, random per call. */
+function randomPassword(): string {
+  const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ";
+  let out = "";
+  for (let i = 0; i < 10 + randomInt(8); i += 1) out += letters[randomInt(letters.length)];
+  return `${out}${randomInt(10, 99)}${"!#%*+?@^~"[randomInt(9)]}`;
+}
+
+/** A password field's name in one of its spellings. */
+function passwordKey(): string {
+  const [key = "password"] = sample(
+    ["password", "db_password", "PASSWORD", "smtp_pass", "passwd"],
+    1,
+  );
+  return key;
+}
+
 function total(counts: Counts | undefined): number {
   return Object.values(counts ?? {}).reduce((n, k) => n + k, 0);
-}
-
-// --- finding a secret on disk ---
-
-/** The forms a secret could be stored in: as is, lowercased (FTS tokens), JSON- and URL-escaped. */
-function formsOf(c: SecretCase): string[] {
-  const forms = [c.secret, c.secret.toLowerCase(), JSON.stringify(c.secret).slice(1, -1)];
-  forms.push(encodeURIComponent(c.secret), ...(c.pieces ?? []));
-  return [...new Set(forms)].filter((f) => f.length >= 8);
-}
-
-/** Distinctive runs of a secret (letters and digits mixed, ≥ 10 characters), lowercased. */
-function tokensOf(c: SecretCase): string[] {
-  return (c.secret.toLowerCase().match(/[a-z0-9]{10,}/g) ?? []).filter(
-    (t) => /[0-9]/.test(t) && /[a-z]/.test(t),
-  );
-}
-
-/** Every value of every table of a SQLite file, through SQL (the WAL included), and its FTS terms. */
-function sqliteText(file: string): { text: string; terms: string[] } {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    const parts: string[] = [];
-    const terms: string[] = [];
-    const tables = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-      .all() as Array<{ name: string; sql: string | null }>;
-    for (const { name, sql } of tables) {
-      const quoted = `"${name.replaceAll('"', '""')}"`;
-      if (/using\s+fts5/i.test(sql ?? "")) {
-        const vocab = `vocab_${terms.length}_${name.replace(/\W/g, "_")}`;
-        db.exec(`CREATE VIRTUAL TABLE temp."${vocab}" USING fts5vocab(main, ${quoted}, 'row')`);
-        for (const row of db.prepare(`SELECT term FROM temp."${vocab}"`).all()) {
-          terms.push(String((row as { term: unknown }).term));
-        }
-        continue;
-      }
-      if (/^create virtual/i.test(sql ?? "")) continue;
-      for (const row of db.prepare(`SELECT * FROM ${quoted}`).all()) {
-        for (const value of Object.values(row as Record<string, unknown>)) {
-          parts.push(
-            value instanceof Uint8Array ? Buffer.from(value).toString("utf8") : String(value),
-          );
-        }
-      }
-    }
-    return { text: parts.join("\n"), terms };
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * Where a corpus secret is found under `dir` (`.llm-wiki/`): in a file or
- * folder name, a file's bytes (as UTF-8 and lowercased), a SQLite file's
- * values read through SQL, or its full-text index's terms. `exempt` lists
- * vault-relative files a person wrote by hand.
- */
-function leaksUnder(dir: string, exempt: ReadonlySet<string> = new Set()): string[] {
-  const leaks: string[] = [];
-  const look = (where: string, text: string) => {
-    const lower = text.toLowerCase();
-    for (const c of CORPUS) {
-      const form = formsOf(c).find((f) => text.includes(f) || lower.includes(f.toLowerCase()));
-      if (form !== undefined) leaks.push(`${c.kind} in ${where}`);
-    }
-  };
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const abs = join(entry.parentPath, entry.name);
-    const rel = relative(dir, abs).split(sep).join("/");
-    look(`the name ${rel}`, rel);
-    if (!entry.isFile() || exempt.has(rel)) continue;
-    look(rel, readFileSync(abs).toString("utf8"));
-    if (/\.sqlite$/.test(entry.name)) {
-      const { text, terms } = sqliteText(abs);
-      look(`${rel} (through SQL)`, text);
-      const vocabulary = new Set(terms);
-      for (const c of CORPUS) {
-        if (tokensOf(c).some((t) => vocabulary.has(t)))
-          leaks.push(`${c.kind} in ${rel} (FTS terms)`);
-      }
-    }
-  }
-  return leaks;
 }
 
 /** Every line of the event log, parsed. */
@@ -289,7 +222,7 @@ function runCli(
 }
 
 function expectClean(vaultDir: string, exempt?: ReadonlySet<string>): void {
-  expect(leaksUnder(vaultDir, exempt), NOTE).toEqual([]);
+  expect(leaksUnder(vaultDir, CORPUS, exempt), NOTE).toEqual([]);
 }
 
 // --- the specs ---
@@ -305,6 +238,8 @@ describe("secrets on every write path of the service", () => {
     }
     const [title] = sample(ONE_LINE, 1);
     const keyed = sample(ONE_LINE, 5);
+    // A password is a secret only next to its key: a front-matter field named so.
+    const fieldPassword = randomPassword();
     const page = wiki.ensurePage({
       type: "concept",
       title: `Credentials ${title?.text ?? ""}`,
@@ -318,6 +253,7 @@ describe("secrets on every write path of the service", () => {
           byKind: Object.fromEntries(CORPUS.map((c) => [c.kind, c.text])),
         },
         ...Object.fromEntries(keyed.map((c) => [c.text, "a secret in a key"])),
+        [passwordKey()]: fieldPassword,
       },
     });
     expect(page.ok).toBe(true);
@@ -375,6 +311,11 @@ describe("secrets on every write path of the service", () => {
       logged += total(result.redactions);
     }
     expect(loggedRedactions(vault.paths.dir, "credentials_seen")).toBe(logged);
+    // A password is a secret only next to its key: a detail field named so.
+    const password = randomPassword();
+    const keyed = wiki.logEvent({ kind: "login_tried", detail: { [passwordKey()]: password } });
+    expect(total(keyed.redactions), `a detail's password; ${NOTE}`).toBe(1);
+    expect(readFileSync(vault.paths.events, "utf8")).not.toContain(password);
 
     await wiki.reindex();
     expectClean(vault.paths.dir);
