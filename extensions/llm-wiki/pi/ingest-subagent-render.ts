@@ -5,6 +5,7 @@
  * source's text: that stays in the sub-agent's context.
  */
 import { sourceName, waitingLine } from "../lib/render-text.ts";
+import { neutraliseLine } from "../lib/safety/text.ts";
 import type { IngestSubagentResult } from "./ingest-subagent.ts";
 
 /** One line per fact, pages one a line; diagnostics are added by the tool result. */
@@ -12,14 +13,14 @@ export function renderIngestSubagent(result: IngestSubagentResult): string {
   const ref = result.source;
   const done = result.parts.filter((p) => p.outcome === "done").length;
   const lines = [
-    `source  ${sourceName(ref)} "${ref.title}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : ""}`,
+    `source  ${sourceName(ref)} "${neutraliseLine(ref.title)}"${ref.page ? ` · page ${ref.page} (.llm-wiki/${ref.pagePath})` : ""}`,
     `parts   ${done} of ${result.partCount} processed by a sub-agent (${result.model})`,
     ...result.created.map(
-      (p) => `created ${p.id} (.llm-wiki/${p.path}) "${p.title}" [part ${p.part}]`,
+      (p) => `created ${p.id} (.llm-wiki/${p.path}) "${neutraliseLine(p.title)}" [part ${p.part}]`,
     ),
     ...result.conflicts.map(
       (p) =>
-        `exists  ${p.id} (.llm-wiki/${p.path}): a page titled "${p.title}" exists; nothing overwritten [part ${p.part}]`,
+        `exists  ${p.id} (.llm-wiki/${p.path}): a page titled "${neutraliseLine(p.title)}" exists; nothing overwritten [part ${p.part}]`,
     ),
   ];
   if (result.created.length === 0 && result.conflicts.length === 0)
