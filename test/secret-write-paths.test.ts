@@ -417,6 +417,21 @@ describe("secrets on every write path of the service", () => {
   });
 });
 
+describe("secrets in a vault's own settings", () => {
+  it("bootstrap redacts a name and topic before writing the config and its event", () => {
+    const root = makeTempDir("llm-wiki-secrets-init-");
+    const [name, topic] = sample(ONE_LINE, 2);
+    const made = service(root).bootstrap({
+      root,
+      name: name?.text ?? "",
+      topic: topic?.text ?? "",
+    });
+    expect(made.created).toBe(true);
+    expect(readFileSync(made.vault.config, "utf8")).toContain("[REDACTED:");
+    expectClean(made.vault.dir);
+  });
+});
+
 describe("secrets through every host", () => {
   it("the CLI (page, observe, retro, log-event, capture --text and --url) writes no secret", {
     timeout: HOST_GUARD_MS,

@@ -9,6 +9,7 @@ import { newVaultConfig } from "./config.ts";
 import { appendEvent } from "./events.ts";
 import { createFileExclusive, makeDirs } from "./fs-safe.ts";
 import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
+import { type RedactionCounts, redactText } from "./redaction.ts";
 
 /** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
 export const VAULT_GITIGNORE =
@@ -72,9 +73,12 @@ function createVault(options: BootstrapOptions): BootstrapResult {
   for (const folder of PAGE_FOLDERS) ensureDir(join(vault.wiki, folder), `wiki/${folder}/`);
   ensureDir(join(vault.raw, "sources"), "raw/sources/");
   ensureDir(vault.meta, "meta/");
+  // The config is a written file like any page: a secret pasted into the
+  // name or topic is redacted before it is stored.
+  const redacted: RedactionCounts = {};
   const config = newVaultConfig(
-    options.name ?? basename(options.root),
-    options.topic,
+    redactText(options.name ?? basename(options.root), redacted),
+    options.topic === undefined ? undefined : redactText(options.topic, redacted),
     options.mode ?? "project",
   );
   if (createFileExclusive(vault.config, `${JSON.stringify(config, null, 2)}\n`)) {
