@@ -347,6 +347,50 @@ describe("MCP server: 200 concurrent calls", () => {
   });
 });
 
+describe("MCP server: a client that stops reading", () => {
+  it("still exits on SIGTERM, past the cleanup deadline, saying why on stderr", async () => {
+    const vault = exampleVault();
+    const server = start(vault);
+    await handshake(server);
+    // From here the client reads nothing: the pipe fills and the server's writes wait.
+    server.child.stdout.pause();
+    for (let i = 0; i < 200; i += 1)
+      await server.send({ jsonrpc: "2.0", id: `list-${i}`, method: "tools/list" });
+    const kind = `stuck_${randomWord().toLowerCase()}`;
+    await server.send({
+      jsonrpc: "2.0",
+      id: "marker",
+      method: "tools/call",
+      params: { name: "wiki_log_event", arguments: { kind } },
+    });
+    // Messages are served in order: once the marker event is on disk, every list answer is waiting on the pipe.
+    const events = join(vault, ".llm-wiki", "meta", "events.jsonl");
+    await new Promise<void>((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error("the marker event never arrived")), 60_000);
+      const poll = () => {
+        let text = "";
+        try {
+          text = readFileSync(events, "utf8");
+        } catch {}
+        if (text.includes(kind)) {
+          clearTimeout(guard);
+          resolve();
+        } else setTimeout(poll, 50);
+      };
+      poll();
+    });
+    server.child.kill("SIGTERM");
+    const code = await Promise.race([
+      server.exited(),
+      new Promise<string>((resolve) => setTimeout(() => resolve("hung"), EXIT_GUARD_MS).unref()),
+    ]);
+    expect(code, server.stderr()).toBe(1);
+    expect(server.stderr()).toContain(
+      "llm-wiki-mcp: SIGTERM: cleanup did not finish within 2000 ms; exiting anyway",
+    );
+  });
+});
+
 describe("MCP server: a client that leaves with work queued", () => {
   const PAGES = 2_000;
   let vault: string;
