@@ -561,6 +561,20 @@ describe("Windows device names", () => {
     expect(slugify("Console")).toBe("console");
   });
 
+  it("a device-name page an older vault already holds (`con.md`) is still found by its links", () => {
+    const name = pick(RESERVED);
+    const spelling = [...name].map((c) => (random() < 0.5 ? c.toUpperCase() : c)).join("");
+    const vault = makeTempVault({
+      pages: {
+        [`concepts/${name}`]: `---\ntype: concept\ntitle: ${name}\n---\nOld page.\n`,
+        "concepts/linker": `---\ntype: concept\ntitle: Linker\n---\nSee [[${spelling}]] and [[concepts/${spelling}]].\n`,
+      },
+    });
+    const status = serviceFor(vault.root).status();
+    // Both links name the same page, which is counted once.
+    expect(status.vault?.links, at).toMatchObject({ resolved: 1, missing: 0, ambiguous: 0 });
+  });
+
   it("a page titled CON, aux, Nul, COM1 or lpt9 is created, found by a link, and a gap stub uses the same slug", () => {
     const vault = makeTempVault();
     const service = serviceFor(vault.root);

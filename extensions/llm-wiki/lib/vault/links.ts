@@ -4,7 +4,7 @@
  * the linking page). Resolution: exact id, then slug, then a unique basename.
  */
 import { posix } from "node:path";
-import { slugPath } from "./slug.ts";
+import { legacySlugPath, slugPath } from "./slug.ts";
 
 /** One link as written in a page. */
 export interface RawLink {
@@ -80,8 +80,12 @@ export class LinkResolver {
     if (this.ids.has(target)) return { status: "resolved", id: target };
     const slugged = slugPath(target);
     if (this.ids.has(slugged)) return { status: "resolved", id: slugged };
+    // A device-name page an older vault made before the `-page` suffix (`con.md`).
+    const legacy = legacySlugPath(target);
+    if (legacy !== slugged && this.ids.has(legacy)) return { status: "resolved", id: legacy };
     const base = slugged.split("/").pop() ?? slugged;
-    const candidates = this.byBasename.get(base) ?? [];
+    const legacyBase = legacy.split("/").pop() ?? legacy;
+    const candidates = this.byBasename.get(base) ?? this.byBasename.get(legacyBase) ?? [];
     if (candidates.length === 1 && candidates[0]) return { status: "resolved", id: candidates[0] };
     if (candidates.length > 1) return { status: "ambiguous", candidates: [...candidates].sort() };
     return { status: "missing" };

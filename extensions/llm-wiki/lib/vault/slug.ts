@@ -53,3 +53,20 @@ export function slugPath(target: string): string {
     .map(slugify)
     .join("/");
 }
+
+/**
+ * `slugPath` as it was before device names got their suffix (`[[CON]]` →
+ * `con`), so a page an older vault holds at `con.md` is still found by its
+ * links. The same as `slugPath` for every other target.
+ */
+export function legacySlugPath(target: string): string {
+  return slugPath(target)
+    .split("/")
+    .map((part) =>
+      part.endsWith(RESERVED_SUFFIX) &&
+      WINDOWS_RESERVED.test(part.slice(0, -RESERVED_SUFFIX.length))
+        ? part.slice(0, -RESERVED_SUFFIX.length)
+        : part,
+    )
+    .join("/");
+}
