@@ -417,6 +417,46 @@ describe("secrets on every write path of the service", () => {
   });
 });
 
+describe("secrets in a hand-written page's front matter", () => {
+  it("reach neither the registry cache nor a search or recall result", async () => {
+    const vault = makeTempVault();
+    const marker = `quayside${randomInt(1e6)}`;
+    const cases = sample(ONE_LINE, 12);
+    const [title, description, ...rest] = cases;
+    const yaml = (v: string) => JSON.stringify(v);
+    const text = [
+      "---",
+      "type: concept",
+      `title: ${yaml(`${marker} ${title?.text ?? ""}`)}`,
+      `description: ${yaml(description?.text ?? "")}`,
+      `aliases: [${rest
+        .slice(0, 5)
+        .map((c) => yaml(c.text))
+        .join(", ")}]`,
+      `tags: [${rest
+        .slice(5)
+        .map((c) => yaml(c.text))
+        .join(", ")}]`,
+      "---",
+      `Notes about ${marker}.`,
+      "",
+    ].join("\n");
+    vault.writePage("concepts/hand-written", text);
+    const wiki = service(vault.root);
+    expect((await wiki.reindex()).ok).toBe(true);
+    // Every derived file, the registry cache included: only the page itself holds them.
+    expectClean(vault.paths.dir, new Set(["wiki/concepts/hand-written.md"]));
+    const found = JSON.stringify(wiki.search({ query: marker }));
+    const recalled = JSON.stringify(await wiki.recall({ query: marker }));
+    expect(found).toContain("concepts/hand-written");
+    for (const c of cases) {
+      expect(found.includes(c.secret), `${c.kind} in search; ${NOTE}`).toBe(false);
+      expect(recalled.includes(c.secret), `${c.kind} in recall; ${NOTE}`).toBe(false);
+    }
+    expect(vault.readPage("concepts/hand-written")).toBe(text);
+  });
+});
+
 describe("secrets in a vault's own settings", () => {
   it("bootstrap redacts a name and topic before writing the config and its event", () => {
     const root = makeTempDir("llm-wiki-secrets-init-");

@@ -19,11 +19,13 @@ import {
 } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { isInside, writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
 import { extractLinks } from "./links.ts";
-import { hashContent, type PageMeta, pageMeta, parsePage } from "./page.ts";
+import { hashContent, type Page, type PageMeta, pageMeta, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
+import { redactValue } from "./redaction.ts";
 import {
   type CacheSnapshot,
   loadCache,
@@ -173,6 +175,29 @@ function idOf(rel: string): string {
   return rel.replace(/^wiki\//, "").replace(/\.md$/, "");
 }
 
+/**
+ * A page's metadata as the registry keeps and every host shows it: a secret
+ * in a hand-written page's title, aliases or tags reaches neither the cache
+ * under `meta/` nor a reader (the page file itself is left as it is). One
+ * detector pass over the joined fields; field by field only when it found
+ * something.
+ */
+function shownMeta(page: Page): PageMeta {
+  const meta = pageMeta(page);
+  const fields = [
+    meta.title,
+    meta.description ?? "",
+    meta.summary ?? "",
+    ...meta.aliases,
+    ...meta.tags,
+    ...meta.sources,
+    ...meta.recallTriggers,
+  ];
+  if (countTotal(redactSecrets(fields.join("\n")).counts) === 0) return meta;
+  const { id, path, ...rest } = meta;
+  return { id, path, ...redactValue(rest, {}) };
+}
+
 function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord {
   const id = idOf(file.rel);
   const result = parsePage(id, file.rel, bytes);
@@ -180,7 +205,7 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   if (!result.ok) return { ...base, diagnostics: result.diagnostics };
   const rec: RegistryRecord = {
     ...base,
-    meta: pageMeta(result.page),
+    meta: shownMeta(result.page),
     links: extractLinks(id, result.page.body),
   };
   if (result.diagnostics.length > 0) rec.diagnostics = result.diagnostics;
