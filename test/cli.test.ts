@@ -67,7 +67,8 @@ describe("llm-wiki init", () => {
     const out = run(project, ["init", "--vault", file], env);
     expect(out.status).toBe(1);
     expect(stderrLines(out)).toHaveLength(1);
-    expect(out.stderr).toMatch(/^llm-wiki: /);
+    // The structured diagnostic (vault_path_unusable), rendered like every other error.
+    expect(out.stderr).toMatch(/^error: cannot create a vault at .*not-a-folder: ENOTDIR/);
   });
 });
 
