@@ -8,7 +8,7 @@ import {
   type CaptureSourceResult,
   captureSource,
 } from "./capture/capture-source.ts";
-import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+import { type Diagnostic, diagnostic, WikiError } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
@@ -330,7 +330,21 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         const vault = vaultPaths(root, "project");
         return { vault, created: false, createdPaths: [], ok: false, diagnostics: [refused] };
       }
-      const result = bootstrapVault({ ...input, root });
+      let result: BootstrapResult;
+      try {
+        result = bootstrapVault({ ...input, root });
+      } catch (error) {
+        // A place that cannot hold a vault (vault_path_unusable): a result, not a crash.
+        if (!(error instanceof WikiError)) throw error;
+        const vault = vaultPaths(root, "project");
+        return {
+          vault,
+          created: false,
+          createdPaths: [],
+          ok: false,
+          diagnostics: [error.diagnostic],
+        };
+      }
       const diagnostics = result.created
         ? []
         : [
