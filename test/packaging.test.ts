@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
+import { PACKAGE_NAME } from "../extensions/llm-wiki/lib/package-version.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -50,6 +51,7 @@ describe("the package name", () => {
 
   it("is not the unrelated `llm-wiki` package, and keeps the bins llm-wiki and llm-wiki-mcp", () => {
     expect(manifest.name).not.toBe("llm-wiki");
+    expect(manifest.name).toBe(PACKAGE_NAME);
     expect(Object.keys(manifest.bin).sort()).toEqual(["llm-wiki", "llm-wiki-mcp"]);
   });
 });

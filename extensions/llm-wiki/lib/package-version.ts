@@ -1,9 +1,12 @@
 /**
- * The llm-wiki package version, found by walking up from this module, so it
+ * The package's version, found by walking up from this module, so it
  * reads the same from the sources and from the built `dist/`.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+
+/** The npm package name (`llm-wiki` on npm is an unrelated package). */
+export const PACKAGE_NAME = "llm-wiki-memory";
 
 let cached: string | undefined;
 
@@ -15,7 +18,7 @@ export function packageVersion(): string {
         name?: string;
         version?: string;
       };
-      if (pkg.name === "llm-wiki" && pkg.version) {
+      if (pkg.name === PACKAGE_NAME && pkg.version) {
         cached = pkg.version;
         return cached;
       }
