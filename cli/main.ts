@@ -219,7 +219,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!outcome.ok) {
     const first = outcome.diagnostics.find((d) => d.severity === "error");
-    if (parsed.values.json && first) printErr(`llm-wiki: ${first.message}\n`);
+    if (parsed.values.json && first) {
+      printErr(`llm-wiki: ${first.message}${first.repair ? ` (fix: ${first.repair})` : ""}\n`);
+    }
   }
   return outcome.exitCode ?? (outcome.ok ? 0 : 1);
 }

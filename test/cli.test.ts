@@ -177,8 +177,9 @@ describe("llm-wiki status", () => {
       ok: false,
       diagnostics: [{ code: "vault_not_found", severity: "error", repair: "llm-wiki init" }],
     });
+    // One line, with the repair, as in text mode.
     expect(stderrLines(out)).toEqual([
-      "llm-wiki: no .llm-wiki vault in this folder or any parent, and no personal vault",
+      "llm-wiki: no .llm-wiki vault in this folder or any parent, and no personal vault (fix: llm-wiki init)",
     ]);
   });
 
