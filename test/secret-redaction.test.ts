@@ -255,6 +255,66 @@ describe("precision", () => {
   });
 });
 
+/** Fragments that wake the detectors up; hostile texts are random runs of a few of them. */
+const TRIGGERS = [
+  "-----BEGIN PRIVATE KEY-----",
+  "-----END PRIVATE KEY-----",
+  "password",
+  "token",
+  "=",
+  ":",
+  " ",
+  "\n",
+  "'",
+  '"',
+  "://",
+  "@",
+  "a",
+  "A1",
+  "machine",
+  "login",
+  "default",
+  "mysql",
+  " -p",
+  " -u",
+  "--password",
+  "Bearer ",
+  "Authorization: ",
+  "sk-",
+  "ghp_",
+  "xoxb-",
+  "npm_",
+  "eyJ",
+  ".",
+  "LS0tLS1CRUdJTi",
+  "&sig=",
+  "?key=",
+  "AccountKey=",
+  "\\",
+  "\\n",
+  "-",
+  "_",
+  "$",
+  "(",
+  "[REDACTED:x]",
+  "postgres://",
+  ":5432:",
+];
+
+describe("hostile text", () => {
+  it("finishes on long random runs of detector triggers, and stays idempotent", () => {
+    for (let run = 0; run < 8; run++) {
+      const vocab = Array.from({ length: rand.between(1, 5) }, () => rand.pick(TRIGGERS));
+      let text = "";
+      while (text.length < 64 * 1024) text += rand.pick(vocab);
+      const once = redactSecrets(text);
+      const twice = redactSecrets(once.text);
+      expect(twice.text, `${JSON.stringify(vocab)}; ${NOTE}`).toBe(once.text);
+      expect(twice.counts).toEqual({});
+    }
+  });
+});
+
 describe("findSecrets", () => {
   it("gives the 1-based line and kind of each secret, never its value", () => {
     const singles = corpus.filter((c) => !c.text.includes("\n")).slice(0, 12);

@@ -172,6 +172,23 @@ const prose = (r: CorpusRandom, line: string) =>
     `# deploy\n${line}\n`,
   ]);
 
+/** `key` set to `value` in a config format picked at random. */
+function inShape(r: CorpusRandom, key: string, value: string): string {
+  const shapes = [
+    () => `${key}=${value}`,
+    () => `export ${key}="${value}"`,
+    () => `settings:\n  ${key}: ${value}\n`,
+    () => `settings:\n  ${key}: "${value}"\n`,
+    () => `{"name": "svc", "${key}": "${value}"}`,
+    () => `[service]\n${key} = ${value}\n`,
+    () => `${key} = "${value}"`,
+    () => `'${key}' => '${value}',`,
+    () => `${key} := "${value}"`,
+    () => `<add ${key}="${value}" />`,
+  ];
+  return r.pick(shapes)();
+}
+
 type Maker = (r: CorpusRandom) => SecretCase;
 
 const MAKERS: Record<string, Maker> = {
@@ -744,6 +761,37 @@ const MAKERS: Record<string, Maker> = {
   passphrase_assignment: (r) => {
     const secret = `${r.chars(LOWER, 5)}-${r.chars(LOWER, 6)}-${r.chars(LOWER, 5)}-${r.chars(DIGITS, 2)}`;
     return { kind: "", secret, text: `GPG_PASSPHRASE="${secret}"` };
+  },
+  config_secret_any_shape: (r) => {
+    const secret = r.mixed(`${ALNUM}_-`, r.between(20, 48));
+    const key = spell(
+      r,
+      r.pick([
+        ["api", "key"],
+        ["client", "secret"],
+        ["auth", "token"],
+        ["access", "key"],
+        ["signing", "key"],
+        ["webhook", "secret"],
+        ["refresh", "token"],
+      ]),
+    );
+    return { kind: "", secret, text: inShape(r, key, secret) };
+  },
+  config_password_any_shape: (r) => {
+    const secret = password(r);
+    const key = spell(
+      r,
+      r.pick([
+        ["password"],
+        ["db", "password"],
+        ["smtp", "pass"],
+        ["admin", "passwd"],
+        ["redis", "pwd"],
+        ["key", "passphrase"],
+      ]),
+    );
+    return { kind: "", secret, text: inShape(r, key, secret) };
   },
   credential_in_prose_assignment: (r) => {
     const secret = r.mixed(ALNUM, 32);

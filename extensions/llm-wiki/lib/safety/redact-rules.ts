@@ -88,10 +88,17 @@ function isStandIn(value: string): boolean {
   if (/^\$[A-Za-z_{(]|^%\(|^\{\{|^<[^<>]*>$|^\[[^[\]]*\]$/.test(v)) return true;
   if (/\$\{|\{\{/.test(v)) return true;
   if (/^(.)\1+$/.test(v) || /^[*x.•]+$/i.test(v) || /^x{3,}/i.test(v)) return true;
+  // `your-api-key`, `my_token_here`, `example-secret`, `REPLACE_ME`: words, not a value.
+  const words = v.toLowerCase().replace(/[_.-]+/g, " ");
   if (
-    /\b(?:your|my|example|placeholder|changeme|redacted|dummy|sample)\b/i.test(
-      v.replace(/[_-]/g, " "),
+    /^(?:your|my|example|sample|dummy|placeholder|changeme|replace|insert|enter|put|fake) /.test(
+      words,
     )
+  )
+    return true;
+  if (
+    / (?:here|placeholder|example)$/.test(words) ||
+    /^(?:replace ?me|changeme|redacted)$/.test(words)
   )
     return true;
   if (
@@ -262,11 +269,6 @@ const PREFIXED: Rule[] = [
 
 const KEYS: Rule[] = [
   {
-    kind: "private_key",
-    pattern:
-      /-----BEGIN ?([A-Z0-9 ]*)PRIVATE KEY( BLOCK)?-----[\s\S]*?-----END ?\1PRIVATE KEY\2-----/dg,
-  },
-  {
     // A block cut off before its END line: the header and the base64 lines after
     // it, raw or inside a JSON string (`\n` escapes).
     kind: "private_key",
@@ -320,7 +322,7 @@ const SHAPES: Rule[] = [
     // .netrc: `machine host login user password secret` (one line or several).
     kind: "netrc_password",
     pattern:
-      /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+)*\s+password\s+(?<secret>\S+)/dg,
+      /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+){0,4}\s+password\s+(?<secret>\S+)/dg,
     check: (v) => !isStandIn(v),
   },
   {
@@ -359,9 +361,10 @@ const SHAPES: Rule[] = [
 const CLI: Rule[] = [
   {
     // MySQL/MariaDB clients take the password glued to `-p`: `-pSECRET`, `-p'SECRET'`.
+    // The command is a look-behind, so every `-p` of a line is found in one pass.
     kind: "cli_password",
     pattern:
-      /\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;&]*?[ \t]-p(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
+      /[ \t]-p(?<=\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;&]{0,200}-p)(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
     check: (v) => !isStandIn(v),
   },
   {
@@ -402,9 +405,30 @@ const CLI: Rule[] = [
 /** Every generic rule, in the order they are tried (overlaps are merged afterwards). */
 export const GENERIC_RULES: readonly Rule[] = [...KEYS, ...PREFIXED, ...SHAPES, ...CLI, ASSIGNMENT];
 
+const PEM_BEGIN = /-----BEGIN ?[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END = /-----END ?[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/g;
+
+/**
+ * Whole PEM private-key blocks, BEGIN line to the next END line. Done in
+ * code, not with a lazy regex: a text full of BEGIN lines without an END
+ * would make a regex scan to the end once per line (quadratic).
+ */
+function pemBlockSpans(text: string): SecretSpan[] {
+  if (!text.includes("PRIVATE KEY")) return [];
+  const ends = [...text.matchAll(PEM_END)].map((m) => m.index + m[0].length);
+  const spans: SecretSpan[] = [];
+  let next = 0;
+  for (const begin of text.matchAll(PEM_BEGIN)) {
+    while (next < ends.length && (ends[next] ?? 0) <= begin.index) next++;
+    const end = ends[next];
+    if (end !== undefined) spans.push({ start: begin.index, end, kind: "private_key" });
+  }
+  return spans;
+}
+
 /** Every secret the generic rules find in `text`. */
 export function genericSpans(text: string): SecretSpan[] {
-  const spans: SecretSpan[] = [];
+  const spans: SecretSpan[] = pemBlockSpans(text);
   for (const rule of GENERIC_RULES) {
     if (rule.hint !== undefined && !text.includes(rule.hint)) continue;
     rule.pattern.lastIndex = 0;

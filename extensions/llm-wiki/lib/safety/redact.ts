@@ -24,6 +24,21 @@ export interface Redacted {
 /** Preset kinds that report a whole URL; a generic span for just its password is preferred. */
 const WHOLE_URL_KINDS = new Set(["database_url", "url_password"]);
 
+const RUN = /[A-Za-z0-9_-]/;
+
+/**
+ * Spans grow to the whole run of word characters around them. Detectors look
+ * at their neighbours (`(?![A-Za-z0-9_])`); a mark put in the middle of a run
+ * would give the rest of the run new neighbours and a second redaction
+ * something new to find (`npm_npm_…`). Marks bounded by non-word characters
+ * keep redaction idempotent.
+ */
+function growRight(text: string, end: number): number {
+  let at = end;
+  while (at < text.length && RUN.test(text[at] ?? "")) at++;
+  return at;
+}
+
 /** Where the secrets of `text` are: merged, non-overlapping, in order. */
 function detect(text: string): SecretSpan[] {
   const generic = genericSpans(text);
@@ -38,14 +53,23 @@ function detect(text: string): SecretSpan[] {
   const spans = [...preset, ...generic]
     .filter((s) => !marks.some(([a, b]) => s.start < b && a < s.end))
     .sort((x, y) => x.start - y.start || y.end - x.end);
+  // Merge overlapping spans, each grown to its whole run; a run is scanned once.
   const merged: SecretSpan[] = [];
   for (const span of spans) {
     const last = merged[merged.length - 1];
     if (last !== undefined && span.start < last.end) {
-      last.end = Math.max(last.end, span.end);
+      if (span.end > last.end) last.end = growRight(text, span.end);
       continue;
     }
-    merged.push({ ...span });
+    let start = span.start;
+    const floor = last?.end ?? 0;
+    while (start > floor && RUN.test(text[start - 1] ?? "")) start--;
+    if (last !== undefined && start === floor && RUN.test(text[start - 1] ?? "")) {
+      // Reached the previous span within one run: they are one secret.
+      last.end = growRight(text, span.end);
+      continue;
+    }
+    merged.push({ start, end: growRight(text, span.end), kind: span.kind });
   }
   return merged;
 }
