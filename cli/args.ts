@@ -32,13 +32,31 @@ const COMMON: Record<string, OptionSpec> = {
   help: { type: "boolean", short: "h" },
 };
 
+/**
+ * `parseArgs`'s complaint in our words: its own messages are long and, for
+ * an unknown option, end with an unbalanced quote.
+ */
+function argumentProblem(command: string, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  const option = /'(-[^']*)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option !== undefined) {
+    return `${command}: unknown option ${option} (llm-wiki ${command} --help lists them)`;
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option !== undefined) {
+    return `${command}: option ${option.split(",")[0]} ${/argument missing/.test(message) ? "needs a value" : "takes no value"}`;
+  }
+  return `${command}: ${message}`;
+}
+
 /** Parses `argv` (without node and script) for `command`'s options plus the common ones. */
 export function parseCommand(
   argv: string[],
   options: Record<string, Record<string, OptionSpec>>,
 ): Parsed {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+  if (command === undefined) throw new UsageError("no command given");
+  if (command === "help" || command === "--help" || command === "-h") {
     return { command: "help", positionals: [], values: {}, lists: {} };
   }
   if (command === "--version" || command === "-v")
@@ -61,7 +79,7 @@ export function parseCommand(
     for (const [key, spec] of Object.entries(own)) if (spec.multiple) lists[key] ??= [];
     return { command, positionals: parsed.positionals, values, lists };
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(argumentProblem(command, error));
   }
 }
 

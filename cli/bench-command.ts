@@ -4,7 +4,7 @@
  * temporary vault and prints nDCG@10, Recall@100, MRR@10 and query latency.
  * The temporary vault is removed on success, on failure and on Ctrl-C.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BeirReport, runBeir } from "../extensions/llm-wiki/lib/bench/beir-run.ts";
@@ -25,6 +25,14 @@ export const BENCH_USAGE = `  bench beir DIR [--mode M]                run a BEI
         [--limit-queries N]                qrels/test.tsv) through indexing and retrieval
                                            in a temporary vault; mode lexical by default
 `;
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 function modeOf(value: string | boolean | undefined): RetrievalMode {
   // Lexical by default: a benchmark must not start embedding a large corpus unasked.
@@ -67,6 +75,11 @@ export async function benchCommand(
   if (suite !== "beir") throw new UsageError("bench takes a suite: llm-wiki bench beir DIR");
   if (dir === undefined || extra.length > 0)
     throw new UsageError("bench beir takes one folder: llm-wiki bench beir DIR");
+  if (!isFolder(dir)) {
+    throw new UsageError(
+      `bench beir: ${dir} is not a folder; download a BEIR collection first (see docs/retrieval-benchmark.md)`,
+    );
+  }
   const mode = modeOf(values.mode);
   const limit = values["limit-queries"];
   const limitQueries = limit === undefined ? undefined : intOption(limit, "limit-queries", 1);

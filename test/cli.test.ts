@@ -280,12 +280,35 @@ describe("usage errors", () => {
     expect(out.stderr).toContain("usage: llm-wiki <command>");
   });
 
-  it("exits 2 for an unknown flag", () => {
+  it("exits 2 with no command at all, the usage on stderr and nothing on stdout", () => {
     const { project, env } = setup();
-    const out = run(project, ["status", "--bogus"], env);
+    const out = run(project, [], env);
     expect(out.status).toBe(2);
-    expect(out.stderr).toMatch(/^llm-wiki: .*--bogus/);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toMatch(/^llm-wiki: no command given\nusage: llm-wiki <command>/);
+  });
+
+  it("exits 2 for an unknown flag, naming it in one balanced line", () => {
+    const { project, env } = setup();
+    const flag = `--bogus-${Math.random().toString(36).slice(2, 8)}`;
+    const out = run(project, ["status", flag], env);
+    expect(out.status).toBe(2);
+    const [first = ""] = stderrLines(out);
+    expect(first).toBe(
+      `llm-wiki: status: unknown option ${flag} (llm-wiki status --help lists them)`,
+    );
+    for (const quote of ["'", '"']) expect(first.split(quote).length % 2).toBe(1);
     expect(out.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it("exits 2 for bench beir on a folder that does not exist, saying how to get one", () => {
+    const { project, env } = setup();
+    const missing = join(project, "no-such-collection");
+    const out = run(project, ["bench", "beir", missing], env);
+    expect(out.status).toBe(2);
+    expect(stderrLines(out)[0]).toBe(
+      `llm-wiki: bench beir: ${missing} is not a folder; download a BEIR collection first (see docs/retrieval-benchmark.md)`,
+    );
   });
 
   it("exits 2 for a search without a query or with a bad --limit", () => {
