@@ -4,8 +4,8 @@
  * bin meets a too-old Node with one readable line and exit status 2.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
@@ -165,5 +165,29 @@ describe("the Node version check", () => {
     );
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ vault: { pages: 1 } });
+  });
+});
+
+describe("the README's example", () => {
+  it("shows automatic recall on a first run of a fresh copy of the example vault", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const query = /bash scripts\/dev\.sh example "([^"]+)"/.exec(readme)?.[1];
+    expect(query).toBeDefined();
+    const script = readFileSync(join(REPO, "scripts", "dev.sh"), "utf8");
+    expect(script).toContain('recall --auto "$query" --vault examples/acme-notes');
+    // A fresh copy: no index yet, as on a new clone.
+    const root = join(makeTempDir("llm-wiki-readme-"), "acme-notes");
+    cpSync(join(REPO, "examples", "acme-notes"), root, {
+      recursive: true,
+      filter: (src) => !src.split(sep).includes("meta"),
+    });
+    const out = spawnSync(
+      process.execPath,
+      [join(REPO, "bin", "llm-wiki.js"), "recall", "--auto", query ?? "", "--vault", root],
+      { encoding: "utf8", env: childEnv(), timeout: 120_000 },
+    );
+    expect(out.status).toBe(0);
+    expect(out.stdout).toContain('<wiki-recall source="llm-wiki">');
+    expect(out.stdout).toContain("concepts/cache-invalidation");
   });
 });
