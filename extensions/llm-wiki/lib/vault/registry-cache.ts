@@ -17,7 +17,8 @@ import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-const CACHE_VERSION = 2;
+/** 3: page fields are kept redacted (a version 2 cache may hold a secret, so it is re-parsed). */
+const CACHE_VERSION = 3;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
 const REGISTRY_SHARDS = 32;
 
