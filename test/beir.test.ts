@@ -229,8 +229,8 @@ describe("llm-wiki bench beir", () => {
     expect(mode.status).toBe(2);
     expect(mode.stderr).toMatch(/--mode takes one of lexical, hybrid, adaptive, quality/);
     const missing = bench(["beir", join(tmp, "nowhere")], tmp);
-    expect(missing.status).toBe(1);
-    expect(oneLine(missing)).toMatch(/nowhere: no such folder/);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/nowhere is not a folder; download a BEIR collection first/);
   });
 
   it("removes the temporary vault when interrupted", async () => {

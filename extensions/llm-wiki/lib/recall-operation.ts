@@ -22,8 +22,8 @@ import {
   type TraceStep,
 } from "./retrieval.ts";
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
-import type { RetrievalMode, WikiSettings } from "./settings.ts";
 import { redactSecrets } from "./safety/redact.ts";
+import type { RetrievalMode, WikiSettings } from "./settings.ts";
 import { bodyAfterFrontmatter } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";

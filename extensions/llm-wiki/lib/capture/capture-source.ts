@@ -10,9 +10,11 @@
  */
 import { homedir } from "node:os";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
 import { checkSingleLine, neutraliseLine } from "../safety/text.ts";
 import { appendEvent } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { sumCounts } from "../vault/redaction.ts";
 import {
   charsetOf,
   decodeText,
@@ -33,8 +35,6 @@ import {
   writePacket,
 } from "./packet.ts";
 import { readFileForCapture } from "./read-file.ts";
-import { countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
-import { sumCounts } from "../vault/redaction.ts";
 import { allocateSourceId } from "./source-id.ts";
 import { createSourcePage, type SourcePageResult } from "./source-page.ts";
 

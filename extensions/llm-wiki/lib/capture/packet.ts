@@ -7,10 +7,10 @@
 import { rmdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { diagnostic, WikiError } from "../diagnostics.ts";
+import type { RedactionCounts } from "../safety/redact.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
 import { hashContent } from "../vault/page.ts";
 import type { SourceFormat } from "./extract.ts";
-import type { RedactionCounts } from "../safety/redact.ts";
 import type { SourceSlot } from "./source-id.ts";
 
 /** Layout version of packets written here (older packets: `1.0`, with `extracted.md`). */
