@@ -8,8 +8,29 @@
  * failing run can be replayed with the seed printed by `corpusSeedNote`.
  * Key spellings, quoting and surrounding text vary at random too.
  */
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { crc32 } from "node:zlib";
+import {
+  ALNUM,
+  B64,
+  B64URL,
+  base64,
+  CorpusRandom,
+  DIGITS,
+  hex,
+  host,
+  LETTERS,
+  LOWER,
+  password,
+  pkcs8Key,
+  prose,
+  rsaKey,
+  UPPER,
+  user,
+} from "./corpus-random.ts";
+import { pemCase, SHAPE_MAKERS } from "./secret-corpus-shapes.ts";
+
+export { CorpusRandom } from "./corpus-random.ts";
 
 /** One secret and a realistic text that contains it. */
 export interface SecretCase {
@@ -23,173 +44,8 @@ export interface SecretCase {
   pieces?: string[];
 }
 
-/** Deterministic random source (SHA-256 in counter mode over the seed). */
-export class CorpusRandom {
-  private counter = 0;
-  private pool: Buffer = Buffer.alloc(0);
-
-  readonly seed: number;
-
-  constructor(seed: number) {
-    this.seed = seed;
-  }
-
-  /** `n` random bytes. */
-  bytes(n: number): Buffer {
-    while (this.pool.length < n) {
-      const block = createHash("sha256")
-        .update(`${this.seed}:${this.counter++}`)
-        .digest();
-      this.pool = Buffer.concat([this.pool, block]);
-    }
-    const out = this.pool.subarray(0, n);
-    this.pool = this.pool.subarray(n);
-    return Buffer.from(out);
-  }
-
-  /** A uniform integer in [0, n). */
-  int(n: number): number {
-    return this.bytes(4).readUInt32BE(0) % n;
-  }
-
-  /** An integer in [min, max]. */
-  between(min: number, max: number): number {
-    return min + this.int(max - min + 1);
-  }
-
-  pick<T>(items: readonly T[]): T {
-    const item = items[this.int(items.length)];
-    if (item === undefined) throw new Error("pick from an empty list");
-    return item;
-  }
-
-  /** `n` characters drawn from `alphabet`. */
-  chars(alphabet: string, n: number): string {
-    let out = "";
-    for (let i = 0; i < n; i++) out += alphabet[this.int(alphabet.length)];
-    return out;
-  }
-
-  /** Like `chars`, but with at least one digit and one letter (looks machine-made). */
-  mixed(alphabet: string, n: number): string {
-    for (;;) {
-      const s = this.chars(alphabet, n);
-      if (/[0-9]/.test(s) && /[A-Za-z]/.test(s)) return s;
-    }
-  }
-}
-
-const LOWER = "abcdefghijklmnopqrstuvwxyz";
-const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-const DIGITS = "0123456789";
-const ALNUM = LOWER + UPPER + DIGITS;
-const HEX = "0123456789abcdef";
-const B64 = `${ALNUM}+/`;
-const B64URL = `${ALNUM}-_`;
-const LETTERS = LOWER + UPPER;
-const PW_SYMBOLS = "!#%^*-_+.~";
-
-/** A password people type: letters, digits and a symbol. */
-function password(r: CorpusRandom, n = r.between(12, 20)): string {
-  for (;;) {
-    const s = r.chars(ALNUM + PW_SYMBOLS, n);
-    if (/[0-9]/.test(s) && /[A-Za-z]/.test(s) && /^[A-Za-z0-9]/.test(s)) return s;
-  }
-}
-
-function base64(r: CorpusRandom, bytes: number): string {
-  return r.bytes(bytes).toString("base64");
-}
-
-function hex(r: CorpusRandom, n: number): string {
-  return r.chars(HEX, n);
-}
-
-function host(r: CorpusRandom): string {
-  return `${r.pick(["db", "api", "cache", "mq", "build", "git"])}-${r.chars(LOWER, 5)}.${r.pick(["internal", "example.com", "corp.example.net"])}`;
-}
-
-function user(r: CorpusRandom): string {
-  return `${r.pick(["app", "deploy", "svc", "ci", "admin"])}_${r.chars(LOWER, 4)}`;
-}
-
-/** Random spelling of a key made of words: UPPER_SNAKE, lower_snake, camelCase, kebab-case. */
-function spell(r: CorpusRandom, words: string[]): string {
-  const style = r.int(4);
-  if (style === 0) return words.join("_").toUpperCase();
-  if (style === 1) return words.join("_").toLowerCase();
-  if (style === 2)
-    return words
-      .map((w, i) => (i === 0 ? w.toLowerCase() : w[0]?.toUpperCase() + w.slice(1).toLowerCase()))
-      .join("");
-  return words.join("-").toLowerCase();
-}
-
-/** Env-style key (UPPER_SNAKE or lower_snake only: shells reject the others). */
-function envKey(r: CorpusRandom, words: string[]): string {
-  const key = words.join("_");
-  return r.int(2) === 0 ? key.toUpperCase() : key.toLowerCase();
-}
-
-/** A PEM block whose DER body starts with `der` and goes on at random; lines of 64. */
-function pem(
-  r: CorpusRandom,
-  label: string,
-  der: number[],
-  bytes: number,
-): { block: string; lines: string[] } {
-  const body = Buffer.concat([Buffer.from(der), r.bytes(bytes)]).toString("base64");
-  const lines = body.match(/.{1,64}/g) ?? [];
-  return {
-    block: `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----`,
-    lines,
-  };
-}
-
-/** A private key case: the secret is a middle line, every body line is a piece. */
-function pemCase(kind: string, block: string, lines: string[], text: string): SecretCase {
-  const full = lines.filter((l) => l.length === 64);
-  return {
-    kind,
-    secret: full[Math.floor(full.length / 2)] ?? lines[0] ?? block,
-    text,
-    pieces: full,
-  };
-}
-
-function rsaKey(r: CorpusRandom) {
-  return pem(r, "RSA PRIVATE KEY", [0x30, 0x82, 0x04, 0xa4, 0x02, 0x01, 0x00, 0x02, 0x82], 600);
-}
-
-function pkcs8Key(r: CorpusRandom) {
-  return pem(r, "PRIVATE KEY", [0x30, 0x82, 0x04, 0xbe, 0x02, 0x01, 0x00, 0x30, 0x0d], 600);
-}
-
-const prose = (r: CorpusRandom, line: string) =>
-  r.pick([
-    line,
-    `Notes from the incident call:\n\n${line}\n\nRotate after the migration.`,
-    `# deploy\n${line}\n`,
-  ]);
-
-/** `key` set to `value` in a config format picked at random. */
-function inShape(r: CorpusRandom, key: string, value: string): string {
-  const shapes = [
-    () => `${key}=${value}`,
-    () => `export ${key}="${value}"`,
-    () => `settings:\n  ${key}: ${value}\n`,
-    () => `settings:\n  ${key}: "${value}"\n`,
-    () => `{"name": "svc", "${key}": "${value}"}`,
-    () => `[service]\n${key} = ${value}\n`,
-    () => `${key} = "${value}"`,
-    () => `'${key}' => '${value}',`,
-    () => `${key} := "${value}"`,
-    () => `<add ${key}="${value}" />`,
-  ];
-  return r.pick(shapes)();
-}
-
-type Maker = (r: CorpusRandom) => SecretCase;
+/** Builds one case from the random source (its kind is filled in by `secretCorpus`). */
+export type Maker = (r: CorpusRandom) => SecretCase;
 
 const MAKERS: Record<string, Maker> = {
   // --- named in the issue -------------------------------------------------
@@ -339,7 +195,9 @@ const MAKERS: Record<string, Maker> = {
     };
   },
   smtp_password_letters: (r) => {
-    const secret = r.chars(LETTERS, r.between(10, 16));
+    // Letters only; not spelling a sample value (`xxpasswordxx` reads as an example).
+    let secret = r.chars(LETTERS, r.between(10, 16));
+    while (/pass|pwd|secret|token/i.test(secret)) secret = r.chars(LETTERS, r.between(10, 16));
     return {
       kind: "",
       secret,
@@ -574,233 +432,7 @@ const MAKERS: Record<string, Maker> = {
     return { kind: "", secret, text: `credentials "app.terraform.io" {\n  token = "${secret}"\n}` };
   },
 
-  // --- private keys ---------------------------------------------------------
-  private_key_rsa: (r) => {
-    const { block, lines } = rsaKey(r);
-    return pemCase("", block, lines, `Here is the deploy key:\n\n${block}\n`);
-  },
-  private_key_pkcs8: (r) => {
-    const { block, lines } = pkcs8Key(r);
-    return pemCase("", block, lines, `${block}\n`);
-  },
-  private_key_ec: (r) => {
-    const { block, lines } = pem(
-      r,
-      "EC PRIVATE KEY",
-      [0x30, 0x77, 0x02, 0x01, 0x01, 0x04, 0x20],
-      140,
-    );
-    return pemCase("", block, lines, `key.pem:\n${block}`);
-  },
-  private_key_openssh: (r) => {
-    const magic = [...Buffer.from("openssh-key-v1\0")];
-    const { block, lines } = pem(r, "OPENSSH PRIVATE KEY", magic, 380);
-    return pemCase("", block, lines, `~/.ssh/id_ed25519\n${block}\n`);
-  },
-  private_key_encrypted: (r) => {
-    const { block, lines } = pem(
-      r,
-      "ENCRYPTED PRIVATE KEY",
-      [0x30, 0x82, 0x05, 0x0e, 0x30, 0x40],
-      1200,
-    );
-    return pemCase("", block, lines, block);
-  },
-  private_key_pgp: (r) => {
-    const body = base64(r, 700).match(/.{1,64}/g) ?? [];
-    const block = `-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n${body.join("\n")}\n=${base64(r, 3)}\n-----END PGP PRIVATE KEY BLOCK-----`;
-    return pemCase("", block, body, block);
-  },
-  private_key_base64_blob: (r) => {
-    const secret = Buffer.from(`${rsaKey(r).block}\n`).toString("base64");
-    return { kind: "", secret, text: `${envKey(r, ["deploy", "key", "b64"])}=${secret}` };
-  },
-
-  // --- URLs with credentials -------------------------------------------------
-  basic_auth_url: (r) => {
-    const secret = password(r).replace(/[^A-Za-z0-9_-]/g, "x");
-    return {
-      kind: "",
-      secret,
-      text: `pip install --index-url https://${user(r)}:${secret}@pypi.${r.chars(LOWER, 5)}.example.com/simple pkg`,
-    };
-  },
-  postgres_url: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `DATABASE_URL=postgres://${user(r)}:${secret}@${host(r)}:5432/app?sslmode=require`,
-    };
-  },
-  mysql_url: (r) => {
-    const secret = password(r);
-    return { kind: "", secret, text: `jdbc:mysql://${user(r)}:${secret}@${host(r)}:3306/shop` };
-  },
-  mongodb_url: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `mongodb+srv://${user(r)}:${secret}@cluster0.${r.chars(LOWER, 5)}.mongodb.net/test?retryWrites=true`,
-    };
-  },
-  redis_url: (r) => {
-    const secret = password(r);
-    return { kind: "", secret, text: `REDIS_URL=redis://:${secret}@${host(r)}:6379/0` };
-  },
-  amqp_url: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `broker_url = "amqp://${user(r)}:${secret}@${host(r)}:5672//"`,
-    };
-  },
-
-  // --- headers and command lines ---------------------------------------------
-  authorization_bearer: (r) => {
-    const secret = r.mixed(`${ALNUM}-._~`, r.between(30, 60));
-    return {
-      kind: "",
-      secret,
-      text: `curl -H "Authorization: Bearer ${secret}" https://api.example.com/me`,
-    };
-  },
-  authorization_basic: (r) => {
-    const secret = Buffer.from(`${user(r)}:${password(r)}`).toString("base64");
-    return { kind: "", secret, text: `Authorization: Basic ${secret}` };
-  },
-  cli_password_equals: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `${r.pick(["psql", "mongo", "redis-cli", "./deploy.sh"])} --password=${secret} --host ${host(r)}`,
-    };
-  },
-  cli_password_space: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `docker login registry.example.com --username ${user(r)} --password ${secret}`,
-    };
-  },
-  cli_p_quoted: (r) => {
-    const secret = password(r);
-    return { kind: "", secret, text: `mysqldump -u root -p'${secret}' shop > shop.sql` };
-  },
-  pgpassword_env: (r) => {
-    const secret = password(r);
-    return { kind: "", secret, text: `PGPASSWORD=${secret} psql -h ${host(r)} -U ${user(r)} app` };
-  },
-  sshpass: (r) => {
-    const secret = password(r);
-    return { kind: "", secret, text: `sshpass -p ${secret} ssh ${user(r)}@${host(r)}` };
-  },
-
-  // --- generic assignments in config shapes -----------------------------------
-  env_api_key: (r) => {
-    const secret = r.mixed(ALNUM, r.between(24, 48));
-    return {
-      kind: "",
-      secret,
-      text: `${envKey(r, [r.pick(["acme", "billing", "search"]), "api", "key"])}=${secret}`,
-    };
-  },
-  env_client_secret: (r) => {
-    const secret = `${r.mixed(ALNUM, 3)}8Q~${r.mixed(`${ALNUM}_.-`, 34)}`;
-    return {
-      kind: "",
-      secret,
-      text: `export ${envKey(r, ["azure", "client", "secret"])}="${secret}"`,
-    };
-  },
-  yaml_password: (r) => {
-    const secret = password(r);
-    const quote = r.pick(["", "'", '"']);
-    return {
-      kind: "",
-      secret,
-      text: `database:\n  host: ${host(r)}\n  ${spell(r, ["db", "password"])}: ${quote}${secret}${quote}\n`,
-    };
-  },
-  json_client_secret: (r) => {
-    const secret = r.mixed(`${ALNUM}_-`, r.between(24, 40));
-    return {
-      kind: "",
-      secret,
-      text: `{\n  "client_id": "${r.chars(DIGITS, 12)}.apps.example.com",\n  "${spell(r, ["client", "secret"])}": "${secret}"\n}`,
-    };
-  },
-  ini_password: (r) => {
-    const secret = password(r);
-    return {
-      kind: "",
-      secret,
-      text: `[client]\nuser = ${user(r)}\n${r.pick(["password", "passwd", "Password"])} = ${secret}\n`,
-    };
-  },
-  toml_token: (r) => {
-    const secret = r.mixed(ALNUM, r.between(24, 40));
-    return {
-      kind: "",
-      secret,
-      text: `[registries.internal]\n${spell(r, ["auth", "token"])} = "${secret}"\n`,
-    };
-  },
-  python_secret_key: (r) => {
-    const secret = r.mixed(`${ALNUM}!@#%^*(-_=+)`, 50);
-    return { kind: "", secret, text: `SECRET_KEY = '${secret}'` };
-  },
-  yaml_private_key_inline: (r) => {
-    const secret = r.mixed(B64, 44);
-    return { kind: "", secret, text: `wireguard:\n  ${spell(r, ["private", "key"])}: ${secret}` };
-  },
-  passphrase_assignment: (r) => {
-    const secret = `${r.chars(LOWER, 5)}-${r.chars(LOWER, 6)}-${r.chars(LOWER, 5)}-${r.chars(DIGITS, 2)}`;
-    return { kind: "", secret, text: `GPG_PASSPHRASE="${secret}"` };
-  },
-  config_secret_any_shape: (r) => {
-    const secret = r.mixed(`${ALNUM}_-`, r.between(20, 48));
-    const key = spell(
-      r,
-      r.pick([
-        ["api", "key"],
-        ["client", "secret"],
-        ["auth", "token"],
-        ["access", "key"],
-        ["signing", "key"],
-        ["webhook", "secret"],
-        ["refresh", "token"],
-      ]),
-    );
-    return { kind: "", secret, text: inShape(r, key, secret) };
-  },
-  config_password_any_shape: (r) => {
-    const secret = password(r);
-    const key = spell(
-      r,
-      r.pick([
-        ["password"],
-        ["db", "password"],
-        ["smtp", "pass"],
-        ["admin", "passwd"],
-        ["redis", "pwd"],
-        ["key", "passphrase"],
-      ]),
-    );
-    return { kind: "", secret, text: inShape(r, key, secret) };
-  },
-  credential_in_prose_assignment: (r) => {
-    const secret = r.mixed(ALNUM, 32);
-    return {
-      kind: "",
-      secret,
-      text: `We tried ${spell(r, ["access", "token"])}=${secret} against staging and it worked.`,
-    };
-  },
+  ...SHAPE_MAKERS,
 };
 
 /** Every kind in the corpus, generated afresh (values at random) from `seed`. */

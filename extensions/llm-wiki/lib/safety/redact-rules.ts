@@ -121,6 +121,8 @@ const CODE_NAME =
 function isCodeReference(value: string): boolean {
   if (/[()]/.test(value)) return true;
   const names = value.split(".");
+  // A digit inside a name (`i3xs.o`) is a typed value; code has `v2`, `sha256` at most.
+  if (/[0-9][A-Za-z]/.test(value)) return false;
   return names.length > 1 && names.every((n) => CODE_NAME.test(n));
 }
 
@@ -168,23 +170,32 @@ function endsLine(match: RegExpExecArray): boolean {
  * name (`password`), the key is the run of name characters ending there
  * (`spring.datasource.password`, `SMTP_PASSWORD`).
  */
-function keyOf(match: RegExpExecArray): string {
+function keyOf(match: RegExpExecArray): { key: string; before: string } {
   let start = match.index;
   while (start > 0 && /[A-Za-z0-9_.-]/.test(match.input[start - 1] ?? "")) start--;
-  return match.input.slice(start, match.index) + (match.groups?.name ?? "");
+  return {
+    key: match.input.slice(start, match.index) + (match.groups?.name ?? ""),
+    before: match.input[start - 1] ?? "",
+  };
 }
 
 /** Value of an assignment to a key named like a secret. */
 function assignmentCheck(value: string, match: RegExpExecArray): boolean {
-  const key = keyOf(match);
+  const { key, before } = keyOf(match);
+  // Inside a URN, URL or path (`urn:ietf:params:oauth:token-type:jwt`), not a key.
+  if (/[:/\\@]/.test(before)) return false;
   const quoted = (match.groups?.quote ?? "") !== "";
   if (isStandIn(value)) return false;
-  if (!quoted && isCodeReference(value)) return false;
+  // `PGPASSWORD=a.b psql`: a shell assignment holds a value, never code.
+  const shell = /^[A-Z][A-Z0-9_]*$/.test(key) && match[0].startsWith(`${match.groups?.name}=`);
+  if (!quoted && !shell && isCodeReference(value)) return false;
   const passwordKey = isPasswordKey(key);
   if (!passwordKey && !TOKEN_KEY.test(key)) return false;
   if (ALWAYS_KEY.test(key)) return value.length >= 12 && !/\s/.test(value);
   if (passwordKey) {
     if (value.length < 6 || /\s/.test(value)) return false;
+    // A sample value that says what it is (`dbpassword`, `my_secret`).
+    if (/^[A-Za-z_-]+$/.test(value) && /pass|pwd|secret|token/i.test(value)) return false;
     if (hasDigitOrSymbol(value)) return true;
     // Letters only (`hunter` + more): a password when quoted, or when the line is
     // nothing but the assignment (env, YAML, INI) — not `password = userInput;`.
@@ -439,15 +450,17 @@ export function genericSpans(text: string): SecretSpan[] {
       const value = name === undefined ? match[0] : (groups[name] ?? "");
       const range = name === undefined ? match.indices?.[0] : indices[name];
       if (range === undefined) continue;
-      // A sentence may end right after an unquoted value.
-      let [start, end] = range;
+      // A sentence or a Markdown code span may end right after an unquoted
+      // value; what is trimmed is punctuation, never part of a secret's letters.
+      const [start, end0] = range;
+      let end = end0;
       let secret = value;
       if (name === "secret") {
-        const trimmed = secret.replace(/[.:]+$/, "");
+        const trimmed = secret.replace(/[.:,`…]+$/, "");
         end -= secret.length - trimmed.length;
         secret = trimmed;
       }
-      if (secret.length === 0 || isRedactionMark(secret)) continue;
+      if (!/[A-Za-z0-9]/.test(secret) || isRedactionMark(secret)) continue;
       if (rule.check !== undefined && !rule.check(secret, match as RegExpExecArray)) continue;
       spans.push({ start, end, kind: rule.kind });
     }
