@@ -29,8 +29,9 @@ function installedNames(markdown: string): string[] {
   const patterns = [
     /pi install npm:(@?[\w./-]+)/g,
     /npx(?: -y)? -p (@?[\w./-]+)/g,
-    /npm (?:i|install)(?: -g| --global)* (@?[\w./-]+)/g,
-    /pnpm add(?: -g)* (@?[\w./-]+)/g,
+    // Flags such as `-g` or `--omit=optional` may stand before the name.
+    /npm (?:i|install)(?: --?[\w-]+(?:=\S+)?)* (@?[\w./-]+)/g,
+    /pnpm add(?: --?[\w-]+(?:=\S+)?)* (@?[\w./-]+)/g,
   ];
   for (const pattern of patterns) {
     for (const match of markdown.matchAll(pattern)) if (match[1]) names.push(match[1]);
