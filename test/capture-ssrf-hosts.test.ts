@@ -5,7 +5,7 @@
  * internal host; a client cannot pass an allow list; TLS over a pinned
  * address still verifies the host name.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -34,8 +34,41 @@ import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault
 const REPO = join(import.meta.dirname, "..");
 const MCP_SERVER = join(REPO, "mcp", "index.ts");
 /** A self-signed certificate for `localhost` only (test use, valid until 2126), and its key. */
-const TLS_CERT = join(import.meta.dirname, "fixtures", "tls", "localhost.pem");
-const TLS_KEY = join(import.meta.dirname, "fixtures", "tls", "localhost.key");
+/**
+ * A self-signed certificate for `localhost`, made fresh for this run with
+ * the system's openssl (no private key is kept in the repository).
+ */
+function localhostCertificate(): { cert: string; key: string } {
+  const dir = makeTempDir("llm-wiki-tls-");
+  const cert = join(dir, "localhost.pem");
+  const key = join(dir, "localhost.key");
+  const made = spawnSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      cert,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost",
+    ],
+    { encoding: "utf8" },
+  );
+  if (made.status !== 0)
+    throw new Error(`openssl could not make a test certificate: ${made.stderr}`);
+  return { cert, key };
+}
 
 afterEach(async () => {
   await closeTargets();
@@ -175,6 +208,7 @@ describe("capture SSRF: https to a pinned address", () => {
     const vault = makeTempVault();
     const home = makeTempDir("llm-wiki-home-");
     const servernames: string[] = [];
+    const { cert: TLS_CERT, key: TLS_KEY } = localhostCertificate();
     const server = createHttpsServer(
       { key: readFileSync(TLS_KEY), cert: readFileSync(TLS_CERT) },
       (req, res) => {
