@@ -5,7 +5,7 @@
  * internal host; a client cannot pass an allow list; TLS over a pinned
  * address still verifies the host name.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -16,7 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CaptureSourceResult } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
-import { CLI } from "./helpers/cli.ts";
+import { runCliAsync } from "./helpers/cli.ts";
 import {
   closeTargets,
   expectInternal,
@@ -84,33 +84,6 @@ function settingsFile(allow: string[]): string {
   return path;
 }
 
-interface Exit {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The CLI as a child, asynchronously: the test's servers keep answering while it runs. */
-function runCliAsync(args: string[], cwd: string, env: Record<string, string>): Promise<Exit> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
 describe("capture SSRF: llm-wiki capture --url", () => {
   it("refuses internal addresses with one readable line and exit 1; fetches an allowed range", async () => {
     const vault = makeTempVault();
@@ -119,11 +92,10 @@ describe("capture SSRF: llm-wiki capture --url", () => {
     const target = await listen(address);
     const none = settingsFile([]);
     for (const host of [spellIPv4(address), spellIPv4(address), "[::1]"]) {
-      const out = await runCliAsync(
-        ["capture", "--url", `http://${host}:${target.port}/`],
-        vault.root,
-        { HOME: home, LLM_WIKI_SETTINGS: none },
-      );
+      const out = await runCliAsync(["capture", "--url", `http://${host}:${target.port}/`], {
+        cwd: vault.root,
+        env: { HOME: home, LLM_WIKI_SETTINGS: none },
+      });
       expect(out.status, host).toBe(1);
       expect(out.stdout).toBe("");
       const lines = out.stderr.trim().split("\n");
@@ -136,11 +108,10 @@ describe("capture SSRF: llm-wiki capture --url", () => {
     expectNothingWritten(vault);
 
     const allowed = settingsFile([`127.0.0.0/8`]);
-    const ok = await runCliAsync(
-      ["capture", "--url", `${target.base}/page`, "--json"],
-      vault.root,
-      { HOME: home, LLM_WIKI_SETTINGS: allowed },
-    );
+    const ok = await runCliAsync(["capture", "--url", `${target.base}/page`, "--json"], {
+      cwd: vault.root,
+      env: { HOME: home, LLM_WIKI_SETTINGS: allowed },
+    });
     expect(ok.status).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, manifest: { title: "Reached" } });
     expect(target.hits).toBe(1);
@@ -229,8 +200,7 @@ describe("capture SSRF: https to a pinned address", () => {
     const env = { HOME: home, NODE_EXTRA_CA_CERTS: TLS_CERT };
     const named = await runCliAsync(
       ["capture", "--url", `https://${randomCase("localhost")}:${port}/${label()}`, "--json"],
-      vault.root,
-      { ...env, LLM_WIKI_SETTINGS: settingsFile(["localhost"]) },
+      { cwd: vault.root, env: { ...env, LLM_WIKI_SETTINGS: settingsFile(["localhost"]) } },
     );
     expect(named.status, named.stderr).toBe(0);
     expect(JSON.parse(named.stdout)).toMatchObject({ ok: true, manifest: { title: "Over TLS" } });
@@ -239,8 +209,7 @@ describe("capture SSRF: https to a pinned address", () => {
     // The same server by its address: the certificate does not name 127.0.0.1, so nothing is fetched.
     const literal = await runCliAsync(
       ["capture", "--url", `https://127.0.0.1:${port}/${label()}`],
-      vault.root,
-      { ...env, LLM_WIKI_SETTINGS: settingsFile(["127.0.0.1"]) },
+      { cwd: vault.root, env: { ...env, LLM_WIKI_SETTINGS: settingsFile(["127.0.0.1"]) } },
     );
     expect(literal.status).toBe(1);
     expect(literal.stderr).toMatch(

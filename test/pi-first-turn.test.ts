@@ -5,7 +5,7 @@
  * A big vault does not hold the turn: the status line says once that
  * automatic recall starts when indexing ends.
  */
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";

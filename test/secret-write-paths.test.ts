@@ -11,7 +11,6 @@
  * Only the files a person placed by hand are exempt: they are authoritative
  * and never rewritten.
  */
-import { spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -25,7 +24,7 @@ import { redactedLine } from "../extensions/llm-wiki/lib/render-text.ts";
 import { redactSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { CLI } from "./helpers/cli.ts";
+import { runCliAsync } from "./helpers/cli.ts";
 import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { corpusSeedNote, type SecretCase, secretCorpus } from "./helpers/secret-corpus.ts";
 import { leaksUnder } from "./helpers/secret-scan.ts";
@@ -192,33 +191,6 @@ async function secretUrl(): Promise<string> {
   const html = `<html><head><title>${titled?.text ?? ""}</title></head><body><pre>${ALL_TEXT.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</pre></body></html>`;
   const base = await serve(html, "text/html; charset=utf-8");
   return `${base}/docs/${inPath.secret}?access_token=${encodeURIComponent(inQuery.secret)}`;
-}
-
-/**
- * The real CLI in a child process, not blocking this process: the loopback
- * server a `capture --url` reads from is served from here.
- */
-function runCli(
-  args: string[],
-  options: { cwd: string; env: Record<string, string>; input?: string },
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", ...options.env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
 }
 
 function expectClean(vaultDir: string, exempt?: ReadonlySet<string>): void {
@@ -479,7 +451,7 @@ describe("secrets through every host", () => {
     const vault = makeTempVault();
     const env = isolatedEnv();
     const cli = async (args: string[], input?: string) => {
-      const run = await runCli([...args, "--json"], {
+      const run = await runCliAsync([...args, "--json"], {
         cwd: vault.root,
         env,
         ...(input !== undefined ? { input } : {}),

@@ -3,7 +3,7 @@
  * only PATH and the variables a test names reach it, so neither the user's
  * vaults nor their settings can leak in.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 
 export const CLI = join(import.meta.dirname, "..", "..", "cli", "llm-wiki.ts");
@@ -44,4 +44,32 @@ export function runCli(args: string[], options: CliOptions): CliRun {
     stdout: out.stdout,
     stderr: out.stderr,
   };
+}
+
+/**
+ * Runs `llm-wiki <args>` without blocking this process, so servers the test
+ * runs here (a loopback site for `capture --url`) keep answering meanwhile.
+ * Resolves with the exit status and both outputs.
+ */
+export function runCliAsync(
+  args: string[],
+  options: CliOptions,
+): Promise<Pick<CliRun, "status" | "stdout" | "stderr">> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "", ...options.env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
 }
