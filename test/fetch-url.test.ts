@@ -10,6 +10,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FetchLimits, fetchForCapture } from "../extensions/llm-wiki/lib/capture/fetch-url.ts";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { randomWords } from "./helpers/random-text.ts";
 
 const closers: Array<() => Promise<void>> = [];
 
@@ -23,15 +24,6 @@ const ENCODERS: Record<string, (text: string) => Buffer> = {
   deflate: (text) => deflateSync(text),
   br: (text) => brotliCompressSync(text),
 };
-
-function randomWords(count: number): string {
-  const letters = "abcdefghijklmnopqrstuvwxyz";
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 2 + Math.floor(Math.random() * 8) }, () =>
-      letters.charAt(Math.floor(Math.random() * letters.length)),
-    ).join(""),
-  ).join(" ");
-}
 
 /** A loopback server sending `body` with `encoding`; the Accept-Encoding it was asked with is kept. */
 async function serveEncoded(

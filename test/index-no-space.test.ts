@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CRASH_STEPS, type CrashStep } from "../extensions/llm-wiki/lib/index/crash-points.ts";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -34,21 +35,9 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-/** A random lowercase word (letters only, so every word is a search term). */
-function word(): string {
-  const letters = "abcdefghijklmnopqrstuvwxyz";
-  let w = "";
-  for (let i = randomInt(4, 10); i > 0; i--) w += letters[randomInt(letters.length)];
-  return w;
-}
-
-function words(n: number): string {
-  return Array.from({ length: n }, word).join(" ");
-}
-
 /** A vault whose index holds one page with a unique `marker` word. */
 async function indexedVault(root?: string): Promise<{ vault: TempVault; marker: string }> {
-  const marker = `${word()}${word()}`;
+  const marker = `${randomWord(4, 9)}${randomWord(4, 9)}`;
   const vault = makeTempVault({
     ...(root ? { root } : {}),
     pages: { "concepts/first": pageText({ type: "concept", title: "First" }, `${marker}\n`) },
@@ -120,8 +109,11 @@ describe("a rebuild on a full disk", () => {
     // Pages that fit on the disk, but whose index does not fit beside them.
     for (let i = 0; i < 260; i++) {
       writeFileSync(
-        join(vault.paths.wiki, "concepts", `p${i}-${word()}.md`),
-        pageText({ type: "concept", title: `P ${i} ${word()}` }, `${words(600)}\n`),
+        join(vault.paths.wiki, "concepts", `p${i}-${randomWord(4, 9)}.md`),
+        pageText(
+          { type: "concept", title: `P ${i} ${randomWord(4, 9)}` },
+          `${randomWords(600, 4, 9)}\n`,
+        ),
       );
     }
     const before = indexFiles(vault);
@@ -151,7 +143,7 @@ describe("a rebuild on a full disk", () => {
     expect(process.env.LLM_WIKI_TEST).toBe("1");
     const { vault, marker } = await indexedVault();
     const live = readCurrent(indexLayout(vault.paths)) ?? "";
-    vault.writePage("concepts/second", pageText({ type: "concept", title: "Second" }, words(50)));
+    vault.writePage("concepts/second", pageText({ type: "concept", title: "Second" }, randomWords(50, 4, 9)));
     // Every step, in a random order each run: one failure must not hide the next.
     const steps = [...BEFORE_SWAP].sort(() => randomInt(3) - 1);
     for (const step of steps) {
@@ -173,10 +165,10 @@ describe("a rebuild on a full disk", () => {
     const leftovers = ["CURRENT", "journal.json", "state.json"].map(
       (file, i) => `${file}.tmp-${dead[i]}-${randomBytes(4).toString("hex")}`,
     );
-    for (const name of leftovers) writeFileSync(join(layout.root, name), words(5));
+    for (const name of leftovers) writeFileSync(join(layout.root, name), randomWords(5, 4, 9));
     // A live writer's file (this test's parent process) is not a leftover.
     const inFlight = `CURRENT.tmp-${process.ppid}-${randomBytes(4).toString("hex")}`;
-    writeFileSync(join(layout.root, inFlight), words(5));
+    writeFileSync(join(layout.root, inFlight), randomWords(5, 4, 9));
 
     const rebuilt = await serviceFor(vault.root).reindex({ scope: "all" });
     expect(rebuilt.ok).toBe(true);

@@ -13,6 +13,7 @@ import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWord } from "./helpers/random-text.ts";
 import {
   makeTempVault,
   pageText,
@@ -39,14 +40,6 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-/** A random lowercase word that no other page holds. */
-function word(): string {
-  const letters = "abcdefghijklmnopqrstuvwxyz";
-  let w = "";
-  for (let i = randomInt(6, 12); i > 0; i--) w += letters[randomInt(letters.length)];
-  return w;
-}
-
 interface Fixture {
   vault: TempVault;
   /** A word only the page `concepts/target` holds. */
@@ -56,17 +49,17 @@ interface Fixture {
 
 /** A vault of a few random pages, one of them holding `marker`; indexed when `indexed`. */
 async function vaultWithPages(indexed: boolean): Promise<Fixture> {
-  const marker = word();
+  const marker = randomWord(6, 12);
   const pages: Record<string, string> = {
     "concepts/target": pageText(
-      { type: "concept", title: `Target ${word()}` },
-      `${word()} ${marker} ${word()}\n`,
+      { type: "concept", title: `Target ${randomWord(6, 12)}` },
+      `${randomWord(6, 12)} ${marker} ${randomWord(6, 12)}\n`,
     ),
   };
   for (let i = randomInt(2, 6); i > 0; i--) {
     pages[`concepts/other-${i}`] = pageText(
-      { type: "concept", title: `Other ${word()}` },
-      `${word()} ${word()}\n`,
+      { type: "concept", title: `Other ${randomWord(6, 12)}` },
+      `${randomWord(6, 12)} ${randomWord(6, 12)}\n`,
     );
   }
   const vault = makeTempVault({ pages });
@@ -131,10 +124,10 @@ describe("recall from an index this user may not write", () => {
 
   it("with changed pages, answers from the index as it is, refreshing nothing", async () => {
     const f = await vaultWithPages(true);
-    const added = word();
+    const added = randomWord(6, 12);
     f.vault.writePage(
       "concepts/late",
-      pageText({ type: "concept", title: `Late ${word()}` }, `${added} ${f.marker}\n`),
+      pageText({ type: "concept", title: `Late ${randomWord(6, 12)}` }, `${added} ${f.marker}\n`),
     );
     asAnotherUsersIndex(f.vault);
     const before = snapshotFiles(f.vault.paths.meta);
