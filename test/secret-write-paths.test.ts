@@ -429,6 +429,32 @@ describe("secrets in a hand-written page's front matter", () => {
   });
 });
 
+describe("a page edited by hand to hold a secret", () => {
+  it("is mirrored redacted after an incremental reindex, and clean again once the secret is gone", async () => {
+    const vault = makeTempVault();
+    const marker = `wharfside${randomInt(1e6)}`;
+    const clean = pageText(
+      { type: "concept", title: `Runbook ${marker}` },
+      `Steps for ${marker}.\n`,
+    );
+    vault.writePage("concepts/runbook", clean);
+    const wiki = service(vault.root);
+    expect((await wiki.reindex()).ok).toBe(true);
+    const cases = sample(CORPUS, 8);
+    const dirty = pageText(
+      { type: "concept", title: `Runbook ${marker}` },
+      `Steps for ${marker}.\n\n${cases.map((c) => c.text).join("\n\n")}\n`,
+    );
+    vault.writePage("concepts/runbook", dirty);
+    expect((await wiki.reindex({ paths: [vault.pageFile("concepts/runbook")] })).ok).toBe(true);
+    const leaks = leaksUnder(vault.paths.dir, cases, new Set(["wiki/concepts/runbook.md"]));
+    expect(leaks, NOTE).toEqual([]);
+    const recalled = JSON.stringify(await wiki.recall({ query: marker }));
+    expect(recalled).toContain("concepts/runbook");
+    for (const c of cases) expect(recalled.includes(c.secret), `${c.kind}; ${NOTE}`).toBe(false);
+  });
+});
+
 describe("secrets in a vault's own settings", () => {
   it("bootstrap redacts a name and topic before writing the config and its event", () => {
     const root = makeTempDir("llm-wiki-secrets-init-");

@@ -110,7 +110,7 @@ export function shardsOf(manifest: Manifest): number {
  * mirror, and so the SQLite index and every excerpt drawn from it, never
  * carries it.
  */
-export function mirrorText(page: PageMeta & { body: string }): string {
+export function mirrorText(page: PageMeta & { body: string }, clean = false): string {
   const lines = [`# ${page.title}`, ""];
   const about = page.description ?? page.summary;
   if (about) lines.push(about, "");
@@ -118,7 +118,8 @@ export function mirrorText(page: PageMeta & { body: string }): string {
   if (page.tags.length > 0) lines.push(`Tags: ${page.tags.join(", ")}`, "");
   if (page.recallTriggers.length > 0) lines.push(`Triggers: ${page.recallTriggers.join("; ")}`, "");
   lines.push(page.body.trim(), "");
-  return redactSecrets(lines.join("\n")).text;
+  const text = lines.join("\n");
+  return clean ? text : redactSecrets(text).text;
 }
 
 /** Folds `manifest.log` into `manifest`; a torn last line (a crash mid-append) is ignored. */
@@ -272,6 +273,8 @@ export function applyMirror(
     const meta = registry.pages.get(id);
     if (!meta) continue;
     let page: PageMeta & { body: string; hash: string };
+    // The registry's detector verdict holds for these bytes only.
+    let clean = false;
     try {
       const bytes = readFileSync(join(vault.dir, meta.path));
       const hash = hashContent(bytes);
@@ -282,6 +285,7 @@ export function applyMirror(
       if (body !== undefined) {
         // The registry parsed these very bytes: reuse its metadata, skip a second YAML parse.
         page = { ...meta, body, hash };
+        clean = !registry.secretPages.has(id);
       } else {
         const parsed = parsePage(id, meta.path, bytes);
         if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
@@ -298,7 +302,7 @@ export function applyMirror(
     }
     const collection = collectionOf(id, page.role, shardsOf(manifest));
     const target = mirrorPath(gen, collection, id);
-    const text = mirrorText(page);
+    const text = mirrorText(page, clean);
     writeFileAtomic(target, text);
     entries[id] = { hash: page.hash, role: page.role, collection };
     changed.add(collection);

@@ -17,8 +17,8 @@ import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-/** 3: page fields are kept redacted (a version 2 cache may hold a secret, so it is re-parsed). */
-const CACHE_VERSION = 3;
+/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). */
+const CACHE_VERSION = 4;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
 const REGISTRY_SHARDS = 32;
 
@@ -30,6 +30,8 @@ export interface RegistryRecord {
   meta?: PageMeta;
   links?: RawLink[];
   diagnostics?: Diagnostic[];
+  /** The page's text holds a secret (its `meta` is then kept redacted). */
+  secrets?: true;
 }
 
 /** Records of one shard by vault-relative path (`wiki/concepts/rag.md`). */

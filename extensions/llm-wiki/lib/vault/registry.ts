@@ -50,6 +50,12 @@ export interface Registry {
   pages: Map<string, PageMeta>;
   /** sha256 of each accepted page's bytes, by id. */
   hashes: Map<string, string>;
+  /**
+   * Ids of accepted pages whose text holds a secret, as the detector found
+   * when the page was parsed: whoever copies a page's text (the index
+   * mirror) redacts these and may copy every other page as it is.
+   */
+  secretPages: Set<string>;
   /** Outgoing resolved links by page id. */
   links: Map<string, string[]>;
   /** Incoming links by page id. */
@@ -178,22 +184,11 @@ function idOf(rel: string): string {
 /**
  * A page's metadata as the registry keeps and every host shows it: a secret
  * in a hand-written page's title, aliases or tags reaches neither the cache
- * under `meta/` nor a reader (the page file itself is left as it is). One
- * detector pass over the joined fields; field by field only when it found
- * something.
+ * under `meta/` nor a reader (the page file itself is left as it is).
  */
-function shownMeta(page: Page): PageMeta {
+function shownMeta(page: Page, secrets: boolean): PageMeta {
   const meta = pageMeta(page);
-  const fields = [
-    meta.title,
-    meta.description ?? "",
-    meta.summary ?? "",
-    ...meta.aliases,
-    ...meta.tags,
-    ...meta.sources,
-    ...meta.recallTriggers,
-  ];
-  if (countTotal(redactSecrets(fields.join("\n")).counts) === 0) return meta;
+  if (!secrets) return meta;
   const { id, path, ...rest } = meta;
   return { id, path, ...redactValue(rest, {}) };
 }
@@ -203,11 +198,16 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   const result = parsePage(id, file.rel, bytes);
   const base = { size: file.size, mtimeMs: file.mtimeMs, hash };
   if (!result.ok) return { ...base, diagnostics: result.diagnostics };
+  // One detector pass over the whole text, here where every changed page
+  // passes once: its verdict travels with the record, so the mirror copies
+  // clean pages without a pass of its own.
+  const secrets = countTotal(redactSecrets(Buffer.from(bytes).toString("utf8")).counts) > 0;
   const rec: RegistryRecord = {
     ...base,
-    meta: shownMeta(result.page),
+    meta: shownMeta(result.page, secrets),
     links: extractLinks(id, result.page.body),
   };
+  if (secrets) rec.secrets = true;
   if (result.diagnostics.length > 0) rec.diagnostics = result.diagnostics;
   return rec;
 }
@@ -376,12 +376,14 @@ export function refreshRegistry(
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const pages = new Map<string, PageMeta>();
   const hashes = new Map<string, string>();
+  const secretPages = new Set<string>();
   const outgoing = new Map<string, RawLink[]>();
   for (const { rec } of records) {
     if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
     if (rec.meta) {
       pages.set(rec.meta.id, rec.meta);
       hashes.set(rec.meta.id, rec.hash);
+      if (rec.secrets) secretPages.add(rec.meta.id);
       outgoing.set(rec.meta.id, rec.links ?? []);
     }
   }
@@ -394,6 +396,7 @@ export function refreshRegistry(
   return {
     pages,
     hashes,
+    secretPages,
     links: graph.links,
     backlinks: graph.backlinks,
     linkProblems: graph.linkProblems,
@@ -444,12 +447,15 @@ function patchRegistry(
   }
   const pages = new Map(last.pages);
   const hashes = new Map(last.hashes);
+  const secretPages = new Set(last.secretPages);
   const changedLinks = new Map<string, readonly RawLink[]>();
   let names = last.names;
   for (const { before, after } of touched.values()) {
     if (!before?.meta || !after?.meta) continue;
     pages.set(after.meta.id, after.meta);
     hashes.set(after.meta.id, after.hash);
+    if (after.secrets) secretPages.add(after.meta.id);
+    else secretPages.delete(after.meta.id);
     changedLinks.set(after.meta.id, after.links ?? []);
     if (!sameNames(before.meta, after.meta)) names = {};
   }
@@ -458,6 +464,7 @@ function patchRegistry(
     registry: {
       pages,
       hashes,
+      secretPages,
       links: graph.links,
       backlinks: graph.backlinks,
       linkProblems: graph.linkProblems,
