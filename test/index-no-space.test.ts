@@ -143,7 +143,10 @@ describe("a rebuild on a full disk", () => {
     expect(process.env.LLM_WIKI_TEST).toBe("1");
     const { vault, marker } = await indexedVault();
     const live = readCurrent(indexLayout(vault.paths)) ?? "";
-    vault.writePage("concepts/second", pageText({ type: "concept", title: "Second" }, randomWords(50, 4, 9)));
+    vault.writePage(
+      "concepts/second",
+      pageText({ type: "concept", title: "Second" }, randomWords(50, 4, 9)),
+    );
     // Every step, in a random order each run: one failure must not hide the next.
     const steps = [...BEFORE_SWAP].sort(() => randomInt(3) - 1);
     for (const step of steps) {
