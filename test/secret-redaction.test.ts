@@ -111,6 +111,43 @@ describe("redactSecrets", () => {
     },
   );
 
+  it("redacts a one-line secret inside markup (a captured HTML page's title, code, link or cell)", () => {
+    const tags: Array<[string, string]> = [
+      ["<title>", "</title>"],
+      ["<code>", "</code>"],
+      ["<li><b>", "</b></li>"],
+      ['<a href="#setup">', "</a>"],
+      ["<td>", "</td>"],
+      ['<p class="note">', "</p>"],
+    ];
+    for (const c of corpus.filter((k) => !/[\r\n]/.test(k.text))) {
+      const [open, close] = tags[randomInt(tags.length)] ?? ["<p>", "</p>"];
+      const html = `<html><head></head><body>${open}${c.text}${close}</body></html>`;
+      const out = redactSecrets(html).text;
+      expect(out.includes(c.secret), `${c.kind} inside ${open}; ${NOTE}`).toBe(false);
+      // Only the secret goes: the markup around it stays as it was.
+      expect(out.startsWith(`<html><head></head><body>${open}`)).toBe(true);
+      expect(out.endsWith(`${close}</body></html>`)).toBe(true);
+    }
+  });
+
+  it("redacts a high-entropy value that merely starts like a placeholder (MY., XXx…)", () => {
+    for (const prefix of ["MY.", "my_", "XXx", "your-", "Example"]) {
+      const value = `${prefix}${randomBytes(24).toString("base64url")}`;
+      for (const text of [`SMTP_PASSWORD=${value}`, `token: ${value}`]) {
+        expect(redactSecrets(text).text.includes(value), `${text}; ${NOTE}`).toBe(false);
+      }
+    }
+    // Words are still placeholders, not secrets.
+    for (const text of [
+      "API_KEY=your-api-key-here",
+      "token: my_token_here",
+      "password: xxxx-xxxx",
+    ]) {
+      expect(redactSecrets(text).text).toBe(text);
+    }
+  });
+
   it("is idempotent: redacting redacted text changes nothing and counts nothing", () => {
     for (const c of corpus) {
       const once = redactSecrets(wrap(c.text));

@@ -87,17 +87,20 @@ function isStandIn(value: string): boolean {
   if (isRedactionMark(v)) return true;
   if (/^\$[A-Za-z_{(]|^%\(|^\{\{|^<[^<>]*>$|^\[[^[\]]*\]$/.test(v)) return true;
   if (/\$\{|\{\{/.test(v)) return true;
-  if (/^(.)\1+$/.test(v) || /^[*x.•]+$/i.test(v) || /^x{3,}/i.test(v)) return true;
-  // `your-api-key`, `my_token_here`, `example-secret`, `REPLACE_ME`: words, not a value.
+  if (/^(.)\1+$/.test(v) || /^[*x.•]+$/i.test(v) || /^x{3,}(?:[-_.]x+)*$/i.test(v)) return true;
+  // `your-api-key`, `my_token_here`, `example-secret`, `REPLACE_ME`: words, not a
+  // value. Only words: `MY.VTPi5zT3.4ate…` starts like one and is a real token.
   const words = v.toLowerCase().replace(/[_.-]+/g, " ");
+  const onlyWords = /^[a-z ]+$/.test(words) && words.split(" ").every((w) => w.length <= 12);
   if (
+    onlyWords &&
     /^(?:your|my|example|sample|dummy|placeholder|changeme|replace|insert|enter|put|fake) /.test(
       words,
     )
   )
     return true;
   if (
-    / (?:here|placeholder|example)$/.test(words) ||
+    (onlyWords && / (?:here|placeholder|example)$/.test(words)) ||
     /^(?:replace ?me|changeme|redacted)$/.test(words)
   )
     return true;

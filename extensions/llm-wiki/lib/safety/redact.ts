@@ -39,10 +39,65 @@ function growRight(text: string, end: number): number {
   return at;
 }
 
+/** A markup tag on one line: `<title>`, `</code>`, `<a href="…">`. */
+const TAG = /<\/?[A-Za-z][^<>\n]{0,300}>/g;
+
+/**
+ * `text` with every markup tag blanked to a line break and spaces of the same
+ * length: a secret inside `<code>…</code>` or `<title>…</title>` then stands
+ * on a line of its own, as the line-shaped rules (key = value, pgpass, netrc)
+ * expect, and every offset still points into `text`. Undefined when `text`
+ * has no tag.
+ */
+function markupView(text: string): string | undefined {
+  if (!/<\/?[A-Za-z]/.test(text)) return undefined;
+  let changed = false;
+  const view = text.replace(TAG, (tag) => {
+    changed = true;
+    return `\n${" ".repeat(tag.length - 1)}`;
+  });
+  return changed ? view : undefined;
+}
+
+/** Where each markup tag of `text` is: `[start, end)`, in order. */
+function tagRanges(text: string): Array<[number, number]> {
+  return [...text.matchAll(TAG)].map((m) => [m.index, m.index + m[0].length]);
+}
+
+/**
+ * `span` cut where it runs into markup it did not start in: a rule that takes
+ * "the rest of the run" (`--token VALUE`) would otherwise swallow the closing
+ * `</code></p>` after the value. A span inside a tag (a secret in an
+ * attribute) stays inside that tag.
+ */
+function clipToMarkup(span: SecretSpan, tags: Array<[number, number]>): SecretSpan {
+  for (const [a, b] of tags) {
+    if (span.start >= a && span.start < b) return span.end > b - 1 ? { ...span, end: b - 1 } : span;
+    if (a > span.start && a < span.end) return { ...span, end: a };
+    if (a >= span.end) break;
+  }
+  return span;
+}
+
+/** Spans of one detector pass over `text` (no merging). */
+function rawSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] } {
+  return { generic: genericSpans(text), preset: presetSpans(text) };
+}
+
 /** Where the secrets of `text` are: merged, non-overlapping, in order. */
 function detect(text: string): SecretSpan[] {
-  const generic = genericSpans(text);
-  const preset = presetSpans(text).filter(
+  let direct = rawSpans(text);
+  const view = markupView(text);
+  const inMarkup = view === undefined ? undefined : rawSpans(view);
+  if (view !== undefined) {
+    const tags = tagRanges(text);
+    direct = {
+      generic: direct.generic.map((g) => clipToMarkup(g, tags)),
+      preset: direct.preset.map((p) => clipToMarkup(p, tags)),
+    };
+  }
+  const generic = [...direct.generic, ...(inMarkup?.generic ?? [])];
+  const preset = [...direct.preset, ...(inMarkup?.preset ?? [])].filter(
     (p) =>
       !WHOLE_URL_KINDS.has(p.kind) ||
       !generic.some((g) => g.kind === "url_password" && g.start >= p.start && g.end <= p.end),
