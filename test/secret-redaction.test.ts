@@ -131,6 +131,18 @@ describe("redactSecrets", () => {
     }
   });
 
+  it("redacts a one-line secret pasted as a Markdown list item or quote", () => {
+    for (const c of corpus.filter((k) => !/[\r\n]/.test(k.text))) {
+      const marker = ["- ", "* ", "1. ", "> ", "  - "][randomInt(5)] ?? "- ";
+      const out = redactSecrets(
+        `Notes from the incident:\n${marker}${c.text}\nThen we rotated it.`,
+      );
+      expect(out.text.includes(c.secret), `${c.kind} after "${marker}"; ${NOTE}`).toBe(false);
+    }
+    // Times and hex in a list are not .pgpass lines.
+    expect(redactSecrets("- 10:30:45:00:12").text).toBe("- 10:30:45:00:12");
+  });
+
   it("redacts a high-entropy value that merely starts like a placeholder (MY., XXx…)", () => {
     for (const prefix of ["MY.", "my_", "XXx", "your-", "Example"]) {
       const value = `${prefix}${randomBytes(24).toString("base64url")}`;

@@ -340,11 +340,14 @@ const SHAPES: Rule[] = [
     check: (v) => !isStandIn(v),
   },
   {
-    // .pgpass: `host:port:database:user:password`, the whole line.
+    // .pgpass: `host:port:database:user:password`, the whole line; also as a
+    // Markdown list item or quote (`- host:…`, `> host:…`), as notes paste it.
     kind: "pgpass_password",
     pattern:
-      /^[ \t]*(?:[A-Za-z0-9*][A-Za-z0-9_.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?<secret>(?:\\:|[^\s:])+)[ \t]*$/dgm,
-    check: (v, m) => !isStandIn(v) && !/^[0-9a-f:]+$/i.test(m[0].trim()),
+      /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)]|>)[ \t]+)?(?:[A-Za-z0-9*][A-Za-z0-9_.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?<secret>(?:\\:|[^\s:])+)[ \t]*$/dgm,
+    check: (v, m) =>
+      !isStandIn(v) &&
+      !/^[0-9a-f:]+$/i.test(m[0].trim().replace(/^(?:[-*+]|\d{1,3}[.)]|>)[ \t]+/, "")),
   },
   {
     // docker config.json: `"auth": "<base64 user:password>"`.
