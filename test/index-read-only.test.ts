@@ -174,6 +174,8 @@ describe("recall where no index can answer and none may be built", () => {
     expect(out.results).toEqual([]);
     const readOnly = out.diagnostics.find((d) => d.code === "index_read_only");
     expect(readOnly).toMatchObject({ severity: "error", repair: expect.any(String) });
+    // The only repair offered is the one that works here: no bare `llm-wiki reindex`.
+    expect(out.diagnostics.filter((d) => d.repair !== undefined)).toEqual([readOnly]);
 
     // Follow the repair as the user would: `chmod …` in a shell, then `llm-wiki reindex …`.
     const [chmod, reindex] = (readOnly?.repair ?? "").split(" && ");

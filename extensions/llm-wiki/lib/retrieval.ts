@@ -321,10 +321,15 @@ async function runVault(
   }
 }
 
-/** A vault's index diagnostics, each saying which vault. */
+/**
+ * A vault's index diagnostics, each saying which vault. An index this user
+ * may not write cannot be repaired by `reindex`: those repairs are left out
+ * (the `index_read_only` note beside them names the one that works).
+ */
 function ofVault(vault: RetrievalVault): Diagnostic[] {
-  return vault.status.diagnostics.map((d) => ({
+  return vault.status.diagnostics.map(({ repair, ...d }) => ({
     ...d,
+    ...(repair !== undefined && !vault.lexicalOnly ? { repair } : {}),
     message: `${vault.kind} vault: ${d.message}`,
   }));
 }
