@@ -455,6 +455,32 @@ describe("a page edited by hand to hold a secret", () => {
   });
 });
 
+describe("a page edited by hand after it was indexed", () => {
+  it("shows its new secret redacted in recall even before any reindex", async () => {
+    const vault = makeTempVault();
+    const marker = `quaywall${randomInt(1e6)}`;
+    const title = `Skill ${marker}`;
+    vault.writePage("skills/deploy", pageText({ type: "skill", title }, `Run ${marker}.\n`));
+    const wiki = service(vault.root);
+    expect((await wiki.reindex()).ok).toBe(true);
+    // Warm the registry, then change the file behind its back.
+    await wiki.recall({ query: marker, refreshIndex: false });
+    const cases = sample(ONE_LINE, 6);
+    vault.writePage(
+      "skills/deploy",
+      pageText(
+        { type: "skill", title },
+        `Run ${marker}.\n\n${cases.map((c) => c.text).join("\n")}\n`,
+      ),
+    );
+    const recalled = await wiki.recall({ query: marker, refreshIndex: false });
+    expect(recalled.results.map((r) => r.id)).toContain("skills/deploy");
+    // Skills are rendered with their whole body: the freshest text there is.
+    const shown = `${JSON.stringify(recalled.results)}${recalled.rendered}`;
+    for (const c of cases) expect(shown.includes(c.secret), `${c.kind}; ${NOTE}`).toBe(false);
+  });
+});
+
 describe("secrets in a vault's own settings", () => {
   it("bootstrap redacts a name and topic before writing the config and its event", () => {
     const root = makeTempDir("llm-wiki-secrets-init-");

@@ -24,7 +24,7 @@ import {
 import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
 import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
-import { bodyAfterFrontmatter } from "./vault/page.ts";
+import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
@@ -132,14 +132,20 @@ function readOnlyNote(vault: RetrievalVault, paths: VaultPaths): Diagnostic {
 }
 
 /**
- * A page's body, read without a second YAML parse (the registry accepted it),
- * secrets redacted: a page written by hand may hold one, and recall's answer
- * goes to a model and into transcripts.
+ * A page's body, read without a second YAML parse (the registry accepted
+ * it), secrets redacted: a page written by hand may hold one, and recall's
+ * answer goes to a model and into transcripts. The registry's detector
+ * verdict stands for the bytes it parsed, so a clean page costs a hash on
+ * this per-turn path, not a detector pass.
  */
-function bodyOf(vault: VaultPaths, path: string): string | undefined {
+function bodyOf(handle: VaultHandle, id: string, path: string): string | undefined {
   try {
-    const body = bodyAfterFrontmatter(readFileSync(join(vault.dir, path), "utf8"));
-    return body === undefined ? undefined : redactSecrets(body).text;
+    const bytes = readFileSync(join(handle.paths.dir, path));
+    const body = bodyAfterFrontmatter(bytes.toString("utf8"));
+    if (body === undefined) return undefined;
+    const registry = handle.registry();
+    const clean = !registry.secretPages.has(id) && registry.hashes.get(id) === hashContent(bytes);
+    return clean ? body : redactSecrets(body).text;
   } catch {
     return undefined;
   }
@@ -228,17 +234,18 @@ export async function recallOperation(
     if (!handle) continue;
     const meta = handle.registry().pages.get(hit.id);
     const rel = meta?.path ?? `wiki/${hit.id}.md`;
-    const body = bodyOf(handle.paths, rel);
+    const body = bodyOf(handle, hit.id, rel);
     // From the page itself, not the index's flattened chunk: the page's own
     // lines, and the same excerpt whatever mode found it.
     const excerpt =
       body === undefined
         ? hit.excerpt
         : excerptAround(body, outcome.query, AUTOMATIC_RENDER.excerptChars);
-    const title = redactSecrets(hit.title).text;
+    // Titles and descriptions come from the registry or the mirror, both
+    // kept redacted: no detector pass here.
+    const title = hit.title;
     const item: RecallItem = {
       ...hit,
-      title,
       path: `.llm-wiki/${rel}`,
       file: join(handle.paths.dir, rel),
     };
@@ -253,7 +260,7 @@ export async function recallOperation(
       score: hit.score,
       path: `.llm-wiki/${rel}`,
     };
-    if (meta?.description) r.description = redactSecrets(meta.description).text;
+    if (meta?.description) r.description = meta.description;
     if (excerpt) r.excerpt = excerpt;
     if (meta?.status === "deprecated") r.deprecated = true;
     if (body && (hit.type === "skill" || hit.type === "case")) r.body = body;
