@@ -26,6 +26,7 @@ import {
   terminalSafe,
 } from "../extensions/llm-wiki/lib/safety/text.ts";
 import { slugify, slugPath } from "../extensions/llm-wiki/lib/vault/slug.ts";
+import { mulberry32 } from "../scripts/test-models/mulberry32.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempDir, makeTempVault, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
@@ -43,18 +44,7 @@ afterEach(async () => {
 const SEED = Math.floor(Math.random() * 2 ** 31);
 const at = `seed ${SEED}`;
 
-/** mulberry32: small, good enough, and reproducible from `SEED`. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(SEED);
+const random = mulberry32(SEED);
 const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
 const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
 const char = (cp: number) => String.fromCodePoint(cp);

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { mulberry32 } from "../test-models/mulberry32.ts";
 
 const TYPES = [
   ["entity", "entities"],
@@ -30,18 +31,6 @@ const WORDS = (
   "search ranking relevance recall precision embedding rerank fusion lexical semantic hybrid"
 ).split(" ");
 
-/** Mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Id of synthetic page `i` (stable across runs). */
 export function syntheticPageId(i: number): string {
   const [, folder] = TYPES[i % TYPES.length] ?? TYPES[0];
@@ -50,7 +39,7 @@ export function syntheticPageId(i: number): string {
 
 /** The full text of synthetic page `i`. */
 export function syntheticPage(i: number, pages: number, variant = 0): string {
-  const rand = prng(i * 7919 + 17 + variant * 104_729);
+  const rand = mulberry32(i * 7919 + 17 + variant * 104_729);
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)] ?? "cache";
   const [type] = TYPES[i % TYPES.length] ?? TYPES[0];
   const title = `${pick()} ${pick()} ${pick()} ${i}`;

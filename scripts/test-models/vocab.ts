@@ -9,6 +9,7 @@
  * and capitalised, bare (Markdown puts words after newlines and punctuation,
  * where SPM sees no "▁") and as one "▁word" token that the space joins last.
  */
+import { mulberry32 } from "./mulberry32.ts";
 
 /** llama.cpp token types (LLAMA_TOKEN_TYPE_*). */
 export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
@@ -191,18 +192,6 @@ function fnv1a(s: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
-}
-
-/** mulberry32: tiny seeded PRNG returning floats in [0, 1). Integer maths only. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

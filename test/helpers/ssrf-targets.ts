@@ -4,7 +4,7 @@
  * checks every refusal must pass (a `capture_url_internal` diagnostic, an
  * untouched vault).
  */
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import type { CaptureSourceResult } from "../../extensions/llm-wiki/lib/capture/capture-source.ts";
@@ -130,6 +130,14 @@ export async function listen(
     server.once("error", reject);
     server.listen(port, host, () => resolve());
   });
+  closeAfterTest(server);
+  state.port = (server.address() as AddressInfo).port;
+  state.base = `http://${host.includes(":") ? `[${host}]` : host}:${state.port}`;
+  return state;
+}
+
+/** Closes `server` (and its open connections) when the test's targets are closed. */
+function closeAfterTest(server: Server): void {
   cleanups.push(
     () =>
       new Promise<void>((resolve) => {
@@ -137,9 +145,6 @@ export async function listen(
         server.close(() => resolve());
       }),
   );
-  state.port = (server.address() as AddressInfo).port;
-  state.base = `http://${host.includes(":") ? `[${host}]` : host}:${state.port}`;
-  return state;
 }
 
 function hostHeader(headers: IncomingHttpHeaders): string {
@@ -155,13 +160,7 @@ export async function redirector(host: string, target: string): Promise<Listenin
     res.writeHead(302, { location: target }).end();
   });
   await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
+  closeAfterTest(server);
   state.port = (server.address() as AddressInfo).port;
   state.base = `http://${host}:${state.port}`;
   return state;
