@@ -8,7 +8,7 @@
  * every run.
  */
 import { randomBytes, randomInt } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -134,18 +134,26 @@ describe("reading front matter", () => {
     expect(fenceLanguage("# heading\n")).toBeUndefined();
   });
 
-  it("does not evaluate front matter pasted into a new page's content", () => {
+  it("keeps code front matter pasted into a new page as body text: stored, never run, the page readable", () => {
     const vault = makeTempVault();
     const { marker, flag } = freshMarker(vault.root);
     const service = createWikiService({ cwd: vault.root, env: {}, vault: vault.root });
-    const result = service.ensurePage({
-      type: "concept",
-      title: "Pasted",
-      content: hostilePage(randomCase(pick(EVALUATING)), marker, flag).replace(/^\uFEFF/, ""),
-    });
+    const pasted = hostilePage(randomCase(pick(EVALUATING)), marker, flag).replace(/^\uFEFF/, "");
+    const result = service.ensurePage({ type: "concept", title: "Pasted", content: pasted });
     expect(result.created).toBe(true);
     expect(existsSync(marker)).toBe(false);
     expect((globalThis as Record<string, unknown>)[flag]).toBeUndefined();
+    // The written page opens with its own YAML block; the pasted block is text after it.
+    const written = parsePage(
+      "concepts/pasted",
+      result.path ?? "",
+      readFileSync(join(vault.paths.dir, result.path ?? "")),
+    );
+    expect(written.ok && written.page.title).toBe("Pasted");
+    expect(written.ok && written.page.body).toContain(pasted.split(/\r?\n/)[1]);
+    // Read back by every host, it runs nothing either.
+    expect(service.search({ query: "Pasted" }).hits.map((h) => h.id)).toContain("concepts/pasted");
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
