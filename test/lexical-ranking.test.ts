@@ -4,6 +4,7 @@
  * page the question names first, shown scores in the shown order, ordinary
  * coding prompts kept out, and the tokenizer and background model they rest on.
  */
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -83,6 +84,28 @@ describe("explicit ranking", () => {
     expect(first?.why?.name).toBe("contained");
     // Without the flag no explanation travels.
     expect((await explicit("tombstones garbage collection")).results[0]?.why).toBeUndefined();
+  });
+
+  it("prints the explanation from the command line: `recall --auto --explain`", () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(root, "bin", "llm-wiki.js"),
+        "recall",
+        "--vault",
+        dir,
+        "--auto",
+        "--explain",
+        "how do version vectors work",
+      ],
+      { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("1. concepts/version-vectors");
+    expect(run.stdout).toContain("the query contains its name");
+    expect(run.stdout).toMatch(
+      /vectors {2}×\d+\/\d+\/\d+ {2}\+\d+\.\d\d {2}evidence \d\.\d\d \(vault \d+%, background [\d.]+%\)/,
+    );
   });
 });
 
