@@ -42,8 +42,6 @@ export interface RecallInput {
    * (default true). False answers from the index exactly as it is.
    */
   refreshIndex?: boolean;
-  /** Attach to each result why it was recalled (matched terms, their contribution and evidence). */
-  explain?: boolean;
 }
 
 /** One recalled page in a host's answer. */
@@ -226,7 +224,6 @@ export async function recallOperation(
     ...(intent ? { intent } : {}),
     ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
-    ...(input.explain ? { explain: true } : {}),
   });
   const results: RecallItem[] = [];
   const renderable: RenderableHit[] = [];

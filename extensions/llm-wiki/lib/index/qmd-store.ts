@@ -54,7 +54,7 @@ import {
   normalise,
   plainQuery,
 } from "./qmd-excerpts.ts";
-import { createLexicalSearch, type TermMatch } from "./qmd-lexical.ts";
+import { createLexicalSearch } from "./qmd-lexical.ts";
 import {
   abortable,
   modelCall,
@@ -118,8 +118,6 @@ export interface QmdHit {
   source: "fts" | "vec" | "hybrid";
   /** A bounded excerpt (≤ 800 characters), never the whole body. */
   bestChunk?: string;
-  /** Lexical lists: how each query term matched the page (evidence, `--explain`). */
-  matches?: TermMatch[];
 }
 
 /** Result of `update`. */
@@ -346,7 +344,6 @@ function createAdapter(
       confidence: c.confidence,
       source,
       ...(c.bestChunk ? { bestChunk: c.bestChunk } : {}),
-      ...(c.matches ? { matches: c.matches } : {}),
     };
   };
 
@@ -437,8 +434,15 @@ function createAdapter(
 
     searchLex: (query, searchOpts) =>
       track(async () => {
-        const { list } = lex.candidates(query, clampLimit(searchOpts?.limit, DEFAULT_LIMIT), true);
-        return normalise(list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []));
+        const { list, strength } = lex.candidates(
+          query,
+          clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
+          true,
+        );
+        return normalise(
+          list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []),
+          strength,
+        );
       }),
 
     searchVector: (query, searchOpts) => {
