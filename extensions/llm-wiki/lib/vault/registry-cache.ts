@@ -4,14 +4,17 @@
  * of shard files under `meta/cache/registry/` by a hash of the page's path,
  * so one changed page rewrites one small file instead of megabytes of JSON
  * at 10k pages. A shard this process wrote and that is still on disk as
- * written is not read again. Derived: deleting the folder costs one full
- * re-parse, nothing else.
+ * written is not read again; a process that needs a few pages' records (a
+ * cold recall, see registry-saved.ts) finds them in the shard text without
+ * parsing the rest. Derived: deleting the folder costs one full re-parse,
+ * nothing else.
  */
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics.ts";
 import { diagnostic, errorMessage } from "../diagnostics.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
+import { memberValue } from "./json-slice.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
@@ -20,7 +23,7 @@ import { fnv1a } from "./stable-hash.ts";
 /** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). */
 const CACHE_VERSION = 4;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
-const REGISTRY_SHARDS = 32;
+export const REGISTRY_SHARDS = 32;
 
 /** What the registry remembers about one file under `wiki/`. */
 export interface RegistryRecord {
@@ -53,13 +56,51 @@ function shardPath(paths: VaultPaths, shard: number): string {
   return join(paths.registryCache, `${String(shard).padStart(2, "0")}.json`);
 }
 
-function stampOf(path: string): string {
+/**
+ * `size:mtimeMs` of a file, "" when absent (or unreadable): how derived
+ * files tell whether a file is still as they last saw it. No exception for
+ * an absent file: they are common (a small vault's shards, a new vault).
+ */
+export function fileStamp(path: string): string {
   try {
-    const st = statSync(path);
-    return `${st.size}:${st.mtimeMs}`;
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? `${st.size}:${st.mtimeMs}` : "";
   } catch {
     return "";
   }
+}
+
+/** The stamp (`fileStamp`) of one shard file now. */
+export function shardStamp(paths: VaultPaths, shard: number): string {
+  return fileStamp(shardPath(paths, shard));
+}
+
+/** The bytes of one shard file, empty when it cannot be read. */
+export function shardBytes(paths: VaultPaths, shard: number): Buffer {
+  try {
+    return readFileSync(shardPath(paths, shard));
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+/**
+ * The record of `rel` in a shard file's bytes (as `saveCache` writes them),
+ * decoded and parsed alone (see json-slice.ts): a cold lookup of one page
+ * costs a byte search, not a parse of every record in the shard. Undefined
+ * when the shard is not of this version or holds no such record. Records
+ * have no members of their own named like a path.
+ */
+export function recordInShard(bytes: Buffer, rel: string): RegistryRecord | undefined {
+  const head = `{"version":${CACHE_VERSION},"files":{`;
+  if (bytes.toString("utf8", 0, head.length) !== head) return undefined;
+  const rec = memberValue(bytes, rel, "{", head.length) as RegistryRecord | undefined;
+  return typeof rec?.hash === "string" ? rec : undefined;
+}
+
+/** The records of one shard as on disk now (empty when absent, corrupt or of another version). */
+export function readShardAt(paths: VaultPaths, shard: number): ShardRecords {
+  return readShard(shardPath(paths, shard));
 }
 
 function readShard(path: string): ShardRecords {
@@ -94,7 +135,7 @@ export function loadCache(
   let own = last !== undefined;
   for (let i = 0; i < REGISTRY_SHARDS; i += 1) {
     const path = shardPath(paths, i);
-    const stamp = stampOf(path);
+    const stamp = fileStamp(path);
     const kept = last?.stamps[i] === stamp ? last.shards[i] : undefined;
     if (kept) {
       shards.push(kept);
@@ -135,7 +176,7 @@ export function saveCache(
     );
     try {
       writeFileAtomic(path, `${JSON.stringify({ version: CACHE_VERSION, files: sorted })}\n`);
-      stamps[i] = stampOf(path);
+      stamps[i] = fileStamp(path);
     } catch (error) {
       stamps[i] = "";
       diagnostics.push(
