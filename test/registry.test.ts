@@ -43,7 +43,8 @@ function cacheOf(vault: { paths: { registryCache: string } }): {
   const shards = new Map<string, string>();
   const files: Record<string, unknown> = {};
   const dir = vault.paths.registryCache;
-  for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+  const names = existsSync(dir) ? readdirSync(dir).sort() : [];
+  for (const name of names.filter((n) => /^\d\d\.json$/.test(n))) {
     const text = readFileSync(join(dir, name), "utf8");
     shards.set(name, text);
     Object.assign(files, (JSON.parse(text) as { files: object }).files);

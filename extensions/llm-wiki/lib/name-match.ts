@@ -4,7 +4,9 @@
  * query mentions a page's whole title or alias, e.g. "what tool is
  * abbreviated QMD" names the page titled "QMD"). The name table is built once
  * per set of names (the registry keeps one `names` object while no id, title
- * or alias changes), so a recall costs a few map lookups, not a scan.
+ * or alias changes), so a recall costs a few map lookups, not a scan. A table
+ * kept on disk (see vault/registry-names.ts) is handed in with
+ * `adoptNameTable`; it is made from `pageNameKeys`, as a built one is.
  */
 import type { PageMeta } from "./vault/page.ts";
 
@@ -18,12 +20,25 @@ export interface NameMatches {
   contained: Set<string>;
 }
 
-interface NameTable {
-  exact: Map<string, Set<string>>;
+/** Ids by key, in page order; a `Map` of sets, or a table read from disk. */
+export interface NameLookup {
+  get(key: string): Iterable<string> | undefined;
+}
+
+/** The name table of a set of pages. */
+export interface NameTable {
+  exact: NameLookup;
   /** Titles and aliases by their word sequence. */
-  words: Map<string, Set<string>>;
+  words: NameLookup;
   /** Titles and aliases written in CJK, matched as substrings. */
-  cjk: Array<{ name: string; id: string }>;
+  cjk: ReadonlyArray<{ name: string; id: string }>;
+}
+
+/** What one page adds to the name table, each list in the order it is added. */
+export interface PageNameKeys {
+  exact: string[];
+  words: string[];
+  cjk: string[];
 }
 
 const tables = new WeakMap<object, NameTable>();
@@ -51,22 +66,56 @@ function add(map: Map<string, Set<string>>, key: string, id: string): void {
   else map.set(key, new Set([id]));
 }
 
+/**
+ * The keys page `id` adds to the name table: its id and last id segment,
+ * each title and alias as exact keys; titles and aliases of 3+ characters
+ * and at most MAX_NAME_WORDS words as word sequences, or as CJK names.
+ * Empty keys are never added.
+ */
+export function pageNameKeys(id: string, page: Pick<PageMeta, "title" | "aliases">): PageNameKeys {
+  const keys: PageNameKeys = {
+    exact: [id.toLowerCase(), id.toLowerCase().split("/").pop() ?? id],
+    words: [],
+    cjk: [],
+  };
+  for (const name of [page.title, ...page.aliases]) {
+    keys.exact.push(plain(name));
+    const w = words(name);
+    // One- and two-letter names ("Go", "UI") would match half the prompts.
+    if (w.length < 3 || w.split(" ").length > MAX_NAME_WORDS) continue;
+    if (CJK.test(w)) keys.cjk.push(w.replace(/ /g, ""));
+    else keys.words.push(w);
+  }
+  return keys;
+}
+
+/** The name table of `pages`, ids in page order under every key. */
+export function buildNameTable(pages: ReadonlyMap<string, PageMeta>): NameTable {
+  const exact = new Map<string, Set<string>>();
+  const byWords = new Map<string, Set<string>>();
+  const cjk: Array<{ name: string; id: string }> = [];
+  for (const [id, page] of pages) {
+    const keys = pageNameKeys(id, page);
+    for (const key of keys.exact) add(exact, key, id);
+    for (const key of keys.words) add(byWords, key, id);
+    for (const name of keys.cjk) cjk.push({ name, id });
+  }
+  return { exact, words: byWords, cjk };
+}
+
+/**
+ * Uses `table` as the name table of `names` (a registry's `names` object):
+ * a table kept on disk, made with `pageNameKeys` from the same pages, so a
+ * recall need not build one from every page.
+ */
+export function adoptNameTable(names: object, table: NameTable): void {
+  tables.set(names, table);
+}
+
 function tableOf(pages: ReadonlyMap<string, PageMeta>, key: object): NameTable {
   const cached = tables.get(key);
   if (cached) return cached;
-  const table: NameTable = { exact: new Map(), words: new Map(), cjk: [] };
-  for (const [id, page] of pages) {
-    add(table.exact, id.toLowerCase(), id);
-    add(table.exact, id.toLowerCase().split("/").pop() ?? id, id);
-    for (const name of [page.title, ...page.aliases]) {
-      add(table.exact, plain(name), id);
-      const w = words(name);
-      // One- and two-letter names ("Go", "UI") would match half the prompts.
-      if (w.length < 3 || w.split(" ").length > MAX_NAME_WORDS) continue;
-      if (CJK.test(w)) table.cjk.push({ name: w.replace(/ /g, ""), id });
-      else add(table.words, w, id);
-    }
-  }
+  const table = buildNameTable(pages);
   tables.set(key, table);
   return table;
 }

@@ -7,20 +7,12 @@
  * file is cached under `meta/cache/registry/` (see registry-cache.ts). All
  * of it is derived; deleting it loses nothing.
  */
-import {
-  type Dirent,
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { adoptNameTable, buildNameTable } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
-import { isInside, writeFileAtomic } from "./fs-safe.ts";
+import { writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
 import { extractLinks } from "./links.ts";
 import { hashContent, type Page, type PageMeta, pageMeta, parsePage } from "./page.ts";
@@ -41,6 +33,10 @@ import {
   type LinkProblem,
   patchLinkGraph,
 } from "./registry-links.ts";
+import { savedNameTable } from "./registry-names.ts";
+import type { SummaryState } from "./registry-summary.ts";
+import { type RecordChange, syncSummary } from "./registry-summary-sync.ts";
+import { type FolderStamp, idOf, type WikiFile, walkWiki } from "./wiki-walk.ts";
 
 export type { LinkProblem } from "./registry-links.ts";
 
@@ -74,7 +70,7 @@ export interface Registry {
    * refresh of the same vault lets it skip re-reading cache files still as
    * written here, and patch the link graph instead of rebuilding it.
    */
-  snapshot: { cache: CacheSnapshot; graph: LinkGraph };
+  snapshot: { cache: CacheSnapshot; graph: LinkGraph; summary?: SummaryState };
 }
 
 export interface RefreshOptions {
@@ -85,100 +81,6 @@ export interface RefreshOptions {
    * a page changed by anyone else is then seen by the next full refresh.
    */
   changed?: readonly string[];
-}
-
-interface WikiFile {
-  rel: string;
-  abs: string;
-  size: number;
-  mtimeMs: number;
-}
-
-/**
- * `stat()`, or undefined when it fails: a page removed since its folder was
- * listed is simply not there any more; any other failure is reported.
- */
-function statOrSkip(rel: string, stat: () => Stats, diagnostics: Diagnostic[]): Stats | undefined {
-  try {
-    return stat();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") {
-      diagnostics.push(
-        diagnostic("page_unreadable", "error", `${rel}: ${errorMessage(error)}`, { path: rel }),
-      );
-    }
-    return undefined;
-  }
-}
-
-function walkWiki(paths: VaultPaths, diagnostics: Diagnostic[]): WikiFile[] {
-  const out: WikiFile[] = [];
-  let vaultReal: string;
-  try {
-    vaultReal = realpathSync(paths.dir);
-  } catch {
-    return out;
-  }
-  const visit = (dir: string): void => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      const abs = join(dir, entry.name);
-      const rel = relative(paths.dir, abs).split(sep).join("/");
-      if (entry.name.startsWith(".")) continue;
-      if (entry.isSymbolicLink()) {
-        let target: string;
-        try {
-          target = realpathSync(abs);
-        } catch {
-          diagnostics.push(
-            diagnostic("page_broken_symlink", "warning", `${rel}: broken symbolic link`, {
-              path: rel,
-            }),
-          );
-          continue;
-        }
-        if (!isInside(vaultReal, target)) {
-          diagnostics.push(
-            diagnostic(
-              "page_path_escape",
-              "error",
-              `${rel}: symbolic link points outside the vault`,
-              {
-                path: rel,
-              },
-            ),
-          );
-          continue;
-        }
-        const st = statOrSkip(rel, () => statSync(target), diagnostics);
-        // Linked folders inside the vault would list the same pages twice.
-        if (st?.isFile() && entry.name.endsWith(".md")) {
-          out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
-        }
-        continue;
-      }
-      if (entry.isDirectory()) visit(abs);
-      else if (entry.isFile() && entry.name.endsWith(".md")) {
-        const st = statOrSkip(rel, () => lstatSync(abs), diagnostics);
-        if (st) out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
-      }
-    }
-  };
-  visit(paths.wiki);
-  // By id, not path: `a.md` sorts after `a-b.md`, yet `a` comes before `a-b`.
-  const keyed = out.map((file) => ({ file, id: idOf(file.rel) }));
-  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return keyed.map(({ file }) => file);
-}
-
-function idOf(rel: string): string {
-  return rel.replace(/^wiki\//, "").replace(/\.md$/, "");
 }
 
 /**
@@ -274,7 +176,11 @@ export function refreshRegistry(
   };
   const stats = { files: 0, parsed: 0, reread: 0, reused: 0, removed: 0 };
   /** Records whose page was parsed, re-read or removed here, by path. */
-  const touched = new Map<string, { before?: RegistryRecord; after?: RegistryRecord }>();
+  const touched = new Map<string, RecordChange>();
+  /** Records whose file was touched but holds the same bytes (new size or mtime only). */
+  const restamped = new Map<string, RecordChange>();
+  /** The folders' stamps, when this refresh walks every page. */
+  let folders: FolderStamp[] | undefined;
 
   const visitFile = (file: WikiFile): void => {
     const shard = shardOf(file.rel);
@@ -300,7 +206,9 @@ export function refreshRegistry(
     }
     const hash = hashContent(bytes);
     if (prev && prev.hash === hash) {
-      writable(shard)[file.rel] = { ...prev, size: file.size, mtimeMs: file.mtimeMs };
+      const next = { ...prev, size: file.size, mtimeMs: file.mtimeMs };
+      writable(shard)[file.rel] = next;
+      restamped.set(file.rel, { before: prev, after: next });
       stats.reread += 1;
       return;
     }
@@ -327,7 +235,8 @@ export function refreshRegistry(
     stats.files = current.stats.files + countNew(touched) - stats.removed;
     stats.reused = stats.files - stats.parsed - stats.reread;
   } else {
-    const files = walkWiki(paths, diagnostics);
+    folders = [];
+    const files = walkWiki(paths, diagnostics, folders);
     stats.files = files.length;
     const seen = new Set<string>();
     for (const file of files) {
@@ -348,26 +257,58 @@ export function refreshRegistry(
   const changed = dirty.size > 0;
   const cacheSnapshot = changed ? saveCache(paths, shards, dirty, previous, diagnostics) : previous;
   if (changed && previous.stamps.every((stamp) => stamp === "")) removeLegacyCache(paths);
+  /**
+   * Brings the summary and the name table on disk in step with `registry`
+   * (see registry-summary-sync.ts) and, when its `names` object is new,
+   * answers name lookups from that table instead of building one from
+   * every page.
+   */
+  const withSummary = (registry: Registry, newNames: boolean): Registry => {
+    const summary = syncSummary({
+      paths,
+      shards,
+      stamps: cacheSnapshot.stamps,
+      previousStamps: previous.stamps,
+      changes: new Map([...touched, ...restamped]),
+      pages: registry.pages,
+      ...(folders ? { folders } : {}),
+      ...(last?.snapshot.summary ? { known: last.snapshot.summary } : {}),
+    });
+    if (!summary) return registry;
+    if (newNames) {
+      const table = savedNameTable(paths, summary.summary.names, () =>
+        buildNameTable(registry.pages),
+      );
+      if (table) adoptNameTable(registry.names, table);
+    }
+    return { ...registry, snapshot: { ...registry.snapshot, summary } };
+  };
   if (current && touched.size === 0) {
     // No page moved since the last refresh: same pages, links and names.
     collectDiagnostics(shards, diagnostics);
-    return {
-      ...current,
-      diagnostics,
-      stats,
-      snapshot: { cache: cacheSnapshot, graph: current.snapshot.graph },
-    };
+    return withSummary(
+      {
+        ...current,
+        diagnostics,
+        stats,
+        snapshot: { cache: cacheSnapshot, graph: current.snapshot.graph },
+      },
+      false,
+    );
   }
   const patched = current ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
     if (patched.linksMoved) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
-    return {
-      ...patched.registry,
-      diagnostics,
-      stats,
-      snapshot: { cache: cacheSnapshot, graph: patched.graph },
-    };
+    return withSummary(
+      {
+        ...patched.registry,
+        diagnostics,
+        stats,
+        snapshot: { cache: cacheSnapshot, graph: patched.graph },
+      },
+      patched.registry.names !== current?.names,
+    );
   }
 
   const records = shards
@@ -393,21 +334,24 @@ export function refreshRegistry(
   if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {
     writeBacklinks(paths, graph.backlinks, diagnostics);
   }
-  return {
-    pages,
-    hashes,
-    secretPages,
-    links: graph.links,
-    backlinks: graph.backlinks,
-    linkProblems: graph.linkProblems,
-    diagnostics,
-    stats,
-    names: {},
-    snapshot: { cache: cacheSnapshot, graph },
-  };
+  return withSummary(
+    {
+      pages,
+      hashes,
+      secretPages,
+      links: graph.links,
+      backlinks: graph.backlinks,
+      linkProblems: graph.linkProblems,
+      diagnostics,
+      stats,
+      names: {},
+      snapshot: { cache: cacheSnapshot, graph },
+    },
+    true,
+  );
 }
 
-function countNew(touched: Map<string, { before?: RegistryRecord }>): number {
+function countNew(touched: Map<string, RecordChange>): number {
   let n = 0;
   for (const change of touched.values()) if (!change.before) n += 1;
   return n;
@@ -434,7 +378,7 @@ function sameNames(a: PageMeta, b: PageMeta): boolean {
  */
 function patchRegistry(
   last: Registry,
-  touched: Map<string, { before?: RegistryRecord; after?: RegistryRecord }>,
+  touched: Map<string, RecordChange>,
 ):
   | {
       registry: Omit<Registry, "diagnostics" | "stats" | "snapshot">;
