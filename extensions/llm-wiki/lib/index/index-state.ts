@@ -1,7 +1,8 @@
 /**
  * The index's status ladder, read from small files only (never by opening a
  * store): `missing | ready | stale | recovering | error`, with counts and the
- * exact repair command.
+ * exact repair command. A process holding the registry's summary can read
+ * it from the manifest's mark alone (`readIndexStatusByMark`).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
@@ -14,7 +15,7 @@ import {
   readCurrent,
   usable,
 } from "./layout.ts";
-import { type Manifest, planMirror, readManifest } from "./mirror.ts";
+import { type Manifest, planMirror, readManifest, readManifestMark } from "./mirror.ts";
 
 export type IndexState = "missing" | "ready" | "stale" | "recovering" | "error";
 
@@ -93,15 +94,13 @@ function vectorsOf(store: GenerationStoreStatus | undefined): IndexStatus["vecto
   return store?.vectorModel ? { present, model: store.vectorModel } : { present };
 }
 
-/** Counts of a usable live generation against the registry. */
-function countsOf(
-  gen: GenerationPaths,
-  manifest: Manifest,
-  registry: Registry,
-): Pick<
+type LiveCounts = Pick<
   IndexStatus,
   "generation" | "documents" | "canonical" | "evidence" | "pending" | "needsEmbedding" | "vectors"
-> {
+>;
+
+/** Counts of a usable live generation against the registry. */
+function countsOf(gen: GenerationPaths, manifest: Manifest, registry: Registry): LiveCounts {
   const entries = Object.values(manifest.entries);
   const store = readStoreStatus(gen);
   const plan = planMirror(registry, manifest);
@@ -127,18 +126,7 @@ export function readIndexStatus(
   manifestOf: (gen: GenerationPaths) => Manifest | undefined = readManifest,
 ): IndexStatus {
   const state = readStateFile(layout);
-  const base: IndexStatus = {
-    state: "missing",
-    documents: 0,
-    canonical: 0,
-    evidence: 0,
-    pending: registry.pages.size,
-    needsEmbedding: 0,
-    vectors: { present: false },
-    diagnostics: [],
-  };
-  if (state.lastBuiltAt) base.lastBuiltAt = state.lastBuiltAt;
-  if (state.lastError) base.lastError = state.lastError;
+  const base = baseStatus(state, registry.pages.size);
   const current = readCurrent(layout);
   const gen = current === undefined ? undefined : generationPaths(layout, current);
   const manifest = gen && usable(gen) ? manifestOf(gen) : undefined;
@@ -190,7 +178,60 @@ export function readIndexStatus(
       ],
     };
   }
-  const counts = countsOf(gen, manifest, registry);
+  return liveStatus(base, countsOf(gen, manifest, registry), state);
+}
+
+/**
+ * The status `readIndexStatus` gives for a registry whose summary holds
+ * `pages` pages and the index mark `mark`, read without the manifest: from
+ * the live generation's manifest mark, when it is current and equal (the
+ * mirror then holds exactly the registry's pages, nothing is pending).
+ * Undefined otherwise (a swap in progress, no live generation, no or another
+ * mark): read the status with the registry then.
+ */
+export function readIndexStatusByMark(
+  layout: IndexLayout,
+  summary: { pages: number; index: string },
+): IndexStatus | undefined {
+  if (existsSync(layout.journal)) return undefined;
+  const current = readCurrent(layout);
+  if (current === undefined) return undefined;
+  const gen = generationPaths(layout, current);
+  if (!usable(gen)) return undefined;
+  const mark = readManifestMark(gen);
+  if (mark?.mark !== summary.index) return undefined;
+  const state = readStateFile(layout);
+  const store = readStoreStatus(gen);
+  const counts: LiveCounts = {
+    generation: gen.name,
+    documents: mark.documents,
+    canonical: mark.canonical,
+    evidence: mark.evidence,
+    pending: 0,
+    needsEmbedding: store?.needsEmbedding ?? 0,
+    vectors: vectorsOf(store),
+  };
+  return liveStatus(baseStatus(state, summary.pages), counts, state);
+}
+
+function baseStatus(state: IndexStateFile, pages: number): IndexStatus {
+  const base: IndexStatus = {
+    state: "missing",
+    documents: 0,
+    canonical: 0,
+    evidence: 0,
+    pending: pages,
+    needsEmbedding: 0,
+    vectors: { present: false },
+    diagnostics: [],
+  };
+  if (state.lastBuiltAt) base.lastBuiltAt = state.lastBuiltAt;
+  if (state.lastError) base.lastError = state.lastError;
+  return base;
+}
+
+/** A usable live generation's status: ready, or stale when pages are pending or the last update failed. */
+function liveStatus(base: IndexStatus, counts: LiveCounts, state: IndexStateFile): IndexStatus {
   const failedSince =
     state.lastError !== undefined &&
     (state.lastBuiltAt === undefined || (state.lastErrorAt ?? "") > state.lastBuiltAt);

@@ -6,7 +6,7 @@
  * and frontmatter noise stays out. Pages are spread over a few collections
  * per role because QMD's `update()` rescans whole collections.
  */
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { redactSecrets } from "../safety/redact.ts";
@@ -20,6 +20,7 @@ import {
 } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
+import { indexMark } from "../vault/registry-summary.ts";
 import { fnv1a } from "../vault/stable-hash.ts";
 import type { GenerationPaths } from "./layout.ts";
 import type { DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
@@ -199,6 +200,105 @@ export function recordManifest(
   if (lines.length > 0) appendFileSync(gen.manifestLog, `${lines.join("\n")}\n`);
   next.logged = logged;
   return next;
+}
+
+/**
+ * `manifest.mark.json` of a generation: the manifest's index mark (see
+ * vault/registry-summary.ts) and counts, stamped with the manifest and log
+ * files it was made from. A process that holds the registry's summary can
+ * tell from it whether the index is up to date without reading a megabyte
+ * of manifest; a mark whose stamps no longer match the files is not used.
+ */
+export interface ManifestMark {
+  mark: string;
+  documents: number;
+  canonical: number;
+  evidence: number;
+  /** The manifest's collections per role (`shardsOf`). */
+  shards: number;
+}
+
+const MARK_VERSION = 1;
+
+function markPath(gen: GenerationPaths): string {
+  return join(gen.dir, "manifest.mark.json");
+}
+
+function stampOf(path: string): string {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st ? `${st.size}:${st.mtimeMs}` : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The stamps of a generation's manifest and log now: take them before reading the manifest. */
+export function manifestStamp(gen: GenerationPaths): string {
+  return `${stampOf(gen.manifest)}|${stampOf(gen.manifestLog)}`;
+}
+
+/** The mark and counts of `manifest`. */
+export function manifestMarkOf(manifest: Manifest): ManifestMark {
+  const entries = Object.entries(manifest.entries);
+  let canonical = 0;
+  let evidence = 0;
+  for (const [, entry] of entries) {
+    if (entry.role === "canonical") canonical += 1;
+    else if (entry.role === "evidence") evidence += 1;
+  }
+  return {
+    mark: indexMark(entries.map(([id, e]) => [id, e.hash, e.role] as const)),
+    documents: entries.length,
+    canonical,
+    evidence,
+    shards: shardsOf(manifest),
+  };
+}
+
+/**
+ * Writes the mark of `manifest`, read or written when the manifest files had
+ * `stamp`, unless they changed since (a newer manifest's mark is its
+ * writer's to make). Best effort: an index folder that refuses the write
+ * only loses the shortcut.
+ */
+export function writeManifestMark(gen: GenerationPaths, manifest: Manifest, stamp: string): void {
+  if (manifestStamp(gen) !== stamp) return;
+  try {
+    writeFileAtomic(
+      markPath(gen),
+      `${JSON.stringify({ version: MARK_VERSION, stamp, ...manifestMarkOf(manifest) })}\n`,
+    );
+  } catch {
+    // Read-only or full: statuses read the manifest instead.
+  }
+}
+
+/** The generation's manifest mark, if it was made from the manifest files as they are now. */
+export function readManifestMark(gen: GenerationPaths): ManifestMark | undefined {
+  try {
+    const data = JSON.parse(readFileSync(markPath(gen), "utf8")) as Partial<ManifestMark> & {
+      version?: unknown;
+      stamp?: unknown;
+    };
+    if (
+      data?.version !== MARK_VERSION ||
+      typeof data.stamp !== "string" ||
+      typeof data.mark !== "string" ||
+      typeof data.documents !== "number" ||
+      typeof data.canonical !== "number" ||
+      typeof data.evidence !== "number" ||
+      typeof data.shards !== "number" ||
+      data.shards !== shardsOf({ version: MANIFEST_VERSION, shards: data.shards, entries: {} }) ||
+      data.stamp !== manifestStamp(gen)
+    ) {
+      return undefined;
+    }
+    const { mark, documents, canonical, evidence, shards } = data;
+    return { mark, documents, canonical, evidence, shards };
+  } catch {
+    return undefined;
+  }
 }
 
 export function emptyManifest(shards: number = SHARDS_PER_ROLE): Manifest {

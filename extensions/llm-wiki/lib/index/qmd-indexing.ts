@@ -22,6 +22,7 @@ import {
   type GenerationStoreStatus,
   type IndexStatus,
   readIndexStatus,
+  readIndexStatusByMark,
   readStoreStatus,
   updateStateFile,
   writeStoreStatus,
@@ -41,12 +42,15 @@ import {
   collectionsOf,
   emptyManifest,
   type Manifest,
+  manifestStamp,
   planMirror,
   readManifest,
+  readManifestMark,
   recordManifest,
   shardsFor,
   shardsOf,
   writeManifest,
+  writeManifestMark,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import type { DocumentUpsert } from "./qmd-documents.ts";
@@ -101,6 +105,12 @@ interface Journal {
 export interface VaultIndex {
   readonly vault: VaultPaths;
   status(registry: Registry): IndexStatus;
+  /**
+   * The status against a registry known only by its summary (see
+   * vault/registry-summary.ts), from the live manifest's mark; undefined
+   * unless the mirror holds exactly the summary's pages.
+   */
+  statusBySummary(summary: { pages: number; index: string }): IndexStatus | undefined;
   /** Brings the index up to date with the registry (rebuilding when needed). */
   reindex(registry: Registry, options?: ReindexOptions): Promise<ReindexReport>;
   /** The open store of the live generation, or undefined when there is none; reopened after a swap. */
@@ -183,17 +193,22 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   // at 10k pages it is a megabyte of JSON, and every change and status needs it.
   let manifestCache: { path: string; stamp: string; manifest: Manifest } | undefined;
   const stampOf = (gen: GenerationPaths) => `${mtimeOf(gen.manifest)}|${mtimeOf(gen.manifestLog)}`;
+  // Each manifest read from disk or written here leaves its mark beside it
+  // (see mirror.ts), so a fresh process can check the index without it.
   const manifestOf = (gen: GenerationPaths): Manifest | undefined => {
     const stamp = stampOf(gen);
     if (manifestCache?.path === gen.manifest && manifestCache.stamp === stamp)
       return manifestCache.manifest;
+    const marked = manifestStamp(gen);
     const manifest = readManifest(gen);
     manifestCache = manifest ? { path: gen.manifest, stamp, manifest } : undefined;
+    if (manifest && !readManifestMark(gen)) writeManifestMark(gen, manifest, marked);
     return manifest;
   };
   const saveManifest = (gen: GenerationPaths, manifest: Manifest): void => {
     writeManifest(gen, manifest);
     manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest };
+    writeManifestMark(gen, manifest, manifestStamp(gen));
   };
   const updateManifest = (
     gen: GenerationPaths,
@@ -203,6 +218,12 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   ): void => {
     const recorded = recordManifest(gen, previous, next, ids);
     manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest: recorded };
+    writeManifestMark(gen, recorded, manifestStamp(gen));
+  };
+
+  const manifestShards = (gen: GenerationPaths): number | undefined => {
+    const manifest = manifestOf(gen);
+    return manifest ? shardsOf(manifest) : undefined;
   };
 
   const statusKey = (): string => {
@@ -220,12 +241,11 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return `${current}|${files.map((f) => (f ? mtimeOf(f) : "-")).join("|")}`;
   };
 
-  const openGeneration = (gen: GenerationPaths, shards: number): Promise<QmdStore> =>
-    openQmdStore({
-      dbPath: gen.db,
-      collections: collectionsOf(gen, shards),
-      models: options.models,
-    });
+  const openGeneration = (
+    gen: GenerationPaths,
+    shards: number,
+    collections = collectionsOf(gen, shards),
+  ): Promise<QmdStore> => openQmdStore({ dbPath: gen.db, collections, models: options.models });
 
   const closeOpen = async (): Promise<void> => {
     const current = open;
@@ -253,13 +273,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       const gen = generationPaths(layout, current);
       // Opening a generation whose database is gone would create an empty one.
       if (!usable(gen)) return undefined;
-      const manifest = manifestOf(gen);
-      if (!manifest) return undefined;
-      const collections = collectionsOf(gen, shardsOf(manifest));
+      // The collections are all the store needs of the manifest: its mark
+      // carries their number, so a fresh process opens without parsing it.
+      const shards = readManifestMark(gen)?.shards ?? manifestShards(gen);
+      if (shards === undefined) return undefined;
+      const collections = collectionsOf(gen, shards);
       const readOnlyStore = () => openQmdStoreReadOnly({ dbPath: gen.db, collections });
       const opening = readOnly
         ? readOnlyStore()
-        : openGeneration(gen, shardsOf(manifest)).catch((error: unknown) => {
+        : openGeneration(gen, shards, collections).catch((error: unknown) => {
             // A database file (or folder) this user may not write, though the check passed.
             if (isReadOnly(error)) return readOnlyStore();
             throw error;
@@ -430,6 +452,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     vault,
 
     status: statusOf,
+
+    statusBySummary: (summary) => readIndexStatusByMark(layout, summary),
 
     async reindex(registry, opts = {}) {
       const started = performance.now();
