@@ -8,6 +8,7 @@
  */
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
@@ -70,12 +71,20 @@ export async function main(
     indexReady: startup.ready,
     track(work) {
       inFlight.add(work);
-      const drop = () => inFlight.delete(work);
+      const drop = () => {
+        inFlight.delete(work);
+        startup.answered();
+      };
       work.then(drop, drop);
     },
   });
-  // After the handshake, so checking the index never delays `initialize`.
+  // After the handshake's answer, so checking the index never delays `initialize`: as
+  // soon as it has gone out (the client reads it meanwhile), or at `initialized` at the latest.
   server.oninitialized = () => startup.start();
+  const screen = (message: JSONRPCMessage) => {
+    if ("method" in message && message.method === "initialize") setImmediate(() => startup.start());
+    return screenRequest(message);
+  };
 
   let shuttingDown = false;
   const stopped = new Promise<number>((resolve) => {
@@ -110,8 +119,6 @@ export async function main(
     server.onclose = () => shutdown("standard input closed");
   });
 
-  await server.connect(
-    new LineTransport(process.stdin, protocolOut, { screen: screenRequest, log }),
-  );
+  await server.connect(new LineTransport(process.stdin, protocolOut, { screen, log }));
   return stopped;
 }

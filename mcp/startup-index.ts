@@ -1,8 +1,19 @@
 /**
- * The index update a server starts on its own, so a new or edited vault gets
- * recall without anyone running `llm-wiki reindex`. It runs in the
- * background: the handshake never waits for it, and only a recall that has
- * no index at all to read waits (bounded) for it to finish.
+ * What a server checks on its own at startup, so a new or edited vault gets
+ * recall without anyone running `llm-wiki reindex`: the registry is brought
+ * up to date, and an index that is missing, stale or interrupted is updated
+ * in the background. The handshake never waits for any of it.
+ *
+ * The check costs a walk of every page and a parse of the registry's whole
+ * cache: about half a second at 10k pages, more than a first recall may
+ * take. So when no `wiki/` folder changed since the registry was last saved
+ * (no page added, removed or renamed) and the index holds exactly its pages,
+ * the first recalls answer from that registry, read lazily (see
+ * `VaultHandle.answerFromSaved`), and the check runs right after the first
+ * tool call is answered, or IDLE_CHECK_MS after the handshake, whichever
+ * comes first. A page edited in place while no server ran is seen from then
+ * on. Otherwise the check runs at once, and only a recall that has no index
+ * at all to read waits (bounded) for the update.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
@@ -13,14 +24,25 @@ import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 const FIRST_INDEX_WAIT_MS = 15_000;
 /** How long shutdown waits for an interrupted update to let go of the index (within the server's 2 s exit deadline). */
 const STOP_WAIT_MS = 1_500;
+/** Without a tool call, the deferred check runs this long after the handshake. */
+const IDLE_CHECK_MS = 1_000;
 
 export interface StartupIndex {
-  /** Checks the active vault's index and starts an update if it is missing, stale or interrupted. */
+  /** Starts the startup check (at once, or deferred while the saved registry answers). */
   start(): void;
   /** Resolves when recall no longer needs to wait (at once unless the index was missing). */
   ready(): Promise<void>;
+  /** Tells that a tool call was answered: a deferred check runs next. */
+  answered(): void;
   /** Aborts a running update and waits (bounded) for it to stop. */
   stop(): Promise<void>;
+}
+
+export interface StartupOptions {
+  /** How long a recall waits for a first index build (default 15 s). */
+  waitMs?: number;
+  /** How long after the handshake a deferred check runs without a tool call (default 1 s). */
+  idleMs?: number;
 }
 
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {
@@ -28,17 +50,17 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   try {
     await Promise.race([promise, sleep(ms, undefined, { signal: timer.signal, ref: false })]);
   } catch {
-    // Only the aborted timer can reject here (the update catches its own errors).
+    // Only the aborted timer can reject here (the work catches its own errors).
   } finally {
     timer.abort();
   }
 }
 
-/** Creates the startup update for `service`; `log` writes one line to stderr. */
+/** Creates the startup check for `service`; `log` writes one line to stderr. */
 export function createStartupIndex(
   service: WikiService,
   log: (line: string) => void,
-  options: { waitMs?: number } = {},
+  options: StartupOptions = {},
 ): StartupIndex {
   const waitMs = options.waitMs ?? FIRST_INDEX_WAIT_MS;
   const controller = new AbortController();
@@ -46,46 +68,99 @@ export function createStartupIndex(
   // Without any index a recall can only answer "nothing"; a stale one still answers.
   let blocksRecall = false;
   let started = false;
+  let deferred: NodeJS.Timeout | undefined;
+
+  /** Refreshes the registries, and updates the active vault's index in the background when needed. */
+  const check = (): void => {
+    if (controller.signal.aborted) return;
+    let state: string | undefined;
+    let root: string | undefined;
+    try {
+      // Vaults recall answered from as last saved (the personal one) get their walk now too.
+      for (const v of service.resolveVaults("all")) {
+        const handle = service.handles.get(v);
+        if (handle.answersFromSaved()) handle.refresh();
+      }
+      const status = service.status();
+      state = status.vault?.index.state;
+      root = status.vault?.root;
+    } catch (error) {
+      log(`cannot read the index status (${errorMessage(error)}); not updating it`);
+      return;
+    }
+    if (state === undefined || state === "ready") return;
+    blocksRecall = state === "missing" || state === "error";
+    log(`index ${state} at ${root}; updating it in the background`);
+    running = service
+      .reindex({ scope: "changed", signal: controller.signal })
+      .then((result) => {
+        // Stopped by shutdown: cancelled, not failed, and the previous index stays.
+        if (controller.signal.aborted) return;
+        const failed = reindexDiagnostics(result)
+          .filter((d) => d.severity === "error")
+          .map((d) => d.message);
+        if (failed.length > 0) log(`background index update failed: ${failed.join("; ")}`);
+      })
+      .catch((error: unknown) => log(`background index update failed: ${errorMessage(error)}`))
+      .finally(() => {
+        blocksRecall = false;
+      });
+  };
+
+  const runDeferred = (): void => {
+    if (!deferred) return;
+    clearTimeout(deferred);
+    deferred = undefined;
+    check();
+  };
+
+  /** Lets each vault whose saved registry is still good answer from it; true for the active one. */
+  const answerFromSaved = (): boolean => {
+    const [active] = service.resolveVaults("active");
+    let activeSaved = false;
+    try {
+      for (const v of service.resolveVaults("all")) {
+        const saved = service.handles.get(v).answerFromSaved();
+        if (v.dir === active?.dir) activeSaved = saved;
+      }
+    } catch {
+      activeSaved = false;
+    }
+    return activeSaved;
+  };
 
   return {
     start() {
       if (started) return;
       started = true;
-      let state: string | undefined;
-      let root: string | undefined;
-      try {
-        const status = service.status();
-        state = status.vault?.index.state;
-        root = status.vault?.root;
-      } catch (error) {
-        log(`cannot read the index status (${errorMessage(error)}); not updating it`);
+      if (!answerFromSaved()) {
+        check();
         return;
       }
-      if (state === undefined || state === "ready") return;
-      blocksRecall = state === "missing" || state === "error";
-      log(`index ${state} at ${root}; updating it in the background`);
-      running = service
-        .reindex({ scope: "changed", signal: controller.signal })
-        .then((result) => {
-          // Stopped by shutdown: cancelled, not failed, and the previous index stays.
-          if (controller.signal.aborted) return;
-          const failed = reindexDiagnostics(result)
-            .filter((d) => d.severity === "error")
-            .map((d) => d.message);
-          if (failed.length > 0) log(`background index update failed: ${failed.join("; ")}`);
-        })
-        .catch((error: unknown) => log(`background index update failed: ${errorMessage(error)}`))
-        .finally(() => {
-          blocksRecall = false;
-        });
+      deferred = setTimeout(runDeferred, options.idleMs ?? IDLE_CHECK_MS);
+      deferred.unref();
+      // The first recall needs the store: open it now, while the client is still reading the handshake.
+      const [active] = service.resolveVaults("active");
+      if (active)
+        void service.handles
+          .get(active)
+          .index.store()
+          .catch(() => undefined);
     },
 
     async ready() {
       if (running && blocksRecall) await within(running, waitMs);
     },
 
+    answered() {
+      // After the answer has gone out: the check blocks for a while at 10k pages.
+      if (deferred) setImmediate(runDeferred);
+    },
+
     async stop() {
       controller.abort();
+      if (deferred) clearTimeout(deferred);
+      deferred = undefined;
       if (running) await within(running, STOP_WAIT_MS);
     },
   };

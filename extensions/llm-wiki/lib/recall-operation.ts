@@ -42,6 +42,8 @@ export interface RecallInput {
    * (default true). False answers from the index exactly as it is.
    */
   refreshIndex?: boolean;
+  /** Attach to each result why it was recalled (matched terms, their contribution and evidence). */
+  explain?: boolean;
 }
 
 /** One recalled page in a host's answer. */
@@ -108,12 +110,16 @@ export function capabilities(handles: VaultHandles): RetrievalCapabilities {
  */
 export const EXPLICIT_REGISTRY_MAX_AGE_MS = 1_000;
 
-/** The retrieval view of a vault handle; `maxAgeMs` bounds how old its registry may be. */
+/**
+ * The retrieval view of a vault handle; `maxAgeMs` bounds how old its
+ * registry may be. Just after a server started this may be the registry as
+ * last saved (see `VaultHandle.answerFromSaved`), read lazily.
+ */
 export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): RetrievalVault {
-  const registry = handle.registry(maxAgeMs);
+  const { registry, status } = handle.recallView(maxAgeMs);
   return {
     kind: handle.paths.kind,
-    status: handle.index.status(registry),
+    status,
     pages: registry.pages,
     names: registry.names,
     store: () => handle.index.store(),
@@ -143,7 +149,7 @@ function bodyOf(handle: VaultHandle, id: string, path: string): string | undefin
     const bytes = readFileSync(join(handle.paths.dir, path));
     const body = bodyAfterFrontmatter(bytes.toString("utf8"));
     if (body === undefined) return undefined;
-    const registry = handle.registry();
+    const registry = handle.view();
     const clean = !registry.secretPages.has(id) && registry.hashes.get(id) === hashContent(bytes);
     return clean ? body : redactSecrets(body).text;
   } catch {
@@ -224,6 +230,7 @@ export async function recallOperation(
     ...(intent ? { intent } : {}),
     ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
+    ...(input.explain ? { explain: true } : {}),
   });
   const results: RecallItem[] = [];
   const renderable: RenderableHit[] = [];
@@ -232,7 +239,7 @@ export async function recallOperation(
   for (const hit of outcome.hits) {
     const handle = byKind.get(hit.vault);
     if (!handle) continue;
-    const meta = handle.registry().pages.get(hit.id);
+    const meta = handle.view().pages.get(hit.id);
     const rel = meta?.path ?? `wiki/${hit.id}.md`;
     const body = bodyOf(handle, hit.id, rel);
     // From the page itself, not the index's flattened chunk: the page's own

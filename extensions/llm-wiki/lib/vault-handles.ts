@@ -1,13 +1,21 @@
 /**
  * Per-vault state a host process keeps between calls: the registry (refreshed
  * on demand, not per recall) and the index handle with its open store. One
- * set per service instance; closed when the host shuts down.
+ * set per service instance; closed when the host shuts down. A server that
+ * has just started may let recall answer from the registry as last saved
+ * (`answerFromSaved`) until its first refresh.
  */
+import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry } from "./vault/registry.ts";
+import {
+  openSavedRegistry,
+  type RecallRegistry,
+  type SavedRegistry,
+} from "./vault/registry-saved.ts";
 
 export interface VaultHandle {
   readonly paths: VaultPaths;
@@ -28,6 +36,25 @@ export interface VaultHandle {
    * steering QMD's reranking. Read with the registry, not on every recall.
    */
   intent(): string;
+  /**
+   * Lets recall answer from the registry as last saved, read lazily (see
+   * vault/registry-saved.ts), instead of walking `wiki/` and parsing every
+   * page's record: only while no `wiki/` folder changed since the last walk
+   * of every page and the index holds exactly the saved pages. A page edited
+   * in place since is not seen until the next refresh, which ends it. For a
+   * server's first answers; it refreshes right after. True when it does.
+   */
+  answerFromSaved(): boolean;
+  /** True while recall answers from the saved registry. */
+  answersFromSaved(): boolean;
+  /**
+   * What recall reads and the index status against it: the saved registry
+   * while it answers (opened at most `maxAgeMs` ago, the index still holding
+   * its pages), else `registry(maxAgeMs)`.
+   */
+  recallView(maxAgeMs?: number): { registry: RecallRegistry; status: IndexStatus };
+  /** The registry recall reads: the saved one while it answers, else `registry()`. */
+  view(): RecallRegistry;
 }
 
 export interface VaultHandles {
@@ -53,10 +80,18 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       let registry: Registry | undefined;
       let refreshedAt = 0;
       let intent: string | undefined;
+      let saved: { registry: SavedRegistry; at: number } | undefined;
+      /** The saved registry's status while the index still holds its pages. */
+      const savedStatus = (): IndexStatus | undefined => {
+        const status = saved && handle.index.statusBySummary(saved.registry.summary);
+        if (!status) saved = undefined;
+        return status;
+      };
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, { models }),
         refresh(changed) {
+          saved = undefined;
           registry = refreshRegistry(paths, registry, changed ? { changed } : {});
           refreshedAt = performance.now();
           intent = undefined;
@@ -73,6 +108,23 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
           if (registry && performance.now() - refreshedAt <= maxAgeMs) return registry;
           return handle.refresh();
         },
+        answerFromSaved() {
+          if (registry) return false;
+          const opened = openSavedRegistry(paths);
+          if (!opened) return false;
+          saved = { registry: opened, at: performance.now() };
+          return savedStatus() !== undefined;
+        },
+        answersFromSaved: () => saved !== undefined,
+        recallView(maxAgeMs = Number.POSITIVE_INFINITY) {
+          if (saved && performance.now() - saved.at <= maxAgeMs) {
+            const status = savedStatus();
+            if (saved && status) return { registry: saved.registry, status };
+          }
+          const reg = handle.registry(maxAgeMs);
+          return { registry: reg, status: handle.index.status(reg) };
+        },
+        view: () => saved?.registry ?? handle.registry(),
       };
       handles.set(paths.dir, handle);
       return handle;
