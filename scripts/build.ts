@@ -5,11 +5,13 @@
  * from spawn to first answer; one bundle per entry (with shared chunks, so
  * dynamic imports stay lazy) loads in a fraction of it. QMD and its native
  * parts stay external: they load their own binaries and models at run time.
+ * `node:http(s)` are bound without an ESM import (see build-http-builtins.ts).
  * The Pi extension is not bundled: Pi loads its TypeScript source.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { httpBuiltins } from "./build-http-builtins.ts";
 
 const root = join(import.meta.dirname, "..");
 const outdir = join(root, "dist");
@@ -27,12 +29,16 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
     platform: "node",
     target: "node22",
     external: ["@tobilu/qmd", "better-sqlite3", "node-llama-cpp", "sqlite-vec"],
+    plugins: [httpBuiltins],
     // Bundled CommonJS (gray-matter, ajv) calls `require` for Node's own modules.
     banner: {
       js: 'import { createRequire as __llmWikiRequire } from "node:module"; const require = __llmWikiRequire(import.meta.url);',
     },
     chunkNames: "chunks/[name]-[hash]",
     legalComments: "none",
+    // Without comments and indentation the bundles load ~30 ms faster (less
+    // source to decode and scan); names stay as written, for readable traces.
+    minifyWhitespace: true,
     metafile: true,
     logLevel: "warning",
   });
