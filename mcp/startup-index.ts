@@ -139,13 +139,6 @@ export function createStartupIndex(
       }
       deferred = setTimeout(runDeferred, options.idleMs ?? IDLE_CHECK_MS);
       deferred.unref();
-      // The first recall needs the store: open it now, while the client is still reading the handshake.
-      const [active] = service.resolveVaults("active");
-      if (active)
-        void service.handles
-          .get(active)
-          .index.store()
-          .catch(() => undefined);
     },
 
     async ready() {
