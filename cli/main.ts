@@ -47,6 +47,7 @@ commands:
   search <query> [--limit N]               exact lookup by id, title, alias or tag
   recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
          [--auto]                          the automatic per-turn policy instead
+         [--explain]                       why each page came: matched terms, contributions, evidence
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
 ${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${MODELS_USAGE}${BENCH_USAGE}
@@ -59,7 +60,12 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
   status: {},
   search: { limit: { type: "string" } },
-  recall: { mode: { type: "string" }, max: { type: "string" }, auto: { type: "boolean" } },
+  recall: {
+    mode: { type: "string" },
+    max: { type: "string" },
+    auto: { type: "boolean" },
+    explain: { type: "boolean" },
+  },
   reindex: {
     all: { type: "boolean" },
     vectors: { type: "boolean" },
@@ -134,6 +140,7 @@ const HANDLERS: Record<string, Handler> = {
       policy: values.auto ? "automatic" : "explicit",
       maxResults: max,
       ...(mode ? { mode } : {}),
+      ...(values.explain ? { explain: true } : {}),
     });
     return {
       ok: result.ok,

@@ -12,7 +12,13 @@ import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.t
 import type { RetrievalMetrics } from "../extensions/llm-wiki/lib/bench/metrics.ts";
 import { modelAvailability, resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
+import {
+  loadOrdinaryPrompts,
+  type PrecisionReport,
+  runAutoPrecision,
+} from "./bench/auto-precision.ts";
 import { type ModeRun, runFixture } from "./bench/retrieval-run.ts";
+import { topicVaultQuestions, writeTopicVault } from "./bench/topic-vault.ts";
 import { ensureTestModels } from "./generate-test-models.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -63,6 +69,24 @@ if (process.env.QMD_MODEL_SMOKE === "1") {
   }
 }
 
+// Automatic-recall precision (lexical): ordinary coding prompts on three vaults,
+// and questions about the example vault and a generated 1k-page vault.
+const fixtures = join(root, "test", "fixtures", "retrieval");
+const prompts = loadOrdinaryPrompts(join(fixtures, "ordinary-prompts.json"));
+const acme = loadBenchmarkFixture(join(fixtures, "acme-questions.json"));
+const precision: PrecisionReport[] = [
+  await runAutoPrecision("fixture", { source: fixture.vaultRoot }, [], prompts),
+  await runAutoPrecision("example", { source: acme.vaultRoot }, acme.queries, prompts),
+  await runAutoPrecision(
+    "topic-1k",
+    { write: (dir) => writeTopicVault(dir, 1_000) },
+    topicVaultQuestions(1_000),
+    prompts,
+  ),
+];
+/** The issue's gates: absolute, on every vault and both splits together. */
+const GATES = { maxFalsePositiveRate: 0.02, minInjectedRate: 0.85, minFirstRate: 0.9 };
+
 const key = (r: ModeRun) => `${r.mode}/${r.models}`;
 const baselineRuns = Object.fromEntries(
   runs
@@ -82,6 +106,16 @@ const baseline = {
   },
   heuristicReference: HEURISTIC_REFERENCE,
   runs: baselineRuns,
+  precision: {
+    gates: GATES,
+    prompts: prompts.length,
+    vaults: Object.fromEntries(
+      precision.map((p) => [
+        p.vault,
+        { pages: p.pages, all: p.all, train: p.train, heldout: p.heldout },
+      ]),
+    ),
+  },
 };
 
 const fmt = (n: number | null | undefined) =>
@@ -107,6 +141,30 @@ process.stdout.write(
 process.stdout.write(
   `automatic recall found a judged page for: ${runs.map((r) => `${key(r)} ${r.autoRecallRate}`).join("; ")}\n`,
 );
+
+const pct = (n: number) => `${(n * 100).toFixed(1)}%`.padStart(6);
+process.stdout.write(
+  "automatic precision (lexical)   FP all  FP held  injected  first (explicit)\n",
+);
+for (const p of precision) {
+  const pos = p.all.positives > 0;
+  process.stdout.write(
+    `${`${p.vault} (${p.pages} pages)`.padEnd(31)} ${pct(p.all.falsePositiveRate)}  ${pct(p.heldout.falsePositiveRate)}   ${pos ? pct(p.all.injectedRate) : "     -"}    ${pos ? pct(p.all.firstRate) : "     -"}\n`,
+  );
+}
+const gateFailures = precision.flatMap((p) => [
+  ...(p.all.falsePositiveRate > GATES.maxFalsePositiveRate
+    ? [
+        `${p.vault}: automatic false positives ${p.all.falsePositiveRate} > ${GATES.maxFalsePositiveRate}`,
+      ]
+    : []),
+  ...(p.all.positives > 0 && p.all.injectedRate < GATES.minInjectedRate
+    ? [`${p.vault}: asked page injected ${p.all.injectedRate} < ${GATES.minInjectedRate}`]
+    : []),
+  ...(p.all.positives > 0 && p.all.firstRate < GATES.minFirstRate
+    ? [`${p.vault}: asked page first ${p.all.firstRate} < ${GATES.minFirstRate}`]
+    : []),
+]);
 
 if (update) {
   writeFileSync(baselinePath, `${JSON.stringify(baseline, null, 2)}\n`);
@@ -155,6 +213,7 @@ for (const [k, current] of Object.entries(baselineRuns)) {
     );
   }
 }
+failures.push(...gateFailures);
 if (failures.length > 0) {
   process.stderr.write(
     `below the committed baseline (tolerance ${TOLERANCE}):\n${failures.join("\n")}\n`,

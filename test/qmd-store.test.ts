@@ -101,8 +101,8 @@ describe("searchLex", () => {
       source: "fts",
     });
     // "use" is on no page: the page covers most, not all, of the question's weight.
-    expect(hits[0]?.score).toBeGreaterThan(0.5);
-    expect(hits[0]?.score).toBeLessThan(1);
+    expect(hits[0]?.confidence).toBeGreaterThan(0.5);
+    expect(hits[0]?.confidence).toBeLessThan(1);
     expect(ids(await store.searchLex("how do several retrievers merge ranked lists"))[0]).toBe(
       "concepts/reciprocal-rank-fusion",
     );
@@ -151,19 +151,25 @@ describe("searchLex", () => {
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
   });
 
-  it("scores 0..1 within the list: the best hit's IDF-weighted share of the query", async () => {
+  it("scores 0..1 within the list, and an absolute confidence in the same order", async () => {
     const strong = await store.searchLex("reciprocal rank fusion");
     expect(strong[0]?.score).toBe(1);
-    // The lexical score is already absolute evidence: confidence says the same.
-    for (const hit of strong) expect(hit.confidence).toBe(hit.score);
-    for (const hit of strong) expect(hit.score).toBeGreaterThan(0);
-    expect(strong.every((h) => h.rawScore > 0 && h.score <= 1)).toBe(true);
+    const confidences = strong.map((h) => h.confidence ?? -1);
+    expect([...confidences].sort((a, b) => b - a)).toEqual(confidences);
+    for (const hit of strong) {
+      expect(hit.score).toBeGreaterThan(0);
+      expect(hit.confidence).toBeGreaterThan(0);
+      expect(hit.confidence).toBeLessThanOrEqual(hit.score);
+    }
+    // The named page matches all three words in its title and body.
+    expect(strong[0]?.confidence).toBeGreaterThan(0.6);
     // Only "olives" occurs anywhere: a coincidental single-term match stays weak,
     // weaker than a plain one-in-three count, since words on no page weigh most.
     const weak = await store.searchLex("olives quasar nebula");
     expect(ids(weak)).toEqual(["sources/lunch-menu"]);
-    expect(weak[0]?.score).toBeGreaterThan(0);
-    expect(weak[0]?.score).toBeLessThan(1 / 3);
+    expect(weak[0]?.score).toBe(1);
+    expect(weak[0]?.confidence).toBeGreaterThan(0);
+    expect(weak[0]?.confidence).toBeLessThan(1 / 3);
   });
 
   it("cuts a bounded excerpt around the query words, never the whole body", async () => {

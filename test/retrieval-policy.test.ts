@@ -253,13 +253,14 @@ describe("reciprocal-rank fusion", () => {
 });
 
 describe("recall policies", () => {
-  it("automatic: project vault only, floor 0.50, at most 3 results and 10 candidates per vault", () => {
+  it("automatic: project vault only, floor 0.30 plus vault evidence, at most 3 results and 10 candidates per vault", () => {
     expect(AUTOMATIC_POLICY).toEqual({
       name: "automatic",
       includePersonal: false,
-      minScore: 0.5,
+      minScore: 0.3,
       maxPerVault: 10,
       maxResults: 3,
+      minEvidence: 1.25,
     });
     expect(Object.isFrozen(AUTOMATIC_POLICY)).toBe(true);
   });

@@ -253,14 +253,15 @@ describe("modes on an index with vectors (tiny models)", () => {
       for (const [id, rank] of bestRank) {
         rr.set(id, (rr.get(id) ?? 0) + (rank === 0 ? 0.05 : rank <= 2 ? 0.02 : 0));
       }
-      const r = await recall(service, query, { mode: "hybrid" });
+      const r = await recall(service, query, { mode: "hybrid", explain: true });
+      // Pages the query names come first; the rest follow the fused rank.
       const fused = r.results
-        .filter((h) => !h.exact)
+        .filter((h) => !h.why?.name)
         .map((h) => ({
           id: h.id,
           weight: (rr.get(h.id) ?? 0) * boundedMultiplier(false, h.role, DEPRECATED.has(h.id)),
         }));
-      expect(fused.length, query).toBeGreaterThan(1);
+      expect(fused.length, query).toBeGreaterThan(0);
       const sorted = [...fused].sort((a, b) => b.weight - a.weight);
       expect(
         fused.map((h) => h.id),
@@ -834,14 +835,15 @@ describe("automatic recall stays silent", () => {
         const all = await recall(s, query);
         const a = await s.recall({ query, policy: "automatic" });
         expect(a.results.length).toBeLessThanOrEqual(3);
-        for (const h of a.results) expect(h.score).toBeGreaterThan(0.5);
+        for (const h of a.results) expect(h.score).toBeGreaterThan(0.3);
         for (const h of all.results) expect(h.score).toBeGreaterThan(0.25);
-        // What automatic recall leaves out, explicit recall still offers.
-        const strong = all.results.filter((h) => h.score > 0.5).map((h) => h.id);
-        expect(ids(a)).toEqual(strong.slice(0, 3));
+        // What automatic recall injects, explicit recall offers too.
+        for (const id of ids(a)) expect(ids(all), query).toContain(id);
       }
       const many = await recall(s, "version vectors");
-      expect(many.results.filter((h) => h.score > 0.5).length).toBeGreaterThan(3);
+      expect(
+        many.results.filter((h) => h.score > AUTOMATIC_POLICY.minScore).length,
+      ).toBeGreaterThan(3);
     } finally {
       await s.close();
     }

@@ -99,12 +99,34 @@ export function renderReindex(result: ReindexResult): string {
     .join("\n");
 }
 
+const percent = (share: number) =>
+  share >= 0.01 ? `${(share * 100).toFixed(0)}%` : `${(share * 100).toFixed(2)}%`;
+
+/**
+ * `--explain`: the name match, then each matched term with its occurrences
+ * (path/title/body), what it added to the score, and its evidence (share of
+ * the vault's pages against general software English).
+ */
+function renderWhy(why: NonNullable<RecallResult["results"][number]["why"]>): string {
+  const out: string[] = [];
+  if (why.name) out.push(`   the query ${why.name === "exact" ? "is" : "contains"} its name`);
+  if (why.evidence) {
+    out.push(`   evidence ${why.evidence.total.toFixed(2)}:`);
+    for (const t of why.evidence.terms) {
+      out.push(
+        `     ${neutraliseLine(t.term)}  ×${t.counts.join("/")}  +${t.score.toFixed(2)}  evidence ${t.evidence.toFixed(2)} (vault ${percent(t.vaultShare)}, background ${percent(t.backgroundShare)})`,
+      );
+    }
+  }
+  return out.join("\n");
+}
+
 export function renderRecallResult(result: RecallResult): string {
   const head = `${result.results.length} page(s) for "${result.query}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""})`;
   if (result.results.length === 0) return `${head}: no reliable memory found.`;
   const lines = result.results.map(
     (r, i) =>
-      `${i + 1}. ${neutraliseLine(r.id)}  ${neutraliseLine(r.title)}  [${neutraliseLine(r.type)}${r.vault === "personal" ? ", personal" : ""}] score ${r.score.toFixed(2)}\n   ${neutraliseLine(r.file)}`,
+      `${i + 1}. ${neutraliseLine(r.id)}  ${neutraliseLine(r.title)}  [${neutraliseLine(r.type)}${r.vault === "personal" ? ", personal" : ""}] score ${r.score.toFixed(2)}\n   ${neutraliseLine(r.file)}${r.why ? `\n${renderWhy(r.why)}` : ""}`,
   );
   return `${head}\n${lines.join("\n")}\n\n${result.rendered}`;
 }

@@ -5,6 +5,7 @@
  * them only with benchmark evidence.
  */
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+import { AUTOMATIC_EVIDENCE } from "./recall-evidence.ts";
 
 export const QUERY_MAX_CHARS = 2_000;
 export const RRF_K = 60;
@@ -20,15 +21,26 @@ export interface RecallPolicy {
   minScore: number;
   maxPerVault: number;
   maxResults: number;
+  /**
+   * Lexical evidence (recall-evidence.ts) a page needs besides the floor,
+   * unless the query names it specifically; absent: none needed.
+   */
+  minEvidence?: number;
 }
 
-/** Automatic recall on every user turn: precision first. */
+/**
+ * Automatic recall on every user turn: precision first. The floor is on
+ * absolute confidence (the share of the query's BM25 ceiling a page
+ * reaches); the evidence gate keeps ordinary prompts that share generic
+ * words with the vault out.
+ */
 export const AUTOMATIC_POLICY: Readonly<RecallPolicy> = Object.freeze({
   name: "automatic",
   includePersonal: false,
-  minScore: 0.5,
+  minScore: 0.3,
   maxPerVault: 10,
   maxResults: 3,
+  minEvidence: AUTOMATIC_EVIDENCE,
 });
 
 export const EXPLICIT_DEFAULT_RESULTS = 5;

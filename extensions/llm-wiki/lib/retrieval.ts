@@ -9,7 +9,10 @@
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import type { QmdHit, QmdStore } from "./index/qmd-store.ts";
+import { backgroundShare } from "./lexical/background.ts";
+import { ftsTokens } from "./lexical/fts-tokens.ts";
 import { CONTAINED_NAME_CONFIDENCE, matchNames } from "./name-match.ts";
+import { type PageEvidence, pageEvidence } from "./recall-evidence.ts";
 import {
   boundedMultiplier,
   escalationReason,
@@ -67,6 +70,8 @@ export interface RetrievalRequest {
   budgetMs?: number;
   intent?: string;
   signal?: AbortSignal;
+  /** Attach to each hit why it was recalled (`RetrievalHit.why`). */
+  explain?: boolean;
 }
 
 /** One recalled page. */
@@ -82,6 +87,8 @@ export interface RetrievalHit {
   exact: boolean;
   excerpt?: string;
   source: QmdHit["source"];
+  /** With `explain`: the name match and the matched terms' evidence. */
+  why?: RecallWhy;
 }
 
 export interface TraceStep {
@@ -182,6 +189,8 @@ function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
 interface VaultRun {
   candidates: Candidate[];
   mode: RetrievalMode;
+  /** The list came from QMD's reranker (expanded search). */
+  reranked?: boolean;
 }
 
 /** Runs the requested mode on one store, falling back toward cheaper modes. */
@@ -314,7 +323,7 @@ async function runVault(
         ...(req.signal ? { signal: req.signal } : {}),
       }),
     );
-    return { candidates: candidatesOf(expanded), mode: req.mode };
+    return { candidates: candidatesOf(expanded), mode: req.mode, reranked: true };
   } catch (error) {
     fallback("expanded", error, "hybrid");
     return current;
@@ -413,86 +422,164 @@ export async function retrieve(
       continue;
     }
     if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
-    lists.push(scoreVault(vault, run.candidates, query, req.policy));
+    lists.push(scoreVault(vault, run, query, req.policy, req.explain === true));
   }
 
   const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
   return done(query, fused, modeUsed);
 }
 
-/** Applies exact-match boost, the bounded multiplier and the policy floor to one vault's candidates. */
+/** Why a page was recalled, for `--explain` and every host's trace. */
+export interface RecallWhy {
+  /** The query is the page's name, or contains its whole title or an alias. */
+  name?: "exact" | "contained";
+  /** Lexical evidence: each matched term and what it contributed. */
+  evidence?: PageEvidence;
+}
+
+/**
+ * A contained title or alias is evidence on its own (for automatic recall)
+ * when its words together are rare in general software English: "Version
+ * vectors" or "Tombstones" are, "CLI" or "Data retention" are not.
+ */
+export const NAME_BACKGROUND_MAX = 0.002;
+
+function nameIsEvidence(page: PageMeta | undefined, query: string): boolean {
+  if (!page) return false;
+  const said = ftsTokens(query).join(" ");
+  return [page.title, ...page.aliases].some((name) => {
+    const stems = ftsTokens(name);
+    return (
+      stems.length > 0 &&
+      ` ${said} `.includes(` ${stems.join(" ")} `) &&
+      backgroundShare(stems) < NAME_BACKGROUND_MAX
+    );
+  });
+}
+
+interface Scored extends RetrievalHit {
+  /** The mode's own standing (exact names above everything). */
+  standing: number;
+  named: boolean;
+  /** The bounded multiplier applied to the score. */
+  multiplier: number;
+}
+
+const multiplierOf = (hit: Scored) => hit.multiplier;
+
+/**
+ * Scores one vault's candidates: exact and contained names, the bounded
+ * multiplier, the policy floor and, for automatic recall on lexical
+ * evidence, the vault-specificity gate. A page the query names comes first
+ * and the list is in the order of the scores it shows.
+ */
 function scoreVault(
   vault: RetrievalVault,
-  candidates: Candidate[],
+  run: VaultRun,
   query: string,
   policy: RecallPolicy,
+  explain: boolean,
 ): RetrievalHit[] {
   const { exact, contained } = matchNames(vault.pages, query, vault.names);
+  // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
+  const gated = policy.minEvidence !== undefined && !run.reranked;
   const seen = new Set<string>();
-  const out: Array<RetrievalHit & { rank: number }> = [];
-  for (const { hit, confidence: listConfidence, lexical, standing } of candidates) {
+  const out: Scored[] = [];
+  const add = (
+    id: string,
+    hit: QmdHit | undefined,
+    listConfidence: number,
+    standing: number,
+  ): void => {
+    const page = vault.pages.get(id);
+    const isExact = exact.has(id);
+    const isContained = !isExact && contained.has(id);
+    const evidence = hit?.matches ? pageEvidence(hit.matches) : undefined;
+    const conf = isExact
+      ? 1
+      : isContained
+        ? Math.max(listConfidence, CONTAINED_NAME_CONFIDENCE)
+        : listConfidence;
+    const role = hit?.role ?? page?.role ?? "canonical";
+    const multiplier = boundedMultiplier(isExact, role, page?.status === "deprecated");
+    const score = Math.min(1, conf * multiplier);
+    // Automatic recall: a name counts when it is specific to this vault; words count by their evidence.
+    const named = isExact || (isContained && (!gated || nameIsEvidence(page, query)));
+    const passes =
+      named ||
+      (score > policy.minScore && (!gated || (evidence?.total ?? 0) >= (policy.minEvidence ?? 0)));
+    if (!passes) return;
+    const result: Scored = {
+      standing: isExact ? 2 : standing,
+      named,
+      multiplier,
+      id,
+      vault: vault.kind,
+      title: page?.title ?? hit?.title ?? id,
+      type: page?.type ?? (role === "canonical" ? "concept" : "source"),
+      role,
+      score: Math.round(score * 1e4) / 1e4,
+      confidence: Math.round(conf * 1e4) / 1e4,
+      exact: isExact,
+      source: hit?.source ?? "fts",
+    };
+    if (hit?.bestChunk) result.excerpt = hit.bestChunk;
+    if (explain) {
+      const why: RecallWhy = {};
+      if (isExact || isContained) why.name = isExact ? "exact" : "contained";
+      if (evidence) why.evidence = evidence;
+      result.why = why;
+    }
+    out.push(result);
+  };
+  for (const { hit, confidence, lexical, standing } of run.candidates) {
     if (seen.has(hit.pageId)) continue;
     seen.add(hit.pageId);
-    const page = vault.pages.get(hit.pageId);
-    const isExact = exact.has(hit.pageId);
     // Automatic recall injects unasked: raw vector similarity is no evidence
     // there (unrelated text still scores well above zero, and no threshold
     // can be calibrated without the real model), so a fused hit counts only
     // what the lexical list says of it. Reranker scores still count.
-    const confidence =
-      policy.name === "automatic" && hit.source === "hybrid" ? lexical : listConfidence;
-    // A page the query names is a match whatever the list scored it.
-    const conf = isExact
-      ? 1
-      : contained.has(hit.pageId)
-        ? Math.max(confidence, CONTAINED_NAME_CONFIDENCE)
-        : confidence;
-    const multiplier = boundedMultiplier(isExact, hit.role, page?.status === "deprecated");
-    const score = Math.min(1, conf * multiplier);
-    if (score <= policy.minScore) continue;
-    const result: RetrievalHit & { rank: number } = {
-      // Order follows the mode's own ranking; confidence decides only what passes the floor.
-      rank: isExact ? 2 : standing * multiplier,
-      id: hit.pageId,
-      vault: vault.kind,
-      title: page?.title ?? hit.title,
-      type: page?.type ?? (hit.role === "canonical" ? "concept" : "source"),
-      role: hit.role,
-      score: Math.round(score * 1e4) / 1e4,
-      confidence: Math.round(conf * 1e4) / 1e4,
-      exact: isExact,
-      source: hit.source,
-    };
-    if (hit.bestChunk) result.excerpt = hit.bestChunk;
-    out.push(result);
+    add(
+      hit.pageId,
+      hit,
+      policy.name === "automatic" && hit.source === "hybrid" ? lexical : confidence,
+      standing,
+    );
   }
   // Named pages the store missed (e.g. a title made only of stop words) still answer.
   for (const id of [...exact, ...contained]) {
-    const page = vault.pages.get(id);
-    if (seen.has(id) || !page) continue;
+    if (seen.has(id) || !vault.pages.has(id)) continue;
     seen.add(id);
-    const isExact = exact.has(id);
-    const conf = isExact ? 1 : CONTAINED_NAME_CONFIDENCE;
-    const score = Math.min(
-      1,
-      conf * boundedMultiplier(isExact, page.role, page.status === "deprecated"),
-    );
-    if (score <= policy.minScore) continue;
-    out.push({
-      rank: isExact ? 2 : 0,
-      id,
-      vault: vault.kind,
-      title: page.title,
-      type: page.type,
-      role: page.role,
-      score: Math.round(score * 1e4) / 1e4,
-      confidence: conf,
-      exact: isExact,
-      source: "fts",
-    });
+    add(id, undefined, 0, 0);
   }
-  return out
-    .sort((a, b) => b.rank - a.rank || b.score - a.score || (a.id < b.id ? -1 : 1))
+  // The query names these pages: they are at least as likely as any page its words found.
+  const best = Math.max(0, ...out.filter((h) => !h.named).map((h) => h.score));
+  for (const hit of out) {
+    if (!hit.named || hit.score >= best) continue;
+    hit.score = best;
+    hit.confidence = Math.round(Math.min(1, best / hit.multiplier) * 1e4) / 1e4;
+  }
+  // Named pages first, then the mode's own ranking (BM25, or the fused rank
+  // of the lexical and vector lists) with the multiplier. A score shown never
+  // exceeds the one above it: a later page is no more likely than an earlier.
+  const sorted = out.sort(
+    (a, b) =>
+      Number(b.exact) - Number(a.exact) ||
+      Number(b.named) - Number(a.named) ||
+      b.standing * multiplierOf(b) - a.standing * multiplierOf(a) ||
+      b.score - a.score ||
+      (a.id < b.id ? -1 : 1),
+  );
+  for (let i = 1; i < sorted.length; i += 1) {
+    const above = sorted[i - 1] as Scored;
+    const hit = sorted[i] as Scored;
+    if (hit.score > above.score) {
+      // The confidence says the same: the score stays confidence × multiplier.
+      hit.score = above.score;
+      hit.confidence = Math.round((above.score / hit.multiplier) * 1e4) / 1e4;
+    }
+  }
+  return sorted
     .slice(0, policy.maxPerVault)
-    .map(({ rank: _rank, ...hit }) => hit);
+    .map(({ standing: _standing, named: _named, multiplier: _multiplier, ...hit }) => hit);
 }

@@ -4,6 +4,7 @@
  * QMD's reciprocal-rank fusion. No QMD, no I/O; qmd-store.ts feeds it rows.
  */
 import type { LexTerm } from "./lex-query.ts";
+import type { TermMatch } from "./qmd-lexical.ts";
 
 /** Upper bound of an excerpt (`QmdHit.bestChunk`). */
 export const EXCERPT_MAX_CHARS = 800;
@@ -122,4 +123,6 @@ export interface Candidate {
   rawScore: number;
   confidence: number;
   bestChunk?: string;
+  /** Lexical candidates: how each query term matched (see qmd-lexical.ts). */
+  matches?: TermMatch[];
 }

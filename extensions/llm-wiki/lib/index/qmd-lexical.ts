@@ -1,12 +1,21 @@
 /**
- * Model-free lexical search over QMD's own `documents_fts`: an OR of the
- * query's terms ranked by BM25 with QMD's column weights, the best hit's
- * IDF-weighted coverage of the query, and excerpts cut inside SQLite so no
- * page body crosses into JavaScript. Statements are prepared once per store;
- * document frequencies are cached until `invalidate` (after any index write).
+ * Model-free lexical search over QMD's own `documents_fts`. FTS5 selects the
+ * candidates (an OR of the query's terms, in its BM25 order, a pool wider
+ * than asked); each is then scored here with BM25 whose IDF never drops to
+ * zero (see lexical/bm25.ts), on the candidate's own terms, with QMD's
+ * column weights. A hit's confidence is its score over the most the query
+ * can score (every term at BM25's saturation, words on no page included), so
+ * it is absolute (comparable across queries and vaults) and in the same
+ * order as the list. Excerpts are cut
+ * inside SQLite. Statements are prepared once per store; frequencies,
+ * statistics and tokenized candidates are cached until `invalidate`.
  *
  * Structural types only: qmd-store.ts hands in QMD's database connection.
  */
+import { BM25_K1, type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
+import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
+import { statsFromAverages } from "../lexical/fts-stats.ts";
+import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
 import {
   type Candidate,
@@ -26,19 +35,41 @@ export interface QmdSqlQueries {
   prepare(sql: string): SqlReader;
 }
 
-/** Query terms weighed for a hit's coverage (see `coverage` below); more are noise. */
-const COVERAGE_TERMS = 32;
+/** Query terms weighed for a hit's confidence; more are noise. */
+const CONFIDENCE_TERMS = 32;
 /** Terms one OR query may carry (see `selectTerms`). */
 const MAX_QUERY_TERMS = 16;
 /** Document-frequency probes stop counting here: any term this common is "common". */
 const DF_PROBE_CAP = 64;
+/**
+ * Candidates FTS5 hands over for rescoring: the list asked for plus this
+ * many. FTS5's order already has the best pages near the top (its IDF only
+ * differs for terms on most pages); every extra candidate costs a tokenized
+ * page on each recall.
+ */
+const POOL_SLACK = 10;
 
 interface LexRow {
   id: number;
-  bm25: number;
   collection: string;
   path: string;
   title: string;
+}
+
+/** How one query term matched one page (for evidence and `--explain`). */
+export interface TermMatch {
+  /** The query term as written (lower case). */
+  term: string;
+  /** Its index terms (stemmed), one per word. */
+  stems: string[];
+  /** Pages of the index holding it, and the index's size. */
+  df: number;
+  documents: number;
+  idf: number;
+  /** Occurrences in the page's path, title and body. */
+  counts: [number, number, number];
+  /** What it added to the page's score. */
+  score: number;
 }
 
 /** A lexical candidate and its FTS row id (for excerpts cut later). */
@@ -47,26 +78,35 @@ export interface LexCandidate {
   rowid: number;
 }
 
+interface ScoredTerm {
+  term: LexTerm;
+  stems: string[];
+  phrases: Bm25Phrase[];
+  /** The IDF of the term as written (its first phrase): its weight in the confidence. */
+  weight: number;
+  df: number;
+}
+
 /** Lexical search over one store's collections. */
 export function createLexicalSearch(db: QmdSqlQueries, collections: readonly string[]) {
   const collectionsJson = JSON.stringify(collections);
-  // Ids, scores, title and path only: QMD's own statement returns every body.
-  // Weights follow QMD's column order (filepath 1.5, title 4, body 1). FTS5
-  // ranks first and only its best rows are joined; the slack lets ties at the
-  // cut (identical pages) and rows of dropped collections sort out by path.
+  // Candidates in FTS5's own order (QMD's column weights: filepath 1.5, title
+  // 4, body 1); only ids, title and path cross into JavaScript here.
   const lexStmt = db.prepare(`
     WITH ranked AS (
       SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
       FROM documents_fts WHERE documents_fts MATCH ?
       ORDER BY bm25 LIMIT ?)
-    SELECT ranked.id AS id, ranked.bm25 AS bm25,
-           d.collection AS collection, d.path AS path, d.title AS title
+    SELECT ranked.id AS id, d.collection AS collection, d.path AS path, d.title AS title
     FROM ranked JOIN documents d ON d.id = ranked.id
     WHERE d.active = 1 AND d.collection IN (SELECT value FROM json_each(?))
     ORDER BY ranked.bm25, d.collection, d.path
     LIMIT ?`);
+  const textStmt = db.prepare(`
+    SELECT rowid AS id, filepath AS path, title AS title, body AS body
+    FROM documents_fts WHERE rowid IN (SELECT value FROM json_each(?))`);
   // An excerpt is a window of the page body around the first query word found,
-  // cut inside SQLite for all hits in one statement: no body crosses into JavaScript.
+  // cut inside SQLite for all hits in one statement.
   const windowStmt = db.prepare(`
     WITH page AS MATERIALIZED (
       SELECT d.id AS id, c.doc AS doc, lower(c.doc) AS low
@@ -79,58 +119,56 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
            max(1, hit.at - ${WINDOW_BEFORE}) AS start, length(page.doc) AS length
     FROM page JOIN hit ON hit.id = page.id`);
   // Document frequency per term, capped: one statement for all terms of a long query.
-  const dfStmt = db.prepare(`
+  const dfProbeStmt = db.prepare(`
     SELECT j.key AS term, (
       SELECT count(*) FROM (
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH j.value LIMIT ${DF_PROBE_CAP})
     ) AS df
     FROM json_each(?) j`);
-  const dfOneStmt = db.prepare(
-    "SELECT count(*) AS df FROM (SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? LIMIT ?)",
-  );
-  const totalStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
-  const termStmt = db.prepare(
-    "SELECT 1 AS hit FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
-  );
+  const dfStmt = db.prepare("SELECT count(*) AS df FROM documents_fts WHERE documents_fts MATCH ?");
+  const averagesStmt = db.prepare("SELECT block FROM documents_fts_data WHERE id = 1");
+  const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
 
-  /** Document frequency of a term, counted up to `cap`; cached until the next `update`. */
   const dfCache = new Map<string, number>();
-  let totalDocs: number | undefined;
-  const documentCount = (): number => {
-    totalDocs ??= totalStmt.get<{ n: number }>()?.n ?? 0;
-    return totalDocs;
+  const docs: DocTokenCache = createDocTokenCache();
+  let stats: CorpusStats | undefined;
+
+  const corpus = (): CorpusStats => {
+    if (stats) return stats;
+    const block = averagesStmt.get<{ block: Uint8Array }>()?.block;
+    stats = (block && statsFromAverages(block, 3)) || {
+      // An averages record that does not read: rows counted, lengths left neutral.
+      documents: rowCountStmt.get<{ n: number }>()?.n ?? 0,
+      averageLength: 0,
+    };
+    return stats;
   };
-  const documentFrequency = (match: string, cap: number): number => {
+
+  /** Exact rows holding an FTS5 expression; cached until the next index write. */
+  const documentFrequency = (match: string): number => {
     const cached = dfCache.get(match);
     if (cached !== undefined) return cached;
-    const df = dfOneStmt.get<{ df: number }>(match, cap)?.df ?? 0;
+    const df = dfStmt.get<{ df: number }>(match)?.df ?? 0;
     dfCache.set(match, df);
     return df;
   };
 
-  /**
-   * How much of the query the best hit covers: the IDF-weighted share of the
-   * query's terms it contains (BM25's idf). A term absent from the vault
-   * weighs most, so "tell me a joke" against notes that only share "tell"
-   * covers little, while a question whose rare words are all on the page
-   * covers nearly everything. Frequencies above a tenth of the vault are
-   * capped: such terms weigh little either way, and counting them is slow.
-   */
-  const coverage = (terms: LexTerm[], rowid: number): number => {
-    const n = documentCount();
-    if (n === 0 || terms.length === 0) return 0;
-    const cap = Math.max(64, Math.ceil(n / 10));
-    let all = 0;
-    let matched = 0;
-    for (const term of terms.slice(0, COVERAGE_TERMS)) {
-      const match = term.fts.join(" OR ");
-      const df = documentFrequency(match, cap);
-      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      all += weight;
-      if (df > 0 && termStmt.get(match, rowid)) matched += weight;
-    }
-    return all === 0 ? 0 : matched / all;
-  };
+  /** The query's terms as BM25 phrases with their frequencies. */
+  const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] =>
+    terms.slice(0, CONFIDENCE_TERMS).map((term) => {
+      const phrases = term.fts.map((fts) => ({
+        terms: ftsTokens(fts.slice(1, -1).replace(/""/g, '"')),
+        df: documentFrequency(fts),
+      }));
+      const main = phrases[0];
+      return {
+        term,
+        stems: main?.terms.slice() ?? [],
+        phrases: phrases.filter((p) => p.terms.length > 0),
+        weight: idf(corpus().documents, main?.df ?? 0),
+        df: main?.df ?? 0,
+      };
+    });
 
   /** Excerpts by document id, for the given query words. */
   const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
@@ -149,16 +187,17 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
   };
 
   /**
-   * A long query (a pasted prompt) keeps its MAX_QUERY_TERMS rarest terms:
-   * OR-BM25 cost is driven by common terms' long posting lists (at 10k pages,
-   * the 16 rarest of ~100 terms ran ~7× faster than the 32 rarest), while
+   * A long query (a pasted prompt) searches with its MAX_QUERY_TERMS rarest
+   * terms: OR-BM25 cost is driven by common terms' long posting lists, while
    * BM25 gives those terms little weight. Terms absent from the index go
    * first; ties keep query order.
    */
   const selectTerms = (built: LexQuery): LexQuery => {
     if (built.terms.length <= MAX_QUERY_TERMS) return built;
     const probes = JSON.stringify(built.terms.map((term) => term.fts.join(" OR ")));
-    const df = new Map(dfStmt.all<{ term: number; df: number }>(probes).map((r) => [r.term, r.df]));
+    const df = new Map(
+      dfProbeStmt.all<{ term: number; df: number }>(probes).map((r) => [r.term, r.df]),
+    );
     const rarest = built.terms
       .map((term, order) => ({ term, order, df: df.get(order) ?? 0 }))
       .filter((t) => t.df > 0)
@@ -169,40 +208,82 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
     return { terms: rarest, match: [...new Set(rarest.flatMap((t) => t.fts))].join(" OR ") };
   };
 
-  /** Lexical candidates in BM25 order, plus the scale factor from the best hit's coverage. */
-  const lexical = (
-    query: string,
-    limit: number,
-  ): { built?: LexQuery; rows: LexRow[]; strength: number } => {
-    const parsed = buildLexQuery(query);
-    if (!parsed || limit === 0) return { rows: [], strength: 0 };
+  /** FTS5's candidates for a query, at most `pool`. */
+  const candidateRows = (built: LexQuery, pool: number): LexRow[] => {
     try {
-      const built = selectTerms(parsed);
-      if (built.terms.length === 0) return { rows: [], strength: 0 };
-      const rows = lexStmt.all<LexRow>(built.match, limit * 2 + 20, collectionsJson, limit);
-      const top = rows[0];
-      // Coverage weighs every term of the query, including those too rare to search for.
-      return { built, rows, strength: top ? coverage(parsed.terms, top.id) : 0 };
+      return lexStmt.all<LexRow>(built.match, pool + 20, collectionsJson, pool);
     } catch (error) {
       // Every term is quoted, so this should be unreachable; a user string must never throw.
-      if (/fts5/i.test(String(error))) return { rows: [], strength: 0 };
+      if (/fts5/i.test(String(error))) return [];
       throw error;
     }
   };
 
-  /** Lexical candidates; confidence is the list score (see `QmdStore.searchLex`). */
-  const lexCandidates = (query: string, limit: number, withExcerpts: boolean) => {
-    const { built, rows, strength } = lexical(query, limit);
-    const terms = built?.terms ?? [];
+  /** Lexical candidates scored by BM25, best first, with confidence and per-term matches. */
+  const lexCandidates = (
+    query: string,
+    limit: number,
+    withExcerpts: boolean,
+  ): { terms: LexTerm[]; list: LexCandidate[] } => {
+    const parsed = buildLexQuery(query);
+    if (!parsed || limit === 0) return { terms: [], list: [] };
+    const built = selectTerms(parsed);
+    if (built.terms.length === 0) return { terms: [], list: [] };
+    const rows = candidateRows(built, limit + POOL_SLACK);
+    if (rows.length === 0) return { terms: built.terms, list: [] };
+    const stats = corpus();
+    // Every term of the query weighs in the confidence, including those too rare to search for.
+    const terms = scoredTerms(parsed.terms);
+    // The most this query can score on any page: every term at BM25's saturation.
+    const ceiling = (BM25_K1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
+    const texts = docs.get(
+      rows.map((row) => row.id),
+      (ids) =>
+        textStmt.all<{ id: number; path: string; title: string; body: string }>(
+          JSON.stringify(ids),
+        ),
+    );
+    const scored = rows.map((row) => {
+      const doc = texts.get(row.id);
+      let score = 0;
+      const matches: TermMatch[] = [];
+      for (const t of terms) {
+        if (!doc) break;
+        let termScore = 0;
+        let counts: [number, number, number] = [0, 0, 0];
+        t.phrases.forEach((phrase, i) => {
+          const c = contribution(doc, phrase, stats);
+          termScore += c.score;
+          if (i === 0) counts = c.counts;
+        });
+        if (termScore <= 0) continue;
+        score += termScore;
+        matches.push({
+          term: t.term.text,
+          stems: t.stems,
+          df: t.df,
+          documents: stats.documents,
+          idf: Math.round(t.weight * 1e4) / 1e4,
+          counts,
+          score: Math.round(termScore * 1e4) / 1e4,
+        });
+      }
+      return { row, score, matches };
+    });
+    scored.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.row.collection < b.row.collection ? -1 : a.row.collection > b.row.collection ? 1 : 0) ||
+        (a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : 0),
+    );
+    const top = scored.filter((s) => s.score > 0).slice(0, limit);
     const chunks = withExcerpts
       ? excerpts(
-          terms,
-          rows.map((row) => row.id),
+          built.terms,
+          top.map((s) => s.row.id),
         )
       : new Map<number, string>();
-    const max = Math.max(0, ...rows.map((row) => -row.bm25));
-    const list = rows.map((row) => {
-      const confidence = max > 0 ? (-row.bm25 / max) * strength : strength;
+    const list = top.map(({ row, score, matches }) => {
       const bestChunk = chunks.get(row.id);
       return {
         candidate: {
@@ -210,27 +291,29 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
           collection: row.collection,
           path: row.path,
           title: row.title,
-          rawScore: -row.bm25,
-          confidence,
+          rawScore: score,
+          confidence: ceiling > 0 ? Math.min(1, score / ceiling) : 0,
+          matches,
           ...(bestChunk ? { bestChunk } : {}),
         },
         rowid: row.id,
       };
     });
-    return { terms, list, strength };
+    return { terms: built.terms, list };
   };
 
   return {
     /**
-     * Candidates in BM25 order (at most `limit`), each with its confidence
-     * (list score times coverage), and the query's terms.
+     * Candidates in score order (at most `limit`), each with its confidence
+     * and how each query term matched it, and the query's searched terms.
      */
     candidates: lexCandidates,
     excerpts,
-    /** Forgets cached frequencies and counts: the index changed. */
+    /** Forgets cached frequencies, statistics and page terms: the index changed. */
     invalidate(): void {
       dfCache.clear();
-      totalDocs = undefined;
+      docs.clear();
+      stats = undefined;
     },
   };
 }

@@ -84,11 +84,7 @@ export function createReadOnlyStore(
     embed: () => refuse("embedding"),
     searchLex: (query, searchOpts) =>
       run(() => {
-        const { list, strength } = lex.candidates(
-          query,
-          clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
-          true,
-        );
+        const { list } = lex.candidates(query, clampLimit(searchOpts?.limit, DEFAULT_LIMIT), true);
         const hits = list.flatMap(({ candidate }): QmdHit[] => {
           const spec = specs.get(candidate.collection);
           if (!spec) return [];
@@ -103,10 +99,11 @@ export function createReadOnlyStore(
               confidence: candidate.confidence,
               source: "fts",
               ...(candidate.bestChunk ? { bestChunk: candidate.bestChunk } : {}),
+              ...(candidate.matches ? { matches: candidate.matches } : {}),
             },
           ];
         });
-        return normalise(hits, strength);
+        return normalise(hits);
       }),
     searchVector: () => refuse("vector search"),
     searchTyped: () => refuse("vector search"),

@@ -54,7 +54,7 @@ import {
   normalise,
   plainQuery,
 } from "./qmd-excerpts.ts";
-import { createLexicalSearch } from "./qmd-lexical.ts";
+import { createLexicalSearch, type TermMatch } from "./qmd-lexical.ts";
 import {
   abortable,
   modelCall,
@@ -118,6 +118,8 @@ export interface QmdHit {
   source: "fts" | "vec" | "hybrid";
   /** A bounded excerpt (≤ 800 characters), never the whole body. */
   bestChunk?: string;
+  /** Lexical lists: how each query term matched the page (evidence, `--explain`). */
+  matches?: TermMatch[];
 }
 
 /** Result of `update`. */
@@ -344,6 +346,7 @@ function createAdapter(
       confidence: c.confidence,
       source,
       ...(c.bestChunk ? { bestChunk: c.bestChunk } : {}),
+      ...(c.matches ? { matches: c.matches } : {}),
     };
   };
 
@@ -434,15 +437,8 @@ function createAdapter(
 
     searchLex: (query, searchOpts) =>
       track(async () => {
-        const { list, strength } = lex.candidates(
-          query,
-          clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
-          true,
-        );
-        return normalise(
-          list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []),
-          strength,
-        );
+        const { list } = lex.candidates(query, clampLimit(searchOpts?.limit, DEFAULT_LIMIT), true);
+        return normalise(list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []));
       }),
 
     searchVector: (query, searchOpts) => {
