@@ -444,14 +444,14 @@ export interface RecallWhy {
  */
 export const NAME_BACKGROUND_MAX = 0.002;
 
-function nameIsEvidence(page: PageMeta | undefined, query: string): boolean {
+/** `said`: the query's index terms, space-separated and padded with a space each side. */
+function nameIsEvidence(page: PageMeta | undefined, said: string): boolean {
   if (!page) return false;
-  const said = ftsTokens(query).join(" ");
   return [page.title, ...page.aliases].some((name) => {
     const stems = ftsTokens(name);
     return (
       stems.length > 0 &&
-      ` ${said} `.includes(` ${stems.join(" ")} `) &&
+      said.includes(` ${stems.join(" ")} `) &&
       backgroundShare(stems) < NAME_BACKGROUND_MAX
     );
   });
@@ -483,6 +483,11 @@ function scoreVault(
   const { exact, contained } = matchNames(vault.pages, query, vault.names);
   // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
   const gated = policy.minEvidence !== undefined && !run.reranked;
+  let said: string | undefined;
+  const queryTerms = () => {
+    said ??= ` ${ftsTokens(query).join(" ")} `;
+    return said;
+  };
   const seen = new Set<string>();
   const out: Scored[] = [];
   const add = (
@@ -494,7 +499,8 @@ function scoreVault(
     const page = vault.pages.get(id);
     const isExact = exact.has(id);
     const isContained = !isExact && contained.has(id);
-    const evidence = hit?.matches ? pageEvidence(hit.matches) : undefined;
+    // Only the gate and `--explain` read it: no per-term work on other recalls.
+    const evidence = hit?.matches && (gated || explain) ? pageEvidence(hit.matches) : undefined;
     const conf = isExact
       ? 1
       : isContained
@@ -504,7 +510,7 @@ function scoreVault(
     const multiplier = boundedMultiplier(isExact, role, page?.status === "deprecated");
     const score = Math.min(1, conf * multiplier);
     // Automatic recall: a name counts when it is specific to this vault; words count by their evidence.
-    const named = isExact || (isContained && (!gated || nameIsEvidence(page, query)));
+    const named = isExact || (isContained && (!gated || nameIsEvidence(page, queryTerms())));
     const passes =
       named ||
       (score > policy.minScore && (!gated || (evidence?.total ?? 0) >= (policy.minEvidence ?? 0)));

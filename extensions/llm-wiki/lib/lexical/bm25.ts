@@ -18,8 +18,6 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.6;
 /** QMD's weights in its column order: file path, title, body. */
 export const FIELD_WEIGHTS = [1.5, 4, 1] as const;
-/** The columns, in order. */
-export const FIELDS = ["path", "title", "body"] as const;
 
 /** A document's index terms per column, with where each term occurs. */
 export interface TokenizedDoc {
@@ -100,10 +98,7 @@ function occurrences(
 }
 
 /** Occurrences of a phrase per column (path, title, body). */
-export function phraseCounts(
-  doc: TokenizedDoc,
-  terms: readonly string[],
-): [number, number, number] {
+function phraseCounts(doc: TokenizedDoc, terms: readonly string[]): [number, number, number] {
   return [
     occurrences(terms, doc.fields[0], doc.positions[0]),
     occurrences(terms, doc.fields[1], doc.positions[1]),

@@ -22,7 +22,7 @@ const STEMS_KEPT = 50_000;
 const stems = new Map<string, string>();
 
 /** One raw token, folded and stemmed as FTS5 would index it. */
-export function stemToken(raw: string): string {
+function stemToken(raw: string): string {
   const known = stems.get(raw);
   if (known !== undefined) return known;
   let token = raw.toLowerCase();
