@@ -48,6 +48,36 @@ describe("explicit ranking", () => {
     expect(result.results[0]?.id).toBe("concepts/version-vectors");
   });
 
+  it("reads a name the way the index reads words: stems for several words, plurals for one", async () => {
+    // "Idempotency keys" said as "Idempotency-Key"; alias "reconnect storm" said as "reconnects storm".
+    expect(
+      (await explicit("what happens to a retried push with an Idempotency-Key it has seen"))
+        .results[0]?.id,
+    ).toBe("concepts/idempotency-keys");
+    expect((await explicit("why did reconnects storm in March")).results[0]?.id).toBe(
+      "analyses/incident-2026-03-reconnect-storm",
+    );
+    expect((await explicit("when is a tombstone collected")).results[0]?.id).toBe(
+      "concepts/tombstones",
+    );
+    // One word is not stemmed: "stored" does not name the page whose alias is "store".
+    const stored = await service.recall({
+      query: "where do attachments get stored",
+      refreshIndex: false,
+      explain: true,
+    });
+    const storage = stored.results.find((r) => r.id === "entities/storage-layer");
+    expect(storage?.why?.name).toBeUndefined();
+  });
+
+  it("when a question names several pages, puts the longer (more specific) name first", async () => {
+    // "rate limits" names Rate limiting; "gateway" is an alias of API gateway.
+    const ids = (await explicit("what are the per-device rate limits on the gateway")).results.map(
+      (r) => r.id,
+    );
+    expect(ids.slice(0, 2)).toEqual(["concepts/rate-limiting", "entities/api-gateway"]);
+  });
+
   it("shows scores in the order it lists the pages", async () => {
     for (const query of [
       "how do version vectors work",

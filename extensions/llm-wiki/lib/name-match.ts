@@ -8,6 +8,7 @@
  * kept on disk (see vault/registry-names.ts) is handed in with
  * `adoptNameTable`; it is made from `pageNameKeys`, as a built one is.
  */
+import { ftsTokens } from "./lexical/fts-tokens.ts";
 import type { PageMeta } from "./vault/page.ts";
 
 /** Confidence a contained title or alias gives a page: strong, below an exact match. */
@@ -18,6 +19,8 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 export interface NameMatches {
   exact: Set<string>;
   contained: Set<string>;
+  /** Words of the longest title or alias the query contains, by contained page. */
+  span: Map<string, number>;
 }
 
 /** Ids by key, in page order; a `Map` of sets, or a table read from disk. */
@@ -28,7 +31,7 @@ export interface NameLookup {
 /** The name table of a set of pages. */
 export interface NameTable {
   exact: NameLookup;
-  /** Titles and aliases by their word sequence. */
+  /** Titles and aliases by their sequence of index terms (stems: "Idempotency keys" reads "idempot key"). */
   words: NameLookup;
   /** Titles and aliases written in CJK, matched as substrings. */
   cjk: ReadonlyArray<{ name: string; id: string }>;
@@ -59,6 +62,31 @@ function words(text: string): string {
     .trim();
 }
 
+/** A word with a plain English plural folded: "tombstones" and "tombstone" read alike. */
+function singular(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (word.endsWith("s") && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** The stem of one word as the index reads it. */
+function stemOf(word: string): string {
+  return ftsTokens(word).join(" ");
+}
+
+/**
+ * The words-table key of a name's words: a one-word name by its singular
+ * (stemming "store" would also take "stored", a verb in most prompts), a
+ * longer one by its stems, as the index reads words ("reconnects storm"
+ * names "Reconnect storm", "rate limits" names "Rate limiting").
+ */
+function wordsKey(ws: readonly string[]): string | undefined {
+  if (ws.length === 0 || ws.length > MAX_NAME_WORDS) return undefined;
+  if (ws.length === 1) return singular(ws[0] as string);
+  return ws.map(stemOf).join(" ");
+}
+
 function add(map: Map<string, Set<string>>, key: string, id: string): void {
   if (key === "") return;
   const set = map.get(key);
@@ -82,9 +110,13 @@ export function pageNameKeys(id: string, page: Pick<PageMeta, "title" | "aliases
     keys.exact.push(plain(name));
     const w = words(name);
     // One- and two-letter names ("Go", "UI") would match half the prompts.
-    if (w.length < 3 || w.split(" ").length > MAX_NAME_WORDS) continue;
-    if (CJK.test(w)) keys.cjk.push(w.replace(/ /g, ""));
-    else keys.words.push(w);
+    if (w.length < 3) continue;
+    if (CJK.test(w)) {
+      if (w.split(" ").length <= MAX_NAME_WORDS) keys.cjk.push(w.replace(/ /g, ""));
+      continue;
+    }
+    const key = wordsKey(w.split(" "));
+    if (key !== undefined) keys.words.push(key);
   }
   return keys;
 }
@@ -133,19 +165,34 @@ export function matchNames(
   const table = tableOf(pages, names);
   const exact = new Set(table.exact.get(plain(query)) ?? []);
   const contained = new Set<string>();
+  const span = new Map<string, number>();
+  const found = (id: string, n: number) => {
+    if (exact.has(id)) return;
+    contained.add(id);
+    if (n > (span.get(id) ?? 0)) span.set(id, n);
+  };
   const tokens = words(query).split(" ").filter(Boolean);
+  const stems: Array<string | undefined> = [];
   for (let i = 0; i < tokens.length; i += 1) {
     for (let n = 1; n <= MAX_NAME_WORDS && i + n <= tokens.length; n += 1) {
-      for (const id of table.words.get(tokens.slice(i, i + n).join(" ")) ?? []) {
-        if (!exact.has(id)) contained.add(id);
-      }
+      const key =
+        n === 1
+          ? singular(tokens[i] as string)
+          : tokens
+              .slice(i, i + n)
+              .map((w, k) => {
+                stems[i + k] ??= stemOf(w);
+                return stems[i + k];
+              })
+              .join(" ");
+      for (const id of table.words.get(key) ?? []) found(id, n);
     }
   }
   if (table.cjk.length > 0 && CJK.test(query)) {
     const squashed = words(query).replace(/ /g, "");
     for (const { name, id } of table.cjk) {
-      if (squashed.includes(name) && !exact.has(id)) contained.add(id);
+      if (squashed.includes(name)) found(id, [...name].length);
     }
   }
-  return { exact, contained };
+  return { exact, contained, span };
 }

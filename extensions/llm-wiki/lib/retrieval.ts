@@ -461,6 +461,8 @@ interface Scored extends RetrievalHit {
   /** The mode's own standing (exact names above everything). */
   standing: number;
   named: boolean;
+  /** Words of the longest name the query contains (0 when not named by containment). */
+  nameWords: number;
   /** The bounded multiplier applied to the score. */
   multiplier: number;
 }
@@ -480,7 +482,7 @@ function scoreVault(
   policy: RecallPolicy,
   explain: boolean,
 ): RetrievalHit[] {
-  const { exact, contained } = matchNames(vault.pages, query, vault.names);
+  const { exact, contained, span } = matchNames(vault.pages, query, vault.names);
   // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
   const gated = policy.minEvidence !== undefined && !run.reranked;
   let said: string | undefined;
@@ -518,6 +520,7 @@ function scoreVault(
     const result: Scored = {
       standing: isExact ? 2 : standing,
       named,
+      nameWords: named && isContained ? (span.get(id) ?? 0) : 0,
       multiplier,
       id,
       vault: vault.kind,
@@ -572,6 +575,8 @@ function scoreVault(
     (a, b) =>
       Number(b.exact) - Number(a.exact) ||
       Number(b.named) - Number(a.named) ||
+      // "rate limits on the gateway": the longer name is the more specific mention.
+      b.nameWords - a.nameWords ||
       b.standing * multiplierOf(b) - a.standing * multiplierOf(a) ||
       b.score - a.score ||
       (a.id < b.id ? -1 : 1),
@@ -587,5 +592,13 @@ function scoreVault(
   }
   return sorted
     .slice(0, policy.maxPerVault)
-    .map(({ standing: _standing, named: _named, multiplier: _multiplier, ...hit }) => hit);
+    .map(
+      ({
+        standing: _standing,
+        named: _named,
+        nameWords: _words,
+        multiplier: _multiplier,
+        ...hit
+      }) => hit,
+    );
 }
