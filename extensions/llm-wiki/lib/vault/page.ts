@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { type Frontmatter, FrontmatterLanguageError, readFrontmatter } from "./frontmatter.ts";
+import { parseRelations, parseResolution, type Relation, type Resolution } from "./relations.ts";
 
 /** Types whose pages are the vault's curated knowledge. */
 export const CANONICAL_TYPES = [
@@ -67,6 +68,10 @@ export interface PageMeta {
   updated?: string;
   staleAfter?: string;
   recallTriggers: string[];
+  /** Typed relations declared in front matter (valid-shaped; unknown types kept, inert). */
+  relations?: Relation[];
+  /** On a conflict-resolution page: the user's recorded choice. */
+  resolution?: Resolution;
 }
 
 /** A parsed page: its metadata, all frontmatter (unknown keys kept) and body. */
@@ -252,6 +257,12 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     if (text !== undefined) Object.assign(page, { [key]: text });
   }
   if (status !== undefined) page.status = status;
+  const relations = parseRelations(fm.relations, path);
+  diagnostics.push(...relations.diagnostics);
+  if (relations.relations.length > 0) page.relations = relations.relations;
+  const resolution = parseResolution(fm.resolution, path);
+  diagnostics.push(...resolution.diagnostics);
+  if (resolution.resolution) page.resolution = resolution.resolution;
   return { ok: true, page, diagnostics };
 }
 

@@ -21,7 +21,7 @@ import type { VaultPaths } from "./paths.ts";
 import { fnv1a } from "./stable-hash.ts";
 
 /** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). */
-const CACHE_VERSION = 4;
+const CACHE_VERSION = 5;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
 export const REGISTRY_SHARDS = 32;
 
