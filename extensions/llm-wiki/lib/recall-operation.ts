@@ -26,6 +26,7 @@ import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
+import type { RelationType } from "./vault/relations.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
 export type RecallPolicyName = "automatic" | "explicit";
@@ -44,6 +45,42 @@ export interface RecallInput {
   refreshIndex?: boolean;
   /** Attach to each result why it was recalled (matched terms, their contribution and evidence). */
   explain?: boolean;
+  /**
+   * Assemble memory bundles (cards, their evidence and related claims over
+   * typed relations; default true). False returns the ranked list as
+   * retrieved, each page its own bundle: the benchmark's ablation.
+   */
+  assembly?: boolean;
+}
+
+/**
+ * An item's place in its bundle: the card, evidence for it, a claim that
+ * qualifies, supersedes or competes with it, or (when no card covers the
+ * question) evidence nobody has promoted to a card.
+ */
+export type BundlePart =
+  | "card"
+  | "evidence"
+  | "qualifier"
+  | "successor"
+  | "competing"
+  | "unpromoted";
+
+/** How an item relates to its bundle's card: the typed relation that admitted it. */
+export interface ItemRelation {
+  type: RelationType;
+  /** "out": the card declares the relation to this item; "in": this item declares it to the card. */
+  direction: "out" | "in";
+  /** Set when the relation is a user's resolution: the resolution page's id. */
+  resolution?: string;
+}
+
+/** An unresolved conflict recall shows both sides of. */
+export interface RecallConflict {
+  vault: "project" | "personal";
+  /** The two claims' ids and dates (updated, else created), `a` the one ranked higher. */
+  a: { id: string; date?: string };
+  b: { id: string; date?: string };
 }
 
 /** One recalled page in a host's answer. */
@@ -52,6 +89,24 @@ export interface RecallItem extends RetrievalHit {
   path: string;
   /** Absolute path, readable with a file tool. */
   file: string;
+  /** The bundle the item belongs to (0 = the top bundle); items are listed bundle by bundle. */
+  bundle: number;
+  part: BundlePart;
+  /** Why it is here: the query named it, its terms matched, or a typed relation to the card admitted it. */
+  matchReason: "name" | "terms" | "relation";
+  /** Set for every item but a card: how it relates to its bundle's card. */
+  relation?: ItemRelation;
+  status?: string;
+  /** The page's `updated`, else `created` date. */
+  date?: string;
+  /** "historical": a later claim supersedes it; "stale": past its `stale_after` date. */
+  freshness: "current" | "stale" | "historical";
+  /** The scope under which it applies (`applies_under`), when one is declared. */
+  scope?: string;
+  /** For a historical item: the page that supersedes it. */
+  successor?: string;
+  /** The heading of the section the excerpt comes from. */
+  heading?: string;
 }
 
 export interface RecallResult {
@@ -61,6 +116,8 @@ export interface RecallResult {
   requestedMode: RetrievalMode;
   modeUsed: RetrievalMode | "none";
   results: RecallItem[];
+  /** Unresolved conflicts among the results: both sides are always listed together. */
+  conflicts: RecallConflict[];
   /** The text a model receives (empty when nothing was recalled). */
   rendered: string;
   diagnostics: Diagnostic[];
@@ -184,6 +241,7 @@ export async function recallOperation(
       ok: policyName === "automatic",
       modeUsed: "none",
       results: [],
+      conflicts: [],
       rendered: "",
       diagnostics,
       trace: [],
@@ -255,6 +313,10 @@ export async function recallOperation(
       ...hit,
       path: `.llm-wiki/${rel}`,
       file: join(handle.paths.dir, rel),
+      bundle: results.length,
+      part: hit.role === "canonical" ? "card" : "unpromoted",
+      matchReason: hit.named ? "name" : "terms",
+      freshness: "current",
     };
     if (excerpt) item.excerpt = excerpt;
     else delete item.excerpt;
@@ -286,6 +348,7 @@ export async function recallOperation(
     ok,
     modeUsed: outcome.modeUsed,
     results,
+    conflicts: [],
     rendered,
     diagnostics,
     trace: outcome.trace,

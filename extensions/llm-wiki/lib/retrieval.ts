@@ -85,6 +85,8 @@ export interface RetrievalHit {
   score: number;
   confidence: number;
   exact: boolean;
+  /** The query is the page's name or contains its title or an alias. */
+  named: boolean;
   excerpt?: string;
   source: QmdHit["source"];
   /** With `explain`: the name match and the matched terms' evidence. */
@@ -460,7 +462,8 @@ function nameIsEvidence(page: PageMeta | undefined, said: string): boolean {
 interface Scored extends RetrievalHit {
   /** The mode's own standing (exact names above everything). */
   standing: number;
-  named: boolean;
+  /** Named as automatic recall counts it (a contained name must be vault-specific). */
+  counted: boolean;
   /** Words of the longest name the query contains (0 when not named by containment). */
   nameWords: number;
   /** The bounded multiplier applied to the score. */
@@ -519,7 +522,8 @@ function scoreVault(
     if (!passes) return;
     const result: Scored = {
       standing: isExact ? 2 : standing,
-      named,
+      counted: named,
+      named: isExact || isContained,
       nameWords: named && isContained ? (span.get(id) ?? 0) : 0,
       multiplier,
       id,
@@ -562,9 +566,9 @@ function scoreVault(
     add(id, undefined, 0, 0);
   }
   // The query names these pages: they are at least as likely as any page its words found.
-  const best = Math.max(0, ...out.filter((h) => !h.named).map((h) => h.score));
+  const best = Math.max(0, ...out.filter((h) => !h.counted).map((h) => h.score));
   for (const hit of out) {
-    if (!hit.named || hit.score >= best) continue;
+    if (!hit.counted || hit.score >= best) continue;
     hit.score = best;
     hit.confidence = Math.round(Math.min(1, best / hit.multiplier) * 1e4) / 1e4;
   }
@@ -574,7 +578,7 @@ function scoreVault(
   const sorted = out.sort(
     (a, b) =>
       Number(b.exact) - Number(a.exact) ||
-      Number(b.named) - Number(a.named) ||
+      Number(b.counted) - Number(a.counted) ||
       // "rate limits on the gateway": the longer name is the more specific mention.
       b.nameWords - a.nameWords ||
       b.standing * multiplierOf(b) - a.standing * multiplierOf(a) ||
@@ -595,7 +599,7 @@ function scoreVault(
     .map(
       ({
         standing: _standing,
-        named: _named,
+        counted: _counted,
         nameWords: _words,
         multiplier: _multiplier,
         ...hit
