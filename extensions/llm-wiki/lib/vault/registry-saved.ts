@@ -9,9 +9,16 @@
  * shard, so every answer is the one the full registry as last saved gives.
  * A page edited in place since is not seen: only a walk of every page
  * (`refreshRegistry`) finds that.
+ *
+ * The relation graph is built on its first question from every shard's
+ * records (their raw links resolved as the full registry resolves them),
+ * not saved beside the summary: opening stays a few stats and the name
+ * table, and a recall that never asks about relations never pays for them.
+ * The first one that does pays what iterating the pages costs.
  */
 import { join } from "node:path";
 import { adoptNameTable, buildNameTable } from "../name-match.ts";
+import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import {
@@ -25,8 +32,11 @@ import {
   shardOf,
   shardStamp,
 } from "./registry-cache.ts";
+import { buildLinkGraph } from "./registry-links.ts";
 import { nameStampsNow, savedNameTable } from "./registry-names.ts";
 import { type RegistrySummary, readSummary } from "./registry-summary.ts";
+import { DerivedRelationGraph, lazyRelationGraph } from "./relation-graph.ts";
+import type { RelationGraph } from "./relations.ts";
 import { idOf } from "./wiki-walk.ts";
 
 /** What a recall reads of a registry; a full `Registry` is one too. */
@@ -36,6 +46,8 @@ export interface RecallRegistry {
   secretPages: ReadonlySet<string>;
   /** Identifies the set of names (see name-match.ts). */
   names: object;
+  /** Typed relations that count and the edges of active resolutions (relation-graph.ts). */
+  relations: RelationGraph;
 }
 
 /** The registry as last saved, and the summary it was opened by. */
@@ -164,7 +176,13 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
     return accepted;
   };
   let full:
-    | { pages: Map<string, PageMeta>; hashes: Map<string, string>; secrets: Set<string> }
+    | {
+        pages: Map<string, PageMeta>;
+        hashes: Map<string, string>;
+        secrets: Set<string>;
+        /** Raw links of the pages that declare relations (only theirs can make an edge). */
+        relationLinks: Map<string, readonly RawLink[]>;
+      }
     | undefined;
   /** Every page, as the full registry lists them (id order). */
   const everything = () => {
@@ -177,13 +195,22 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
       }
     }
     all.sort((a, b) => byId(a[0], b[0]));
-    full = { pages: new Map(), hashes: new Map(), secrets: new Set() };
+    full = { pages: new Map(), hashes: new Map(), secrets: new Set(), relationLinks: new Map() };
     for (const [id, rec] of all) {
       full.pages.set(id, rec.meta as PageMeta);
       full.hashes.set(id, rec.hash);
       if (rec.secrets) full.secrets.add(id);
+      if (rec.meta?.relations) full.relationLinks.set(id, rec.links ?? []);
     }
     return full;
+  };
+  /** The relation graph the full registry as last saved has. */
+  const relations = () => {
+    const { pages, relationLinks } = everything();
+    // Every id resolves links; only pages with relations need theirs resolved.
+    const outgoing = new Map<string, readonly RawLink[]>();
+    for (const id of pages.keys()) outgoing.set(id, relationLinks.get(id) ?? []);
+    return DerivedRelationGraph.build(pages, buildLinkGraph(outgoing).links);
   };
 
   const pages = new LazyMap<PageMeta>(
@@ -204,6 +231,7 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
       () => everything().secrets,
     ),
     names: {},
+    relations: lazyRelationGraph(relations),
   };
   const table = savedNameTable(paths, summary.names, () => buildNameTable(everything().pages));
   if (!table) return undefined;

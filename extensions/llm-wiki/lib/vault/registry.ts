@@ -36,6 +36,8 @@ import {
 import { savedNameTable } from "./registry-names.ts";
 import type { SummaryState } from "./registry-summary.ts";
 import { type RecordChange, syncSummary } from "./registry-summary-sync.ts";
+import { DerivedRelationGraph } from "./relation-graph.ts";
+import type { RelationGraph } from "./relations.ts";
 import { type FolderStamp, idOf, type WikiFile, walkWiki } from "./wiki-walk.ts";
 
 export type { LinkProblem } from "./registry-links.ts";
@@ -57,6 +59,11 @@ export interface Registry {
   /** Incoming links by page id. */
   backlinks: Map<string, string[]>;
   linkProblems: LinkProblem[];
+  /**
+   * Typed relations that count (declared and linked in the body) and the
+   * edges of active user resolutions, derived with the link graph.
+   */
+  relations: RelationGraph;
   /** Malformed pages and soft page warnings. */
   diagnostics: Diagnostic[];
   stats: { files: number; parsed: number; reread: number; reused: number; removed: number };
@@ -70,7 +77,13 @@ export interface Registry {
    * refresh of the same vault lets it skip re-reading cache files still as
    * written here, and patch the link graph instead of rebuilding it.
    */
-  snapshot: { cache: CacheSnapshot; graph: LinkGraph; summary?: SummaryState };
+  snapshot: {
+    cache: CacheSnapshot;
+    graph: LinkGraph;
+    /** `relations`, patchable into the next registry's graph. */
+    relationGraph: DerivedRelationGraph;
+    summary?: SummaryState;
+  };
 }
 
 export interface RefreshOptions {
@@ -291,7 +304,11 @@ export function refreshRegistry(
         ...current,
         diagnostics,
         stats,
-        snapshot: { cache: cacheSnapshot, graph: current.snapshot.graph },
+        snapshot: {
+          cache: cacheSnapshot,
+          graph: current.snapshot.graph,
+          relationGraph: current.snapshot.relationGraph,
+        },
       },
       false,
     );
@@ -305,7 +322,11 @@ export function refreshRegistry(
         ...patched.registry,
         diagnostics,
         stats,
-        snapshot: { cache: cacheSnapshot, graph: patched.graph },
+        snapshot: {
+          cache: cacheSnapshot,
+          graph: patched.graph,
+          relationGraph: patched.relationGraph,
+        },
       },
       patched.registry.names !== current?.names,
     );
@@ -329,6 +350,7 @@ export function refreshRegistry(
     }
   }
   const graph = buildLinkGraph(outgoing);
+  const relationGraph = DerivedRelationGraph.build(pages, graph.links);
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
   if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {
@@ -342,10 +364,11 @@ export function refreshRegistry(
       links: graph.links,
       backlinks: graph.backlinks,
       linkProblems: graph.linkProblems,
+      relations: relationGraph,
       diagnostics,
       stats,
       names: {},
-      snapshot: { cache: cacheSnapshot, graph },
+      snapshot: { cache: cacheSnapshot, graph, relationGraph },
     },
     true,
   );
@@ -383,6 +406,7 @@ function patchRegistry(
   | {
       registry: Omit<Registry, "diagnostics" | "stats" | "snapshot">;
       graph: LinkGraph;
+      relationGraph: DerivedRelationGraph;
       linksMoved: boolean;
     }
   | undefined {
@@ -404,6 +428,9 @@ function patchRegistry(
     if (!sameNames(before.meta, after.meta)) names = {};
   }
   const { graph, linksMoved } = patchLinkGraph(last.snapshot.graph, changedLinks);
+  // Only the changed pages' own relations can move: a relation counts by its
+  // page's body links, and no target came or went.
+  const relationGraph = last.snapshot.relationGraph.patch(pages, graph.links, changedLinks.keys());
   return {
     registry: {
       pages,
@@ -412,9 +439,11 @@ function patchRegistry(
       links: graph.links,
       backlinks: graph.backlinks,
       linkProblems: graph.linkProblems,
+      relations: relationGraph,
       names,
     },
     graph,
+    relationGraph,
     linksMoved,
   };
 }

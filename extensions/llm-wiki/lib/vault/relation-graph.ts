@@ -1,0 +1,271 @@
+/**
+ * The vault's relation graph (see `RelationGraph` in relations.ts), derived
+ * with the registry from its pages and resolved outgoing links. A declared
+ * relation becomes an edge only when its type is known, its target is a
+ * page, not the page itself, and the page's body links the target: a
+ * relation nobody can follow in the text is not trusted. Active user
+ * resolutions add an edge selected → other. Built whole when the set of
+ * pages changes; patched page by page otherwise, with the same result.
+ */
+import type { PageMeta } from "./page.ts";
+import {
+  isKnownRelationType,
+  normaliseScope,
+  type Relation,
+  type RelationEdge,
+  type RelationGraph,
+  type Resolution,
+} from "./relations.ts";
+import { activeResolutions, pairKey, type RecordedResolution } from "./resolutions.ts";
+
+/** What the graph reads of a page. */
+export type RelationPage = Pick<PageMeta, "id" | "relations" | "resolution">;
+
+/** Why a declared relation makes no edge (lint reports each). */
+export type RelationProblem =
+  | "unknown_type"
+  | "self"
+  | "missing_target"
+  | "missing_body_link"
+  | "duplicate";
+
+/** One declared relation as judged: the edge it makes, or why it makes none. */
+export interface JudgedRelation {
+  relation: Relation;
+  /** 0-based position in the page's `relations` list. */
+  index: number;
+  edge?: RelationEdge;
+  problem?: RelationProblem;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Order of one page's edges: by the other end, then type, scope and resolution. */
+function edgeOrder(end: "to" | "from"): (a: RelationEdge, b: RelationEdge) => number {
+  return (a, b) =>
+    compareText(a[end], b[end]) ||
+    compareText(a.type, b.type) ||
+    compareText(a.scope ?? "", b.scope ?? "") ||
+    compareText(a.resolution ?? "", b.resolution ?? "");
+}
+const byTo = edgeOrder("to");
+const byFrom = edgeOrder("from");
+
+/**
+ * Every declared relation of `page` judged against the pages that exist and
+ * the page's resolved outgoing links (`links`). The first of several
+ * equivalent relations (same target and type, scopes equal once
+ * normalised) makes the edge; the others are duplicates.
+ */
+export function judgeRelations(
+  page: RelationPage,
+  exists: (id: string) => boolean,
+  links: readonly string[],
+): JudgedRelation[] {
+  const seen = new Set<string>();
+  return (page.relations ?? []).map((relation, index): JudgedRelation => {
+    const { target, type, scope } = relation;
+    const judged = (problem: RelationProblem): JudgedRelation => ({ relation, index, problem });
+    if (!isKnownRelationType(type)) return judged("unknown_type");
+    if (target === page.id) return judged("self");
+    if (!exists(target)) return judged("missing_target");
+    if (!links.includes(target)) return judged("missing_body_link");
+    const key = `${target}\u0000${type}\u0000${normaliseScope(scope ?? "")}`;
+    if (seen.has(key)) return judged("duplicate");
+    seen.add(key);
+    const edge: RelationEdge = { from: page.id, to: target, type };
+    if (scope !== undefined) edge.scope = scope;
+    return { relation, index, edge };
+  });
+}
+
+/** The edges `page` declares that count, in stable order. */
+function declaredEdges(
+  page: RelationPage | undefined,
+  exists: (id: string) => boolean,
+  links: readonly string[],
+): RelationEdge[] {
+  if (!page?.relations) return [];
+  return judgeRelations(page, exists, links)
+    .flatMap((j) => (j.edge ? [j.edge] : []))
+    .sort(byTo);
+}
+
+function addTo(map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge): void {
+  const list = map.get(key);
+  if (list) list.push(edge);
+  else map.set(key, [edge]);
+}
+
+/** The edges of the active resolutions whose two pages exist, by `from` and by `to`. */
+function resolutionEdges(
+  active: ReadonlyMap<string, RecordedResolution>,
+  exists: (id: string) => boolean,
+): { out: Map<string, RelationEdge[]>; in: Map<string, RelationEdge[]> } {
+  const out = new Map<string, RelationEdge[]>();
+  const incoming = new Map<string, RelationEdge[]>();
+  for (const { page, resolution: r } of active.values()) {
+    if (!exists(r.selected) || !exists(r.other)) continue;
+    const edge: RelationEdge = {
+      from: r.selected,
+      to: r.other,
+      type: r.relation,
+      resolution: page,
+    };
+    if (r.scope !== undefined) edge.scope = r.scope;
+    addTo(out, edge.from, edge);
+    addTo(incoming, edge.to, edge);
+  }
+  for (const list of out.values()) list.sort(byTo);
+  for (const list of incoming.values()) list.sort(byFrom);
+  return { out, in: incoming };
+}
+
+/** Two sorted lists as one sorted list. */
+function merged(
+  a: readonly RelationEdge[] | undefined,
+  b: readonly RelationEdge[] | undefined,
+  order: (x: RelationEdge, y: RelationEdge) => number,
+): readonly RelationEdge[] {
+  if (!a || a.length === 0) return b ?? [];
+  if (!b || b.length === 0) return a;
+  return [...a, ...b].sort(order);
+}
+
+function sameResolution(a: Resolution | undefined, b: Resolution | undefined): boolean {
+  if (!a || !b) return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+interface GraphParts {
+  /** Counted declared edges by declaring page (pages with none are absent). */
+  declared: Map<string, RelationEdge[]>;
+  /** The same edges by target. */
+  declaredIn: Map<string, RelationEdge[]>;
+  /** The resolution each resolution page records. */
+  resolutions: Map<string, Resolution>;
+  active: Map<string, RecordedResolution>;
+  resolvedOut: Map<string, RelationEdge[]>;
+  resolvedIn: Map<string, RelationEdge[]>;
+}
+
+/**
+ * The relation graph as derived for one registry: answers `RelationGraph`
+ * and patches into the graph of the next registry. Never changed once made
+ * (a registry handed out stays as it was).
+ */
+export class DerivedRelationGraph implements RelationGraph {
+  private readonly parts: GraphParts;
+
+  private constructor(parts: GraphParts) {
+    this.parts = parts;
+  }
+
+  /** The graph of `pages` (every accepted page, by id) and their resolved outgoing `links`. */
+  static build(
+    pages: ReadonlyMap<string, RelationPage>,
+    links: ReadonlyMap<string, readonly string[]>,
+  ): DerivedRelationGraph {
+    const exists = (id: string) => pages.has(id);
+    const declared = new Map<string, RelationEdge[]>();
+    const declaredIn = new Map<string, RelationEdge[]>();
+    const resolutions = new Map<string, Resolution>();
+    for (const page of pages.values()) {
+      if (page.resolution) resolutions.set(page.id, page.resolution);
+      const edges = declaredEdges(page, exists, links.get(page.id) ?? []);
+      if (edges.length === 0) continue;
+      declared.set(page.id, edges);
+      for (const edge of edges) addTo(declaredIn, edge.to, edge);
+    }
+    for (const list of declaredIn.values()) list.sort(byFrom);
+    return DerivedRelationGraph.withResolutions({ declared, declaredIn, resolutions }, exists);
+  }
+
+  private static withResolutions(
+    parts: Pick<GraphParts, "declared" | "declaredIn" | "resolutions">,
+    exists: (id: string) => boolean,
+  ): DerivedRelationGraph {
+    const active = activeResolutions(
+      [...parts.resolutions].map(([id, resolution]) => ({ id, resolution })),
+    );
+    const edges = resolutionEdges(active, exists);
+    return new DerivedRelationGraph({
+      ...parts,
+      active,
+      resolvedOut: edges.out,
+      resolvedIn: edges.in,
+    });
+  }
+
+  /**
+   * This graph with the pages `changed` read anew from `pages` and `links`
+   * (the next registry's). The set of page ids must be the one this graph
+   * was built for: a page added or removed changes which targets exist,
+   * so build anew then. Costs what the changed pages' edges cost, plus the
+   * vault's resolution pages when one of the changed pages is one.
+   */
+  patch(
+    pages: ReadonlyMap<string, RelationPage>,
+    links: ReadonlyMap<string, readonly string[]>,
+    changed: Iterable<string>,
+  ): DerivedRelationGraph {
+    const exists = (id: string) => pages.has(id);
+    const declared = new Map(this.parts.declared);
+    const declaredIn = new Map(this.parts.declaredIn);
+    let resolutions = this.parts.resolutions;
+    for (const id of changed) {
+      const page = pages.get(id);
+      const before = declared.get(id) ?? [];
+      const after = declaredEdges(page, exists, links.get(id) ?? []);
+      if (after.length > 0) declared.set(id, after);
+      else declared.delete(id);
+      const targets = new Set([...before, ...after].map((e) => e.to));
+      for (const to of targets) {
+        const rest = (declaredIn.get(to) ?? []).filter((e) => e.from !== id);
+        const list = [...rest, ...after.filter((e) => e.to === to)].sort(byFrom);
+        if (list.length > 0) declaredIn.set(to, list);
+        else declaredIn.delete(to);
+      }
+      if (!sameResolution(resolutions.get(id), page?.resolution)) {
+        if (resolutions === this.parts.resolutions) resolutions = new Map(resolutions);
+        if (page?.resolution) resolutions.set(id, page.resolution);
+        else resolutions.delete(id);
+      }
+    }
+    if (resolutions === this.parts.resolutions) {
+      return new DerivedRelationGraph({ ...this.parts, declared, declaredIn });
+    }
+    return DerivedRelationGraph.withResolutions({ declared, declaredIn, resolutions }, exists);
+  }
+
+  outgoing(id: string): readonly RelationEdge[] {
+    return merged(this.parts.declared.get(id), this.parts.resolvedOut.get(id), byTo);
+  }
+
+  incoming(id: string): readonly RelationEdge[] {
+    return merged(this.parts.declaredIn.get(id), this.parts.resolvedIn.get(id), byFrom);
+  }
+
+  activeResolution(a: string, b: string): RecordedResolution | undefined {
+    return this.parts.active.get(pairKey(a, b));
+  }
+}
+
+/**
+ * A graph built by `build` on its first question, for a view that should not
+ * pay for it unless asked (the registry as last saved).
+ */
+export function lazyRelationGraph(build: () => RelationGraph): RelationGraph {
+  let graph: RelationGraph | undefined;
+  const get = () => {
+    graph ??= build();
+    return graph;
+  };
+  return {
+    outgoing: (id) => get().outgoing(id),
+    incoming: (id) => get().incoming(id),
+    activeResolution: (a, b) => get().activeResolution(a, b),
+  };
+}
