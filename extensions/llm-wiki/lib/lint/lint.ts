@@ -12,6 +12,7 @@ import { contradictionFindings } from "./contradictions.ts";
 import { createGapStubs } from "./fix.ts";
 import { gapFindings, knowledgeGaps, linkFindings } from "./link-checks.ts";
 import { duplicateFindings, malformedFindings, orphanFindings } from "./page-checks.ts";
+import { relationFindings } from "./relation-checks.ts";
 import { secretFindings } from "./secret-check.ts";
 import { staleFindings } from "./stale.ts";
 import {
@@ -69,6 +70,7 @@ function collectFindings(
     ...malformedFindings(registry),
     ...secretFindings(vault, registry),
     ...linkFindings(registry),
+    ...relationFindings(registry),
     ...gapFindings(vault, knowledgeGaps(registry)),
     ...duplicateFindings(registry),
     ...contradictionFindings(vault, registry),

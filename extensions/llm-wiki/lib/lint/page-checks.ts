@@ -4,6 +4,7 @@
  */
 import { nameKey } from "../vault/name-key.ts";
 import type { Registry } from "../vault/registry.ts";
+import { RELATION_PARSE_CODES } from "./relation-checks.ts";
 import type { LintFinding } from "./types.ts";
 
 /**
@@ -12,9 +13,15 @@ import type { LintFinding } from "./types.ts";
  */
 const ENTRY_PAGE_NAMES: ReadonlySet<string> = new Set(["index", "overview", "home", "readme"]);
 
-/** Every registry diagnostic (unparseable, untyped, unreadable or escaping pages, soft page warnings). */
+/**
+ * Every registry diagnostic (unparseable, untyped, unreadable or escaping
+ * pages, soft page warnings) but the relation ones, which the relation
+ * check reports.
+ */
 export function malformedFindings(registry: Registry): LintFinding[] {
-  return registry.diagnostics.map((d) => ({ ...d, check: "malformed" }));
+  return registry.diagnostics
+    .filter((d) => !RELATION_PARSE_CODES.has(d.code))
+    .map((d) => ({ ...d, check: "malformed" }));
 }
 
 /** True when `id` names the vault's entry page. */

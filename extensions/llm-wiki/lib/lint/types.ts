@@ -12,6 +12,7 @@ export const LINT_CHECKS = [
   "malformed",
   "secret",
   "link",
+  "relation",
   "gap",
   "duplicate",
   "contradiction",

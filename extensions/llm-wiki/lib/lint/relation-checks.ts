@@ -1,0 +1,132 @@
+/**
+ * Relation checks: typed relations that are malformed or do not count
+ * (unknown type, no such page, the page itself, a repeat, no body link),
+ * contradictions no user resolved, and cards that cite no evidence. Read
+ * from the registry and its relation graph only; nothing here rewrites a
+ * page (`lint --fix` leaves relations as written).
+ */
+import type { PageMeta } from "../vault/page.ts";
+import type { Registry } from "../vault/registry.ts";
+import { judgeRelations, type RelationProblem } from "../vault/relation-graph.ts";
+import { pairKey } from "../vault/resolutions.ts";
+import type { LintFinding } from "./types.ts";
+
+/** Codes the page parser raises for relations and resolutions; lint shows them as relation findings. */
+export const RELATION_PARSE_CODES: ReadonlySet<string> = new Set([
+  "relation_invalid",
+  "relation_bad_scope",
+  "resolution_invalid",
+]);
+
+const pathOf = (id: string): string => `wiki/${id}.md`;
+
+const PROBLEMS: Record<RelationProblem, { code: string; says: string }> = {
+  unknown_type: {
+    code: "relation_unknown_type",
+    says: "has a type lint does not know; it is kept but ignored",
+  },
+  self: { code: "relation_self", says: "points at the page itself; ignored" },
+  missing_target: { code: "relation_missing_target", says: "names no page; ignored" },
+  missing_body_link: {
+    code: "relation_missing_body_link",
+    says: "is not linked in the page's body, so it does not count; link the target in the text",
+  },
+  duplicate: { code: "relation_duplicate", says: "repeats an earlier relation; ignored" },
+};
+
+/** The parser's relation and resolution diagnostics, as relation findings. */
+function parseFindings(registry: Registry): LintFinding[] {
+  return registry.diagnostics
+    .filter((d) => RELATION_PARSE_CODES.has(d.code))
+    .map((d) => ({ ...d, check: "relation" }));
+}
+
+/** One finding per declared relation that makes no edge. */
+function declaredFindings(registry: Registry): LintFinding[] {
+  const out: LintFinding[] = [];
+  const exists = (id: string) => registry.pages.has(id);
+  for (const page of registry.pages.values()) {
+    if (!page.relations) continue;
+    for (const judged of judgeRelations(page, exists, registry.links.get(page.id) ?? [])) {
+      if (!judged.problem) continue;
+      const { code, says } = PROBLEMS[judged.problem];
+      const { type, target } = judged.relation;
+      out.push({
+        check: "relation",
+        code,
+        severity: "warning",
+        message: `${page.path}: relation ${judged.index + 1} (${type} ${target}) ${says}`,
+        path: page.path,
+        target,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Each pair of pages a counted `contradicts` relation joins and no active
+ * resolution settles, once per pair, on the first declaring page in id order.
+ */
+function unresolvedFindings(registry: Registry): LintFinding[] {
+  const out: LintFinding[] = [];
+  const seen = new Set<string>();
+  for (const page of registry.pages.values()) {
+    for (const edge of registry.relations.outgoing(page.id)) {
+      if (edge.type !== "contradicts" || edge.resolution !== undefined) continue;
+      const key = pairKey(edge.from, edge.to);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (registry.relations.activeResolution(edge.from, edge.to)) continue;
+      out.push({
+        check: "contradiction",
+        code: "contradiction_unresolved",
+        severity: "warning",
+        message: `${page.path}: contradicts ${pathOf(edge.to)} and no resolution settles it; record which one holds (and under what scope) on a resolution page`,
+        path: page.path,
+        pages: [pathOf(edge.to)],
+      });
+    }
+  }
+  return out;
+}
+
+/** Whether a supports or derived_from relation joins `page` with an evidence page, either way. */
+function hasEvidence(registry: Registry, page: PageMeta): boolean {
+  const isEvidence = (id: string) => registry.pages.get(id)?.role === "evidence";
+  const evidential = (type: string) => type === "supports" || type === "derived_from";
+  return (
+    registry.relations.outgoing(page.id).some((e) => evidential(e.type) && isEvidence(e.to)) ||
+    registry.relations.incoming(page.id).some((e) => evidential(e.type) && isEvidence(e.from))
+  );
+}
+
+/**
+ * Cards (canonical pages) with no `sources` and no supports/derived_from
+ * relation with an evidence page. Only in a vault that declares relations
+ * at all: in one that never adopted them every sourceless page would be
+ * reported, and the repair (declare a relation) would be news to its owner.
+ */
+function cardFindings(registry: Registry): LintFinding[] {
+  const pages = [...registry.pages.values()];
+  if (!pages.some((p) => p.relations !== undefined || p.resolution !== undefined)) return [];
+  return pages
+    .filter((p) => p.role === "canonical" && p.sources.length === 0 && !hasEvidence(registry, p))
+    .map((page) => ({
+      check: "relation",
+      code: "card_without_evidence",
+      severity: "info",
+      message: `${page.path}: this ${page.type} cites no sources and no evidence page supports it or is its origin (supports / derived_from)`,
+      path: page.path,
+    }));
+}
+
+/** Every relation finding of `registry`. */
+export function relationFindings(registry: Registry): LintFinding[] {
+  return [
+    ...parseFindings(registry),
+    ...declaredFindings(registry),
+    ...unresolvedFindings(registry),
+    ...cardFindings(registry),
+  ];
+}

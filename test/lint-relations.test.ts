@@ -1,0 +1,337 @@
+/**
+ * Lint's relation checks (lint/relation-checks.ts) on real vaults: each
+ * malformed or inert relation by its code, unresolved contradictions,
+ * cards without evidence; and every page writer keeping a page's
+ * `relations:` and `resolution:` front matter as written.
+ */
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { LintFinding, LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
+import { readFrontmatter } from "../extensions/llm-wiki/lib/vault/frontmatter.ts";
+import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
+import { ensurePage } from "../extensions/llm-wiki/lib/vault/page-write.ts";
+import { markIngested } from "../extensions/llm-wiki/lib/writing/mark-ingested.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(async () => {
+  await closeServices();
+  removeTempDirs();
+});
+
+const NOW = new Date("2026-06-01T12:00:00Z");
+
+/** The findings of the only linted vault. */
+function findingsOf(result: LintResult): LintFinding[] {
+  expect(result.vaults).toHaveLength(1);
+  return result.vaults[0]?.findings ?? [];
+}
+
+/** `code path target` of the findings whose code is one of `codes`, sorted. */
+function picked(findings: LintFinding[], codes: readonly string[]): string[] {
+  return findings
+    .filter((f) => codes.includes(f.code))
+    .map((f) => `${f.code} ${f.path ?? "-"}${f.target ? ` ${f.target}` : ""}`)
+    .sort();
+}
+
+/** Front matter lines for a relations list (`null` scope: left out). */
+function relationsYaml(relations: Array<[string, string, string?]>): string {
+  return relations
+    .map(([target, type, scope]) =>
+      [
+        `  - target: ${target}`,
+        `    type: ${type}`,
+        ...(scope === undefined ? [] : [`    scope: ${scope}`]),
+      ].join("\n"),
+    )
+    .join("\n");
+}
+
+/** A page: type, title, `relations` and any extra front matter lines, and a body. */
+function page(
+  type: string,
+  title: string,
+  body: string,
+  options: { relations?: Array<[string, string, string?]>; extra?: string } = {},
+): string {
+  const lines = [`type: ${type}`, `title: ${title}`];
+  if (options.relations) lines.push(`relations:\n${relationsYaml(options.relations)}`);
+  if (options.extra) lines.push(options.extra);
+  return `---\n${lines.join("\n")}\n---\n${body}`;
+}
+
+const RELATION_CODES = [
+  "relation_invalid",
+  "relation_bad_scope",
+  "resolution_invalid",
+  "relation_missing_target",
+  "relation_self",
+  "relation_duplicate",
+  "relation_unknown_type",
+  "relation_missing_body_link",
+] as const;
+
+describe("relation findings", () => {
+  it("reports each malformed or inert relation on its page, by code and target", () => {
+    const a = `concepts/${randomWord()}`;
+    const b = `concepts/${randomWord()}`;
+    const c = `concepts/${randomWord()}`;
+    const missing = `concepts/${randomWord()}-gone`;
+    const unknown = `${randomWord()}_by`;
+    const vault = makeTempVault({
+      pages: {
+        [a]: page("concept", "A", `Links [[${b}]] and [[${missing}]] and [[${a}]].\n`, {
+          relations: [
+            [b, "qualifies"], // counts
+            [c, "supports"], // not linked in the body
+            [missing, "supersedes"],
+            [a, "related_to"],
+            [b, "Qualifies"], // the same relation again (types read in lower case)
+            [b, unknown],
+            [b, "applies_under"], // no scope
+            [b, "supports", "somewhere"], // a scope where none belongs
+          ],
+          extra: `sources: [${b}]`,
+        }),
+        [b]: page("concept", "B", "Text.\n", { extra: "sources: [x]" }),
+        [c]: pageText({ type: "concept", title: "C", sources: "[x]" }, `[[${a}]] [[${b}]]\n`),
+        // Entries that are no relation at all.
+        "concepts/odd": `---\ntype: concept\ntitle: Odd\nsources: [x]\nrelations:\n  - just a string\n  - target: ${b}\n---\n[[${b}]]\n`,
+        "decisions/broken": page("decision", "Broken choice", "Text.\n", {
+          extra: `resolution:\n  id: r1\n  selected: ${a}\n  other: ${b}\n  relation: contradicts`,
+        }),
+      },
+    });
+    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const pathOf = (id: string) => `wiki/${id}.md`;
+    expect(picked(findings, RELATION_CODES)).toEqual(
+      [
+        `relation_missing_body_link ${pathOf(a)} ${c}`,
+        `relation_missing_target ${pathOf(a)} ${missing}`,
+        `relation_self ${pathOf(a)} ${a}`,
+        `relation_duplicate ${pathOf(a)} ${b}`,
+        `relation_unknown_type ${pathOf(a)} ${b}`,
+        `relation_bad_scope ${pathOf(a)}`,
+        `relation_bad_scope ${pathOf(a)}`,
+        "relation_invalid wiki/concepts/odd.md",
+        "relation_invalid wiki/concepts/odd.md",
+        "resolution_invalid wiki/decisions/broken.md",
+      ].sort(),
+    );
+    // The parser's codes surface once, as relation findings, not as malformed pages.
+    for (const f of findings.filter((f) => RELATION_CODES.includes(f.code as never))) {
+      expect(f.check, f.code).toBe("relation");
+      expect(f.severity, f.code).toBe("warning");
+    }
+    expect(findings.filter((f) => f.check === "malformed")).toEqual([]);
+    const unknownFinding = findings.find((f) => f.code === "relation_unknown_type");
+    expect(unknownFinding?.message).toContain(unknown);
+    // Nothing here is an error: the CLI does not fail on relations.
+    expect(findings.some((f) => f.severity === "error")).toBe(false);
+  });
+
+  it("reports a contradiction no active resolution settles, once per pair", () => {
+    const x = `concepts/${randomWord()}-x`;
+    const y = `concepts/${randomWord()}-y`;
+    const p = `concepts/${randomWord()}-p`;
+    const q = `concepts/${randomWord()}-q`;
+    const src = "[x]";
+    const vault = makeTempVault({
+      pages: {
+        // Both sides declare it: one finding for the pair.
+        [x]: page("concept", "X", `[[${y}]]\n`, {
+          relations: [[y, "contradicts"]],
+          extra: `sources: ${src}`,
+        }),
+        [y]: page("concept", "Y", `[[${x}]]\n`, {
+          relations: [[x, "contradicts"]],
+          extra: `sources: ${src}`,
+        }),
+        [p]: page("concept", "P", `[[${q}]]\n`, {
+          relations: [[q, "contradicts"]],
+          extra: `sources: ${src}`,
+        }),
+        [q]: page("concept", "Q", `[[${p}]]\n`, { extra: `sources: ${src}` }),
+        "decisions/settled": page("decision", "Settled", "Chosen.\n", {
+          extra: `resolution:\n  id: res-pq\n  selected: ${q}\n  other: ${p}\n  relation: supersedes`,
+        }),
+      },
+    });
+    const service = serviceFor(vault.root);
+    const findings = findingsOf(service.lint({ now: NOW }));
+    const unresolved = findings.filter((f) => f.code === "contradiction_unresolved");
+    const [first, second] = [x, y].sort();
+    expect(unresolved.map((f) => [f.path, f.pages])).toEqual([
+      [`wiki/${first}.md`, [`wiki/${second}.md`]],
+    ]);
+    expect(unresolved[0]).toMatchObject({ check: "contradiction", severity: "warning" });
+
+    // A resolution of x and y settles it; one replaced by a later one still does.
+    vault.writePage(
+      "decisions/xy-1",
+      page("decision", "XY one", "First.\n", {
+        extra: `resolution:\n  id: res-xy-1\n  selected: ${x}\n  other: ${y}\n  relation: qualifies`,
+      }),
+    );
+    vault.writePage(
+      "decisions/xy-2",
+      page("decision", "XY two", "Second.\n", {
+        extra: `resolution:\n  id: res-xy-2\n  selected: ${y}\n  other: ${x}\n  relation: applies_under\n  scope: batch\n  replaces: res-xy-1`,
+      }),
+    );
+    const after = findingsOf(service.lint({ now: NOW }));
+    expect(after.filter((f) => f.code === "contradiction_unresolved")).toEqual([]);
+  });
+
+  it("reports cards with no sources and no evidence relation, only in a vault that uses relations", () => {
+    const paper = `sources/${randomWord()}`;
+    const bare = `concepts/${randomWord()}-bare`;
+    const cited = `concepts/${randomWord()}-cited`;
+    const supported = `concepts/${randomWord()}-supported`;
+    const derived = `concepts/${randomWord()}-derived`;
+    const fromCard = `concepts/${randomWord()}-card`;
+    const pages = {
+      [paper]: page("source", "Paper", `[[${supported}]]\n`, {
+        relations: [[supported, "supports"]],
+      }),
+      [bare]: page("concept", "Bare", `[[${cited}]]\n`, {
+        // Support from another card is not evidence.
+        relations: [[cited, "related_to"]],
+      }),
+      [cited]: page("concept", "Cited", `[[${bare}]]\n`, { extra: `sources: [${paper}]` }),
+      [supported]: page("concept", "Supported", `[[${bare}]]\n`),
+      [derived]: page("concept", "Derived", `[[${paper}]] [[${bare}]]\n`, {
+        relations: [[paper, "derived_from"]],
+      }),
+      // Supported by a card only: no evidence.
+      [fromCard]: page("concept", "From card", `[[${bare}]]\n`),
+      "concepts/helper": page("concept", "Helper", `[[${fromCard}]]\n`, {
+        relations: [[fromCard, "supports"]],
+        extra: `sources: [${paper}]`,
+      }),
+    };
+    const vault = makeTempVault({ pages });
+    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const cards = findings.filter((f) => f.code === "card_without_evidence");
+    expect(cards.map((f) => f.path).sort()).toEqual(
+      [`wiki/${bare}.md`, `wiki/${fromCard}.md`].sort(),
+    );
+    for (const f of cards) expect(f).toMatchObject({ check: "relation", severity: "info" });
+
+    // The same pages with no relation anywhere: a vault that never adopted them gets no card findings.
+    const plain = makeTempVault({
+      pages: {
+        [bare]: page("concept", "Bare", "Text.\n"),
+        [paper]: page("source", "Paper", `[[${bare}]]\n`),
+      },
+    });
+    const none = findingsOf(serviceFor(plain.root).lint({ now: NOW }));
+    expect(none.filter((f) => f.code === "card_without_evidence")).toEqual([]);
+  });
+});
+
+/** Relations with a fresh unknown type and a scope, and a resolution, as YAML front matter lines. */
+function relationalFrontmatter(target: string): { yaml: string; unknown: string } {
+  const unknown = `${randomWord()}_${randomWord()}`;
+  const yaml = [
+    "relations:",
+    relationsYaml([
+      [target, "supports"],
+      [target, unknown],
+      [target, "applies_under", `"${randomWord()} clients"`],
+    ]),
+    "resolution:",
+    `  id: res-${randomWord()}`,
+    `  selected: ${target}`,
+    "  other: concepts/elsewhere",
+    "  relation: applies_under",
+    `  scope: ${randomWord()}`,
+    "  decided_by: user",
+    "  decided_at: 2026-05-01",
+  ].join("\n");
+  return { yaml, unknown };
+}
+
+/** The `relations` and `resolution` values a page's front matter holds, as parsed. */
+function relational(text: string): { relations: unknown; resolution: unknown } {
+  const data = readFrontmatter(text).data as Record<string, unknown>;
+  return { relations: data.relations, resolution: data.resolution };
+}
+
+describe("page writers keep relations and resolutions", () => {
+  it("ensurePage writes them as given, pasted in the content or passed as fields", () => {
+    const target = `concepts/${randomWord()}`;
+    const { yaml, unknown } = relationalFrontmatter(target);
+    const vault = makeTempVault({ pages: { [target]: page("concept", "Target", "Text.\n") } });
+    const pasted = `---\n${yaml}\n---\nSee [[${target}]].\n`;
+    const given = relational(pasted);
+    expect(JSON.stringify(given.relations)).toContain(unknown);
+
+    const one = ensurePage(
+      vault.paths,
+      { type: "concept", title: randomWord(), content: pasted },
+      NOW,
+    );
+    const written = readFileSync(`${vault.paths.dir}/${one.path}`, "utf8");
+    expect(relational(written)).toEqual(given);
+
+    const two = ensurePage(
+      vault.paths,
+      {
+        type: "concept",
+        title: randomWord(),
+        content: `See [[${target}]].\n`,
+        extra: given as Record<string, unknown>,
+      },
+      NOW,
+    );
+    const again = readFileSync(`${vault.paths.dir}/${two.path}`, "utf8");
+    expect(relational(again)).toEqual(given);
+    // And the parser reads the same relations from it, the unknown type kept.
+    const parsed = parsePage(two.id, two.path, Buffer.from(again));
+    expect(parsed.ok && parsed.page.relations?.map((r) => r.type)).toEqual([
+      "supports",
+      unknown,
+      "applies_under",
+    ]);
+  });
+
+  it("marking a source ingested changes its status line and not one byte of its relations", () => {
+    const target = `concepts/${randomWord()}`;
+    const id = `sources/${randomWord()}`;
+    const { yaml } = relationalFrontmatter(target);
+    const before = `---\ntype: source\ntitle: Paper\nstatus: skeleton\n${yaml}\n---\n[[${target}]]\n`;
+    const vault = makeTempVault({
+      pages: { [id]: before, [target]: page("concept", "Target", "Text.\n") },
+    });
+    const outcome = markIngested(
+      vault.paths,
+      { page: id, pagePath: `wiki/${id}.md`, title: "Paper" },
+      NOW,
+    );
+    expect(outcome.changed).toBe(true);
+    expect(vault.readPage(id)).toBe(before.replace("status: skeleton", "status: ingested"));
+  });
+
+  it("lint --fix leaves every page with relations as it was", () => {
+    const target = `concepts/${randomWord()}`;
+    const { yaml } = relationalFrontmatter(target);
+    const gap = `concepts/${randomWord()}-gap`;
+    const pages = {
+      "concepts/one": `---\ntype: concept\ntitle: One\n${yaml}\n---\n[[${target}]] [[${gap}]]\n`,
+      "concepts/two": page("concept", "Two", `[[${gap}]] [[${target}]]\n`, {
+        relations: [
+          [target, "qualifies"],
+          [gap, "supports"],
+        ],
+      }),
+      [target]: page("concept", "Target", "[[concepts/one]] [[concepts/two]]\n"),
+    };
+    const vault = makeTempVault({ pages });
+    const result = serviceFor(vault.root).lint({ fix: true, now: NOW });
+    expect(result.vaults[0]?.fixed.map((f) => f.path)).toEqual([`wiki/${gap}.md`]);
+    for (const [id, text] of Object.entries(pages)) expect(vault.readPage(id), id).toBe(text);
+  });
+});
