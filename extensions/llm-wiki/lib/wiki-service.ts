@@ -20,6 +20,7 @@ import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./setti
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
 import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
+import type { PageMeta } from "./vault/page.ts";
 import { type EnsurePageInput, type EnsurePageResult, ensurePage } from "./vault/page-write.ts";
 import {
   type DiscoveryEnv,
@@ -33,10 +34,13 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles, type VaultHandles } from "./vault-handles.ts";
+import { indexWrittenPage } from "./writing/index-written-page.ts";
 import { type IngestInput, type IngestResult, ingestStep } from "./writing/ingest.ts";
 import { failureDiagnostic } from "./writing/input.ts";
 import { type LogEventInput, type LogEventResult, logEvent } from "./writing/log-event.ts";
 import { type ObserveInput, recordObservation } from "./writing/observe.ts";
+import { type ResolveConflictResult, recordResolution } from "./writing/record-resolution.ts";
+import type { ResolveConflictInput } from "./writing/resolve-conflict.ts";
 import { type RetroInput, recordRetro } from "./writing/retro.ts";
 import type { WrittenPageResult } from "./writing/unique-page.ts";
 
@@ -159,6 +163,14 @@ export interface WikiService {
    * caller to write pages from; or, with `markIngested`, marks it ingested.
    */
   ingest(input?: IngestInput & { vault?: VaultSelector }): IngestResult;
+  /**
+   * Records the user's resolution of a conflict between two pages of one
+   * vault as one immutable page under `wiki/analyses/` (the claim pages are
+   * never edited), then indexes it. The same decision again is a no-op
+   * (`created: false`); a changed one must name the active resolution in
+   * `replaces`. Refusals are diagnostics (see `writing/resolve-conflict.ts`).
+   */
+  resolveConflict(input: ResolveConflictInput): Promise<ResolveConflictResult>;
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
@@ -395,6 +407,42 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         (vault) => ingestStep(vault, () => registry(vault), input),
         (diagnostics) => ({ ok: false, pending: [], diagnostics }),
       );
+    },
+
+    async resolveConflict(input) {
+      const [vault] = resolveVaults(input.vault ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      let written: ResolveConflictResult;
+      try {
+        // Read only to tell a page of the other vault from a missing one.
+        const otherKind = vault.kind === "project" ? "personal" : "project";
+        const other = resolveVaults(otherKind).find((v) => v.dir !== vault.dir && vaultExists(v));
+        let otherPages: ReadonlyMap<string, PageMeta> | undefined;
+        const vaultId = readVaultConfig(vault).config.vault_id;
+        written = recordResolution(
+          vault,
+          {
+            kind: vault.kind,
+            ...(vaultId !== undefined ? { vaultId } : {}),
+            pages: registry(vault).pages,
+            otherVaultHas(id) {
+              if (!other) return false;
+              otherPages ??= registry(other).pages;
+              return otherPages.has(id);
+            },
+          },
+          input,
+        );
+      } catch (error) {
+        return { ok: false, diagnostics: [failureDiagnostic(error)] };
+      }
+      if (!written.created || written.path === undefined) return written;
+      const indexing = await indexWrittenPage(handles.get(vault), written.path);
+      return {
+        ...written,
+        indexed: indexing.indexed,
+        diagnostics: [...written.diagnostics, ...indexing.diagnostics],
+      };
     },
 
     async captureSource({ vault: selector, allowedRoots, timeoutMs, signal, ...input }) {
