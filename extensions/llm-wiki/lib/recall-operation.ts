@@ -5,11 +5,19 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  type Assembly,
+  assemble,
+  type BundlePart,
+  type ItemRelation,
+  pageDate,
+} from "./assembly/bundles.ts";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
 import { readOnlyDiagnostic } from "./index/index-failure.ts";
 import {
   AUTOMATIC_RENDER,
   excerptAround,
+  headingBefore,
   LINKS_FIRST_PAGE_THRESHOLD,
   type RenderableHit,
   renderRecall,
@@ -26,7 +34,6 @@ import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
-import type { RelationType } from "./vault/relations.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
 export type RecallPolicyName = "automatic" | "explicit";
@@ -53,27 +60,7 @@ export interface RecallInput {
   assembly?: boolean;
 }
 
-/**
- * An item's place in its bundle: the card, evidence for it, a claim that
- * qualifies, supersedes or competes with it, or (when no card covers the
- * question) evidence nobody has promoted to a card.
- */
-export type BundlePart =
-  | "card"
-  | "evidence"
-  | "qualifier"
-  | "successor"
-  | "competing"
-  | "unpromoted";
-
-/** How an item relates to its bundle's card: the typed relation that admitted it. */
-export interface ItemRelation {
-  type: RelationType;
-  /** "out": the card declares the relation to this item; "in": this item declares it to the card. */
-  direction: "out" | "in";
-  /** Set when the relation is a user's resolution: the resolution page's id. */
-  resolution?: string;
-}
+export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
 
 /** An unresolved conflict recall shows both sides of. */
 export interface RecallConflict {
@@ -179,6 +166,7 @@ export function retrievalVault(handle: VaultHandle, maxAgeMs?: number): Retrieva
     status,
     pages: registry.pages,
     names: registry.names,
+    relations: registry.relations,
     store: () => handle.index.store(),
     ...(handle.index.writable() ? {} : { lexicalOnly: true }),
   };
@@ -212,6 +200,91 @@ function bodyOf(handle: VaultHandle, id: string, path: string): string | undefin
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The host's items and the renderer's hits for an assembly: each page's
+ * excerpt from the page itself (its own lines, the same whatever mode found
+ * it) with the heading it sits under. A card stands for the hit that opened
+ * its bundle and carries that score; a page admitted by a relation carries
+ * its own score when retrieval also found it, else 0.
+ */
+function recallItems(
+  byKind: ReadonlyMap<string, VaultHandle>,
+  hits: readonly RetrievalHit[],
+  assembly: Assembly,
+  query: string,
+): { results: RecallItem[]; renderable: RenderableHit[] } {
+  const results: RecallItem[] = [];
+  const renderable: RenderableHit[] = [];
+  for (const a of assembly.items) {
+    const handle = byKind.get(a.vault);
+    if (!handle) continue;
+    const meta = handle.view().pages.get(a.id);
+    const own = a.seed === undefined ? undefined : hits[a.seed];
+    const opener = a.opener === undefined ? undefined : hits[a.opener];
+    const cardScore = Math.max(own?.score ?? 0, opener?.score ?? 0);
+    const hit: RetrievalHit = own ?? {
+      id: a.id,
+      vault: a.vault,
+      title: meta?.title ?? a.id,
+      type: meta?.type ?? "concept",
+      role: meta?.role ?? "canonical",
+      score: 0,
+      confidence: 0,
+      exact: false,
+      named: false,
+      source: opener?.source ?? "fts",
+    };
+    const rel = meta?.path ?? `wiki/${a.id}.md`;
+    const body = bodyOf(handle, a.id, rel);
+    const excerpt =
+      body === undefined ? hit.excerpt : excerptAround(body, query, AUTOMATIC_RENDER.excerptChars);
+    const heading = body !== undefined && excerpt ? headingBefore(body, excerpt) : undefined;
+    const date = pageDate(meta);
+    const item: RecallItem = {
+      ...hit,
+      score: a.part === "card" || a.part === "unpromoted" ? cardScore : hit.score,
+      path: `.llm-wiki/${rel}`,
+      file: join(handle.paths.dir, rel),
+      bundle: a.bundle,
+      part: a.part,
+      matchReason: own === undefined ? "relation" : own.named ? "name" : "terms",
+      freshness: a.freshness,
+    };
+    if (excerpt) item.excerpt = excerpt;
+    else delete item.excerpt;
+    if (heading) item.heading = heading;
+    if (a.relation) item.relation = a.relation;
+    if (meta?.status) item.status = meta.status;
+    if (date) item.date = date;
+    if (a.scope) item.scope = a.scope;
+    if (a.successor) item.successor = a.successor;
+    results.push(item);
+    const r: RenderableHit = {
+      id: a.id,
+      title: item.title,
+      type: item.type,
+      vault: a.vault,
+      score: item.score,
+      path: item.path,
+      bundle: a.bundle,
+      part: a.part,
+      freshness: a.freshness,
+    };
+    if (meta?.description) r.description = meta.description;
+    if (excerpt) r.excerpt = excerpt;
+    if (heading) r.heading = heading;
+    if (meta?.status === "deprecated") r.deprecated = true;
+    if (meta?.status) r.status = meta.status;
+    if (date) r.date = date;
+    if (a.relation) r.relation = a.relation;
+    if (a.scope) r.scope = a.scope;
+    if (a.successor) r.successor = a.successor;
+    if (body && (item.type === "skill" || item.type === "case")) r.body = body;
+    renderable.push(r);
+  }
+  return { results, renderable };
 }
 
 /** Runs one recall for a host. `vaults` are the candidate vaults, project first. */
@@ -290,56 +363,31 @@ export async function recallOperation(
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.explain ? { explain: true } : {}),
   });
-  const results: RecallItem[] = [];
-  const renderable: RenderableHit[] = [];
   let pageCount = 0;
   for (const v of rv) pageCount = Math.max(pageCount, v.pages.size);
-  for (const hit of outcome.hits) {
-    const handle = byKind.get(hit.vault);
-    if (!handle) continue;
-    const meta = handle.view().pages.get(hit.id);
-    const rel = meta?.path ?? `wiki/${hit.id}.md`;
-    const body = bodyOf(handle, hit.id, rel);
-    // From the page itself, not the index's flattened chunk: the page's own
-    // lines, and the same excerpt whatever mode found it.
-    const excerpt =
-      body === undefined
-        ? hit.excerpt
-        : excerptAround(body, outcome.query, AUTOMATIC_RENDER.excerptChars);
-    // Titles and descriptions come from the registry or the mirror, both
-    // kept redacted: no detector pass here.
-    const title = hit.title;
-    const item: RecallItem = {
-      ...hit,
-      path: `.llm-wiki/${rel}`,
-      file: join(handle.paths.dir, rel),
-      bundle: results.length,
-      part: hit.role === "canonical" ? "card" : "unpromoted",
-      matchReason: hit.named ? "name" : "terms",
-      freshness: "current",
-    };
-    if (excerpt) item.excerpt = excerpt;
-    else delete item.excerpt;
-    results.push(item);
-    const r: RenderableHit = {
-      id: hit.id,
-      title,
-      type: hit.type,
-      vault: hit.vault,
-      score: hit.score,
-      path: `.llm-wiki/${rel}`,
-    };
-    if (meta?.description) r.description = meta.description;
-    if (excerpt) r.excerpt = excerpt;
-    if (meta?.status === "deprecated") r.deprecated = true;
-    if (body && (hit.type === "skill" || hit.type === "case")) r.body = body;
-    renderable.push(r);
-  }
-  const rendered = renderRecall(renderable, {
-    ...AUTOMATIC_RENDER,
-    maxChars: settings.recallMaxChars,
-    linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
+  const assembly = assemble(outcome.hits, new Map(rv.map((v) => [v.kind, v])), {
+    maxBundles: policy.maxResults,
+    automatic: policyName === "automatic",
+    expand: input.assembly !== false,
+    now: new Date(),
   });
+  const { results, renderable } = recallItems(byKind, outcome.hits, assembly, outcome.query);
+  const conflicts: RecallConflict[] = assembly.conflicts.map((c) => {
+    const dated = (id: string) => {
+      const date = pageDate(byKind.get(c.vault)?.view().pages.get(id));
+      return date === undefined ? { id } : { id, date };
+    };
+    return { vault: c.vault, a: dated(c.a), b: dated(c.b) };
+  });
+  const rendered = renderRecall(
+    renderable,
+    {
+      ...AUTOMATIC_RENDER,
+      maxChars: settings.recallMaxChars,
+      linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
+    },
+    conflicts,
+  );
   const diagnostics = [...indexNotes, ...outcome.diagnostics];
   const ok = !diagnostics.some((d) => d.severity === "error");
   return {
@@ -348,7 +396,7 @@ export async function recallOperation(
     ok,
     modeUsed: outcome.modeUsed,
     results,
-    conflicts: [],
+    conflicts,
     rendered,
     diagnostics,
     trace: outcome.trace,

@@ -4,6 +4,7 @@
  * presented as the user's own words. Output order is the result order, and
  * the same input always renders to the same bytes.
  */
+import type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
 import { neutraliseLine, neutraliseText } from "./safety/text.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
@@ -17,9 +18,26 @@ export interface RenderableHit {
   path: string;
   description?: string;
   excerpt?: string;
+  /** The heading of the section the excerpt comes from. */
+  heading?: string;
   /** Whole body, for skill and case pages (inlined up to a cap). */
   body?: string;
   deprecated?: boolean;
+  /** Its bundle (default: each hit its own) and its place there (default: the card). */
+  bundle?: number;
+  part?: BundlePart;
+  relation?: ItemRelation;
+  freshness?: "current" | "stale" | "historical";
+  successor?: string;
+  status?: string;
+  date?: string;
+  scope?: string;
+}
+
+/** An unresolved conflict between two rendered pages of one vault. */
+export interface RenderableConflict {
+  a: { id: string; date?: string };
+  b: { id: string; date?: string };
 }
 
 export interface RenderOptions {
@@ -110,6 +128,24 @@ export function excerptAround(body: string, query: string, max: number): string 
   return `${start > 0 ? "… " : ""}${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()} …`;
 }
 
+const HEADING_LINE = /^#{1,6}[ \t]+(.+?)[ \t#]*$/gm;
+
+/**
+ * The heading of the section an excerpt of `body` (from `excerptAround`)
+ * starts in: the last Markdown heading before it, or undefined.
+ */
+export function headingBefore(body: string, excerpt: string): string | undefined {
+  const text = body.replace(/^\s*#\s+[^\n]*\n/, "").trim();
+  const probe = excerpt.replace(/^… /, "").slice(0, 60);
+  const at = probe === "" ? -1 : text.indexOf(probe);
+  if (at < 0) return undefined;
+  let heading: string | undefined;
+  for (const m of text.slice(0, at + probe.length).matchAll(HEADING_LINE)) {
+    if ((m.index ?? 0) <= at) heading = m[1];
+  }
+  return heading;
+}
+
 /**
  * Anything that could read as the fence's tag, in any spelling: `<`, a
  * full-width or small `<`, or an entity (`&lt;`, `&#60;`, `&#x3c;`), then
@@ -171,17 +207,55 @@ function pageText(text: string, max: number): string {
   return quote(neutralise(clip(neutraliseText(text), max)));
 }
 
+/** How a non-card item is introduced under its card. */
+const PART_LABEL: Record<BundlePart, string> = {
+  card: "",
+  evidence: "evidence",
+  qualifier: "qualifier",
+  superseded: "superseded (historical)",
+  competing: "competing claim",
+  unpromoted: "unpromoted evidence (not an established conclusion)",
+};
+
+/** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
+function relationPhrase(r: ItemRelation): string {
+  const type = r.type.replace(/_/g, " ");
+  const phrase = r.direction === "in" ? `${type} the card` : `the card ${type} it`;
+  return r.resolution ? `${phrase}, by the user's resolution ${line(r.resolution)}` : phrase;
+}
+
 function section(hit: RenderableHit, opts: RenderOptions): string {
+  const part = hit.part ?? "card";
   const tags = [
     line(hit.type),
     hit.vault === "personal" ? "personal vault" : undefined,
     hit.deprecated ? "DEPRECATED" : undefined,
+    hit.status === "draft" ? "draft" : undefined,
+    hit.freshness === "stale" ? "STALE" : undefined,
+    hit.freshness === "historical"
+      ? `HISTORICAL, superseded by ${line(hit.successor ?? "a later claim")}`
+      : undefined,
+    hit.relation ? relationPhrase(hit.relation) : undefined,
+    hit.scope ? `applies under: ${line(clip(hit.scope, 120))}` : undefined,
   ]
     .filter(Boolean)
     .join(", ");
+  const score = part === "card" || part === "unpromoted" ? `; score ${hit.score.toFixed(2)}` : "";
+  const label = PART_LABEL[part];
   // Ids and paths come from file names, which may hold `<`, `/` and controls too.
-  const head = `### ${line(hit.title)} (${tags}; score ${hit.score.toFixed(2)})\nid: ${line(hit.id)} · path: ${line(hit.path)}`;
-  const parts = [head];
+  const title =
+    part === "card"
+      ? `### ${line(hit.title)} (${tags}${score})`
+      : `#### ${label}: ${line(hit.title)} (${tags}${score})`;
+  const where = [
+    `id: ${line(hit.id)}`,
+    `path: ${line(hit.path)}`,
+    hit.date ? `date: ${line(hit.date)}` : undefined,
+    hit.heading && hit.excerpt ? `section: ${line(clip(hit.heading, 120))}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  const parts = [`${title}\n${where}`];
   // Labelled, so a description can never stand alone as a `# heading` line.
   const description = hit.description ? line(clip(hit.description, 300)) : "";
   if (description !== "") parts.push(`description: ${description}`);
@@ -191,22 +265,63 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
   return parts.join("\n");
 }
 
+/** The statement of an unresolved conflict, with the call that resolves it. */
+function conflictText(c: RenderableConflict): string {
+  const side = (s: RenderableConflict["a"]) =>
+    `${line(s.id)}${s.date ? ` (dated ${line(s.date)})` : " (undated)"}`;
+  return [
+    `CONFLICT, unresolved: ${side(c.a)} and ${side(c.b)} contradict each other; neither is known to be current.`,
+    `Ask the user which applies, then record the answer with wiki_resolve_conflict (selected_page_id, other_page_id, relation: supersedes | qualifies | applies_under with a scope).`,
+  ].join("\n");
+}
+
+/** One bundle at a level of detail: 0 whole, 1 excerpts of the card only, 2 headings only. */
+function bundleText(
+  hits: readonly RenderableHit[],
+  conflicts: readonly RenderableConflict[],
+  opts: RenderOptions,
+  level: number,
+): string {
+  const texts = hits.map((hit, i) =>
+    level === 0 || (level === 1 && i === 0)
+      ? section(hit, opts)
+      : section({ ...hit, excerpt: undefined, body: undefined }, opts),
+  );
+  const ids = new Set(hits.map((h) => h.id));
+  for (const c of conflicts) if (ids.has(c.a.id) && ids.has(c.b.id)) texts.push(conflictText(c));
+  return texts.join("\n\n");
+}
+
 /**
- * The recall block for `hits`, within `opts.maxChars`: whole sections are
- * dropped from the end rather than cut mid-way. Empty string for no hits.
+ * The recall block for `hits`, within `opts.maxChars`. Hits are grouped by
+ * bundle; a bundle that does not fit whole is shown with its card's excerpt
+ * only, then as headings, and otherwise dropped with every bundle below it,
+ * so lower bundles go before the top bundle's evidence and the two sides of
+ * a conflict (always in one bundle) stay together. Empty string for no hits.
  */
-export function renderRecall(hits: readonly RenderableHit[], opts: RenderOptions): string {
+export function renderRecall(
+  hits: readonly RenderableHit[],
+  opts: RenderOptions,
+  conflicts: readonly RenderableConflict[] = [],
+): string {
   if (hits.length === 0) return "";
   const frame = `${OPEN}\n${PREAMBLE}\n\n\n${CLOSE}`;
   let budget = opts.maxChars - frame.length;
+  const bundles: RenderableHit[][] = [];
+  hits.forEach((hit, i) => {
+    const b = hit.bundle ?? i;
+    const last = bundles[bundles.length - 1];
+    if (last && (last[0]?.bundle ?? -1) === b && hit.bundle !== undefined) last.push(hit);
+    else bundles.push([hit]);
+  });
   const sections: string[] = [];
-  for (const hit of hits) {
-    let text = section(hit, opts);
-    if (text.length + 2 > budget) {
-      // Fall back to the heading alone before giving up on this hit.
-      text = section({ ...hit, excerpt: undefined, body: undefined } as RenderableHit, opts);
-      if (text.length + 2 > budget) break;
+  for (const bundle of bundles) {
+    let text: string | undefined;
+    for (let level = 0; level <= 2 && text === undefined; level += 1) {
+      const t = bundleText(bundle, conflicts, opts, level);
+      if (t.length + 2 <= budget) text = t;
     }
+    if (text === undefined) break;
     sections.push(text);
     budget -= text.length + 2;
   }

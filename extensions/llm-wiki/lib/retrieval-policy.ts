@@ -124,11 +124,7 @@ export interface EscalationInput {
   vecTop5: readonly string[];
   /** Best exact-match confidence among the hits (0 when none). */
   exactConfidence: number;
-  /**
-   * Whether the top hits are joined by a contradiction edge. A hook for typed
-   * relations (Phase 4): no relation projection exists yet, so callers pass
-   * false and it never fires.
-   */
+  /** Whether the two top hits contradict each other with no user resolution in force. */
   contradictionEdge?: boolean;
 }
 

@@ -24,6 +24,7 @@ import {
 } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
 import type { PageMeta } from "./vault/page.ts";
+import type { RelationGraph } from "./vault/relations.ts";
 
 /** The store operations retrieval uses. */
 export type RetrievalStore = Pick<QmdStore, "searchLex" | "searchVector" | "searchExpanded">;
@@ -41,6 +42,8 @@ export interface RetrievalVault {
    * name table is not rebuilt after every edit (default: `pages`).
    */
   names?: object;
+  /** Typed relations between the pages: assembly's one hop, adaptive's contradiction trigger. */
+  relations?: RelationGraph;
   /**
    * The index is open read-only (its folder is not writable here): only the
    * lexical list answers; the caller says why once (`index_read_only`).
@@ -116,6 +119,26 @@ export interface RetrievalOutcome {
 }
 
 const MODE_RANK: Record<RetrievalMode, number> = { lexical: 0, hybrid: 1, adaptive: 2, quality: 3 };
+
+/**
+ * Whether the two best candidates contradict each other with no user
+ * resolution in force: the list alone cannot tell which is current, so
+ * adaptive mode asks the reranker.
+ */
+function contradictionBetween(
+  graph: RelationGraph | undefined,
+  candidates: readonly { hit: QmdHit }[],
+): boolean {
+  const [a, b] = candidates;
+  if (!graph || !a || !b) return false;
+  const x = a.hit.pageId;
+  const y = b.hit.pageId;
+  if (graph.activeResolution(x, y)) return false;
+  return graph
+    .outgoing(x)
+    .concat(graph.incoming(x))
+    .some((e) => e.type === "contradicts" && (e.from === y || e.to === y));
+}
 
 class BudgetExceeded extends Error {
   constructor() {
@@ -308,7 +331,7 @@ async function runVault(
       lexTop5: lex.slice(0, 5).map((h) => h.pageId),
       vecTop5: vec.slice(0, 5).map((h) => h.pageId),
       exactConfidence,
-      contradictionEdge: false,
+      contradictionEdge: contradictionBetween(vault.relations, current.candidates),
     });
     if (reason === undefined) return { ...current, mode: "adaptive" };
     trace.push({ step: "escalate", vault: vault.kind, ms: 0, note: reason });

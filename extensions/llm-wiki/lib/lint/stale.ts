@@ -38,10 +38,12 @@ function addDuration(base: Date, text: string): Date | undefined {
   return due;
 }
 
-type Due = { due: Date } | { problem: string };
+export type Due = { due: Date } | { problem: string };
 
-/** When the page goes stale, why that cannot be told, or undefined without `stale_after`. */
-function staleDue(page: Pick<PageMeta, "staleAfter" | "updated" | "created">): Due | undefined {
+/** When the page goes stale, why that cannot be told, or undefined without `stale_after` (recall labels stale pages too). */
+export function staleDue(
+  page: Pick<PageMeta, "staleAfter" | "updated" | "created">,
+): Due | undefined {
   const value = page.staleAfter;
   if (value === undefined) return undefined;
   const date = parseDate(value);

@@ -1,0 +1,341 @@
+/**
+ * Memory assembly after retrieval: the ranked pages become bundles. Each
+ * bundle is a card (a canonical page, the current one when the page found
+ * was superseded) with what one typed hop admits: at most two pieces of
+ * evidence, then qualifiers, the claims it superseded and the claims that
+ * contradict it. Only `supports`, `contradicts`, `qualifies`, `supersedes`,
+ * `applies_under` and `derived_from` admit a page; a plain link or
+ * `related_to` never does. A contradiction neighbour is always kept with its
+ * seed, whatever its score. Pages never repeat. No graph database: the
+ * registry's relation graph answers each hop with a map lookup.
+ */
+import { staleDue } from "../lint/stale.ts";
+import type { PageMeta } from "../vault/page.ts";
+import type { RelationEdge, RelationGraph, RelationType } from "../vault/relations.ts";
+
+/** An item's place in its bundle (see `RecallItem.part`). */
+export type BundlePart =
+  | "card"
+  | "evidence"
+  | "qualifier"
+  | "superseded"
+  | "competing"
+  | "unpromoted";
+
+/** How an item relates to its bundle's card. */
+export interface ItemRelation {
+  type: RelationType;
+  /** "out": the card declares the relation to this item; "in": this item declares it to the card. */
+  direction: "out" | "in";
+  /** Set when the relation is a user's resolution: the resolution page's id. */
+  resolution?: string;
+}
+
+/** One vault as assembly sees it. */
+export interface AssemblyVault {
+  kind: "project" | "personal";
+  pages: ReadonlyMap<string, PageMeta>;
+  /** Undefined for a vault whose relation graph is not available: pages stay flat. */
+  relations?: RelationGraph;
+}
+
+/** A ranked page from retrieval (only what assembly reads). */
+export interface Seed {
+  id: string;
+  vault: "project" | "personal";
+  role: "canonical" | "evidence";
+}
+
+export interface AssemblyOptions {
+  /** Most bundles to return. */
+  maxBundles: number;
+  /**
+   * Automatic recall: at most two cards of one type, and unpromoted evidence
+   * only when no card answers. Explicit recall keeps every card and the
+   * ranked evidence in its place.
+   */
+  automatic: boolean;
+  /** False: the ranked list as retrieved, each page its own bundle (labels only). */
+  expand: boolean;
+  now: Date;
+}
+
+export interface AssembledItem {
+  id: string;
+  vault: "project" | "personal";
+  bundle: number;
+  part: BundlePart;
+  /** Index of the seed in the ranked list, when retrieval found this page. */
+  seed?: number;
+  /** On a card: the index of the seed that opened its bundle (the card may be that seed's successor). */
+  opener?: number;
+  relation?: ItemRelation;
+  freshness: "current" | "stale" | "historical";
+  /** For a historical item: the page that supersedes it. */
+  successor?: string;
+  /** The scope of the relation that admitted it (`applies_under`), or of its own declared scope. */
+  scope?: string;
+}
+
+export interface AssembledConflict {
+  vault: "project" | "personal";
+  a: string;
+  b: string;
+}
+
+export interface Assembly {
+  items: AssembledItem[];
+  conflicts: AssembledConflict[];
+}
+
+/** Most superseding steps followed from a page to the current claim (a cycle stops earlier). */
+const MAX_SUCCESSION = 8;
+const MAX_EVIDENCE = 2;
+const MAX_QUALIFIERS = 2;
+/** Automatic recall: most cards of one page type. */
+const AUTOMATIC_TYPE_CAP = 2;
+/** Relations whose meaning between a pair an active user resolution replaces. */
+const RESOLVED_KINDS: ReadonlySet<string> = new Set([
+  "supersedes",
+  "contradicts",
+  "qualifies",
+  "applies_under",
+]);
+
+/** Edges as they stand: a declared claim between a pair a user resolved gives way to the resolution. */
+function standing(graph: RelationGraph, edges: readonly RelationEdge[]): RelationEdge[] {
+  return edges.filter(
+    (e) =>
+      e.resolution !== undefined ||
+      !RESOLVED_KINDS.has(e.type) ||
+      graph.activeResolution(e.from, e.to) === undefined,
+  );
+}
+
+/** The page that supersedes `id` (a resolution first, then the latest), if any. */
+function successorOf(v: AssemblyVault, id: string): string | undefined {
+  const graph = v.relations;
+  if (!graph) return undefined;
+  const by = standing(graph, graph.incoming(id)).filter(
+    (e) => e.type === "supersedes" && v.pages.has(e.from),
+  );
+  if (by.length === 0) return undefined;
+  const date = (pid: string) => pageDate(v.pages.get(pid)) ?? "";
+  by.sort(
+    (x, y) =>
+      Number(y.resolution !== undefined) - Number(x.resolution !== undefined) ||
+      (date(y.from) > date(x.from) ? 1 : date(y.from) < date(x.from) ? -1 : 0) ||
+      (x.from < y.from ? -1 : 1),
+  );
+  return by[0]?.from;
+}
+
+/** `id` and the claims that superseded it in turn, ending with the current one. */
+function successionOf(v: AssemblyVault, id: string): string[] {
+  const chain = [id];
+  const seen = new Set(chain);
+  for (let i = 0; i < MAX_SUCCESSION; i += 1) {
+    const next = successorOf(v, chain[chain.length - 1] as string);
+    if (next === undefined || seen.has(next)) break;
+    chain.push(next);
+    seen.add(next);
+  }
+  return chain;
+}
+
+/** A page's date for labels and tie-breaks: `updated`, else `created`. */
+export function pageDate(page: PageMeta | undefined): string | undefined {
+  return page?.updated ?? page?.created;
+}
+
+/** Whether a page is past its `stale_after`. */
+function isStale(page: PageMeta | undefined, now: Date): boolean {
+  const due = page ? staleDue(page) : undefined;
+  return due !== undefined && "due" in due && now.getTime() >= due.due.getTime();
+}
+
+/** A neighbour of the card over one standing edge, with the relation as the card sees it. */
+interface Neighbour {
+  id: string;
+  relation: ItemRelation;
+  scope?: string;
+}
+
+function neighbours(v: AssemblyVault, card: string): Neighbour[] {
+  const graph = v.relations;
+  if (!graph) return [];
+  const out: Neighbour[] = [];
+  const push = (e: RelationEdge, id: string, direction: "out" | "in") => {
+    if (!v.pages.has(id) || id === card) return;
+    const relation: ItemRelation = { type: e.type, direction };
+    if (e.resolution !== undefined) relation.resolution = e.resolution;
+    const n: Neighbour = { id, relation };
+    if (e.scope !== undefined) n.scope = e.scope;
+    out.push(n);
+  };
+  for (const e of standing(graph, graph.outgoing(card))) push(e, e.to, "out");
+  for (const e of standing(graph, graph.incoming(card))) push(e, e.from, "in");
+  return out;
+}
+
+const isEvidenceEdge = (n: Neighbour) =>
+  (n.relation.type === "supports" && n.relation.direction === "in") ||
+  (n.relation.type === "derived_from" && n.relation.direction === "out");
+const isQualifierEdge = (n: Neighbour) =>
+  n.relation.type === "qualifies" || n.relation.type === "applies_under";
+const isConflictEdge = (n: Neighbour) => n.relation.type === "contradicts";
+
+/**
+ * The canonical card an evidence page backs (it `supports` the card, or the
+ * card is `derived_from` it), best ranked first; undefined when none.
+ */
+function cardBackedBy(
+  v: AssemblyVault,
+  evidence: string,
+  rank: (id: string) => number,
+): Neighbour | undefined {
+  const backed = neighbours(v, evidence).filter(
+    (n) =>
+      v.pages.get(n.id)?.role === "canonical" &&
+      ((n.relation.type === "supports" && n.relation.direction === "out") ||
+        (n.relation.type === "derived_from" && n.relation.direction === "in")),
+  );
+  backed.sort((a, b) => rank(a.id) - rank(b.id) || (a.id < b.id ? -1 : 1));
+  return backed[0];
+}
+
+/** Assembles the ranked `seeds` into bundles. */
+export function assemble(
+  seeds: readonly Seed[],
+  vaults: ReadonlyMap<string, AssemblyVault>,
+  opts: AssemblyOptions,
+): Assembly {
+  const key = (vault: string, id: string) => `${vault}\u0000${id}`;
+  const rankOf = new Map<string, number>();
+  seeds.forEach((s, i) => {
+    if (!rankOf.has(key(s.vault, s.id))) rankOf.set(key(s.vault, s.id), i);
+  });
+  const placed = new Set<string>();
+  const bundles: AssembledItem[][] = [];
+  const deferred: AssembledItem[][] = [];
+  const conflicts: AssembledConflict[] = [];
+  const cardsOfType = new Map<string, number>();
+
+  const labelled = (
+    v: AssemblyVault,
+    id: string,
+    part: BundlePart,
+    extra: Partial<AssembledItem> = {},
+  ): AssembledItem => {
+    const successor = opts.expand ? successorOf(v, id) : undefined;
+    const page = v.pages.get(id);
+    const item: AssembledItem = {
+      id,
+      vault: v.kind,
+      bundle: 0,
+      part,
+      freshness:
+        successor !== undefined ? "historical" : isStale(page, opts.now) ? "stale" : "current",
+      ...extra,
+    };
+    const seed = rankOf.get(key(v.kind, id));
+    if (seed !== undefined) item.seed = seed;
+    if (successor !== undefined) item.successor = successor;
+    return item;
+  };
+
+  for (const seed of seeds) {
+    if (bundles.length >= opts.maxBundles) break;
+    if (placed.has(key(seed.vault, seed.id))) continue;
+    const v = vaults.get(seed.vault);
+    if (!v) continue;
+    const items: AssembledItem[] = [];
+    const take = (item: AssembledItem) => {
+      placed.add(key(item.vault, item.id));
+      items.push(item);
+    };
+    if (!opts.expand) {
+      take(
+        labelled(v, seed.id, seed.role === "canonical" ? "card" : "unpromoted", {
+          opener: rankOf.get(key(seed.vault, seed.id)) ?? 0,
+        }),
+      );
+    } else {
+      const rank = (id: string) => rankOf.get(key(v.kind, id)) ?? Number.MAX_SAFE_INTEGER;
+      // A superseded page answers through the claim that replaced it.
+      const chain = successionOf(v, seed.id).filter((id) => !placed.has(key(v.kind, id)));
+      let card = chain[chain.length - 1] ?? seed.id;
+      let viaEvidence: Neighbour | undefined;
+      if (v.pages.get(card)?.role === "evidence") {
+        const backed = cardBackedBy(v, card, rank);
+        const current = backed ? successionOf(v, backed.id).pop() : undefined;
+        if (backed && current !== undefined && !placed.has(key(v.kind, current))) {
+          viaEvidence = {
+            id: card,
+            relation: {
+              ...backed.relation,
+              direction: backed.relation.direction === "out" ? "in" : "out",
+            },
+          };
+          card = current;
+        }
+      }
+      const cardRole = v.pages.get(card)?.role ?? seed.role;
+      take(
+        labelled(v, card, cardRole === "canonical" ? "card" : "unpromoted", {
+          opener: rankOf.get(key(seed.vault, seed.id)) ?? 0,
+        }),
+      );
+      const around = neighbours(v, card).filter((n) => !placed.has(key(v.kind, n.id)));
+      const byRank = (a: Neighbour, b: Neighbour) =>
+        rank(a.id) - rank(b.id) ||
+        Number(v.pages.get(b.id)?.role === "evidence") -
+          Number(v.pages.get(a.id)?.role === "evidence") ||
+        (a.relation.type < b.relation.type ? -1 : a.relation.type > b.relation.type ? 1 : 0) ||
+        (a.id < b.id ? -1 : 1);
+      const evidence = around.filter(isEvidenceEdge).sort(byRank);
+      if (viaEvidence) evidence.unshift(viaEvidence);
+      for (const n of evidence.slice(0, MAX_EVIDENCE)) {
+        if (placed.has(key(v.kind, n.id))) continue;
+        take(labelled(v, n.id, "evidence", { relation: n.relation }));
+      }
+      for (const n of around.filter(isQualifierEdge).sort(byRank).slice(0, MAX_QUALIFIERS)) {
+        if (placed.has(key(v.kind, n.id))) continue;
+        const item = labelled(v, n.id, "qualifier", { relation: n.relation });
+        if (n.scope !== undefined) item.scope = n.scope;
+        take(item);
+      }
+      // The claims the card replaced on the way here, newest first.
+      for (const id of chain.slice(0, -1).reverse()) {
+        if (placed.has(key(v.kind, id)) || id === card) continue;
+        take(labelled(v, id, "superseded", { relation: { type: "supersedes", direction: "out" } }));
+      }
+      // Both sides of an unresolved conflict, always.
+      for (const n of around.filter(isConflictEdge).sort(byRank)) {
+        if (!placed.has(key(v.kind, n.id)))
+          take(labelled(v, n.id, "competing", { relation: n.relation }));
+        conflicts.push({ vault: v.kind, a: card, b: n.id });
+      }
+    }
+    const first = items[0] as AssembledItem;
+    const type = v.pages.get(first.id)?.type ?? "";
+    const capped = opts.automatic && (cardsOfType.get(type) ?? 0) >= AUTOMATIC_TYPE_CAP;
+    if (capped) {
+      // Dropped, not shown: its pages may still come in through another card.
+      for (const item of items) placed.delete(key(item.vault, item.id));
+      continue;
+    }
+    cardsOfType.set(type, (cardsOfType.get(type) ?? 0) + 1);
+    (first.part === "unpromoted" && opts.automatic ? deferred : bundles).push(items);
+  }
+  // Automatic recall shows evidence nobody promoted only when no card answers.
+  const kept = bundles.length > 0 ? bundles : deferred.slice(0, opts.maxBundles);
+  const items = kept.flatMap((bundle, b) => bundle.map((item) => ({ ...item, bundle: b })));
+  const shown = new Set(items.map((i) => key(i.vault, i.id)));
+  return {
+    items,
+    conflicts: conflicts.filter(
+      (c) => shown.has(key(c.vault, c.a)) && shown.has(key(c.vault, c.b)),
+    ),
+  };
+}

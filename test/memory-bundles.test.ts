@@ -1,0 +1,277 @@
+/**
+ * Recall answers like a memory: the ranked pages become bundles — a card,
+ * its evidence, then qualifiers, the claims it superseded and the claims
+ * that contradict it — over the pages' typed relations, on a real vault and
+ * index. Superseded claims are historical and answer through their
+ * successor; the two sides of an unresolved conflict always come together.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RecallItem } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
+
+function page(fields: Record<string, string>, body: string): string {
+  const lines = Object.entries(fields).map(([k, v]) => `${k}: ${v}`);
+  return `---\n${lines.join("\n")}\n---\n${body}\n`;
+}
+
+const pages: Record<string, string> = {
+  "syntheses/crane-policy-v1": page(
+    { type: "synthesis", title: "Crane policy v1", created: "2026-01-10", status: "stable" },
+    "# Crane policy v1\n\nGantry cranes stop when gusts exceed 20 knots at the quay anemometer.",
+  ),
+  "syntheses/crane-policy-v2": page(
+    {
+      type: "synthesis",
+      title: "Crane policy v2",
+      created: "2026-05-02",
+      status: "stable",
+      relations: "[{target: syntheses/crane-policy-v1, type: supersedes}]",
+    },
+    "# Crane policy v2\n\nReplaces [v1](crane-policy-v1.md): lifting pauses at a sustained 25 kn, measured on the boom.",
+  ),
+  "concepts/tide-window": page(
+    {
+      type: "concept",
+      title: "Tide window",
+      updated: "2026-04-01",
+      relations:
+        "[{target: sources/tide-table, type: derived_from}, {target: concepts/dredging, type: related_to}]",
+    },
+    "# Tide window\n\n## Claim\n\nDeep-draught vessels berth only within two hours of high water.\n\n## Evidence\n\nFrom [[sources/tide-table]]. See also [[concepts/dredging]] and [[concepts/harbour-lights]].",
+  ),
+  "sources/tide-table": page(
+    { type: "source", title: "Admiralty tide table extract", created: "2026-03-01" },
+    "# Admiralty tide table extract\n\nPublished heights for the outer channel, spring and neap cycles.",
+  ),
+  "sources/gauge-report": page(
+    {
+      type: "source",
+      title: "Tide gauge report",
+      created: "2026-03-20",
+      relations: "[{target: concepts/tide-window, type: supports}]",
+    },
+    "# Tide gauge report\n\nThe pier gauge logged a surge cormorant-17 during the March storms; see [[concepts/tide-window]].",
+  ),
+  "concepts/winter-tide-window": page(
+    {
+      type: "concept",
+      title: "Winter tide window",
+      relations:
+        "[{target: concepts/tide-window, type: applies_under, scope: winter storm season}]",
+    },
+    "# Winter tide window\n\nIn storm season the window narrows to ninety minutes; narrows [[concepts/tide-window]].",
+  ),
+  "concepts/dredging": page(
+    { type: "concept", title: "Dredging" },
+    "# Dredging\n\nThe outer channel is maintained at fourteen metres.",
+  ),
+  "concepts/harbour-lights": page(
+    { type: "concept", title: "Harbour lights" },
+    "# Harbour lights\n\nLeading lights mark the approach.",
+  ),
+  "requirements/pilot-boarding-far": page(
+    {
+      type: "requirement",
+      title: "Pilot boarding two miles out",
+      updated: "2026-02-14",
+      relations: "[{target: requirements/pilot-boarding-near, type: contradicts}]",
+    },
+    "# Pilot boarding two miles out\n\nPilots board inbound tankers at the fairway buoy, two nautical miles out. Disagrees with [[requirements/pilot-boarding-near]].",
+  ),
+  "requirements/pilot-boarding-near": page(
+    { type: "requirement", title: "Pilot boarding at the breakwater", updated: "2026-06-30" },
+    "# Pilot boarding at the breakwater\n\nHarbour masters now meet ships inside the breakwater.",
+  ),
+  "sources/loose-note": page(
+    { type: "source", title: "Quayside chatter" },
+    "# Quayside chatter\n\nSomeone mentioned the periwinkle forklift lease renewal.",
+  ),
+};
+
+let root = "";
+let service: WikiService;
+
+beforeAll(async () => {
+  root = makeTempVault({ pages }).root;
+  service = createWikiService({
+    cwd: root,
+    vault: root,
+    settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+  });
+  expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+});
+
+afterAll(async () => {
+  await service.close();
+  removeTempDirs();
+});
+
+const explicit = (query: string, extra: { assembly?: boolean } = {}) =>
+  service.recall({ query, refreshIndex: true, ...extra });
+const automatic = (query: string) => service.recall({ query, policy: "automatic" });
+const byId = (items: readonly RecallItem[], id: string) => items.find((i) => i.id === id);
+
+describe("bundles", () => {
+  it("answers a hit on a superseded claim with its successor first, the old claim historical", async () => {
+    for (const result of [
+      await explicit("gantry cranes gusts anemometer"),
+      await automatic("gantry cranes gusts anemometer"),
+    ]) {
+      const [first, second] = result.results;
+      expect(first?.id, result.policy).toBe("syntheses/crane-policy-v2");
+      expect(first?.part).toBe("card");
+      expect(second?.id).toBe("syntheses/crane-policy-v1");
+      expect(second?.part).toBe("superseded");
+      expect(second?.freshness).toBe("historical");
+      expect(second?.successor).toBe("syntheses/crane-policy-v2");
+      expect(second?.relation).toEqual({ type: "supersedes", direction: "out" });
+      expect(result.rendered).toContain("HISTORICAL, superseded by syntheses/crane-policy-v2");
+    }
+  });
+
+  it("puts a card's evidence and qualifiers under it; plain links and related_to admit nothing", async () => {
+    const result = await explicit("deep-draught vessels berth high water");
+    const top = result.results.filter((r) => r.bundle === 0);
+    expect(top[0]?.id).toBe("concepts/tide-window");
+    const evidence = top.filter((r) => r.part === "evidence");
+    expect(evidence.map((r) => r.id).sort()).toEqual([
+      "sources/gauge-report",
+      "sources/tide-table",
+    ]);
+    expect(byId(top, "sources/gauge-report")?.relation).toEqual({
+      type: "supports",
+      direction: "in",
+    });
+    expect(byId(top, "sources/tide-table")?.relation).toEqual({
+      type: "derived_from",
+      direction: "out",
+    });
+    const qualifier = byId(top, "concepts/winter-tide-window");
+    expect(qualifier?.part).toBe("qualifier");
+    expect(qualifier?.scope).toBe("winter storm season");
+    expect(qualifier?.matchReason).toBe("relation");
+    // Linked plainly or by related_to, and not found by the query: not in the answer.
+    expect(byId(result.results, "concepts/dredging")).toBeUndefined();
+    expect(byId(result.results, "concepts/harbour-lights")).toBeUndefined();
+    // Order inside the bundle: card, evidence, then qualifier.
+    expect(top.map((r) => r.part)).toEqual(["card", "evidence", "evidence", "qualifier"]);
+    expect(top[1]?.heading ?? top[2]?.heading).toBeUndefined();
+    expect(top[0]?.heading).toBe("Claim");
+  });
+
+  it("answers a hit on evidence with the card it backs", async () => {
+    const result = await explicit("pier gauge surge cormorant-17");
+    expect(result.results[0]?.id).toBe("concepts/tide-window");
+    expect(result.results[0]?.matchReason).toBe("relation");
+    expect(result.results[1]?.id).toBe("sources/gauge-report");
+    expect(result.results[1]?.part).toBe("evidence");
+  });
+
+  it("never shows one side of an unresolved conflict alone, even in automatic recall", async () => {
+    const result = await automatic("pilots board inbound tankers at the fairway buoy");
+    const ids = result.results.map((r) => r.id);
+    expect(ids).toContain("requirements/pilot-boarding-far");
+    expect(ids).toContain("requirements/pilot-boarding-near");
+    expect(byId(result.results, "requirements/pilot-boarding-near")?.part).toBe("competing");
+    expect(result.conflicts).toEqual([
+      {
+        vault: "project",
+        a: { id: "requirements/pilot-boarding-far", date: "2026-02-14" },
+        b: { id: "requirements/pilot-boarding-near", date: "2026-06-30" },
+      },
+    ]);
+    expect(result.rendered).toMatch(
+      /CONFLICT, unresolved: requirements\/pilot-boarding-far \(dated 2026-02-14\) and requirements\/pilot-boarding-near \(dated 2026-06-30\)/,
+    );
+    expect(result.rendered).toContain("wiki_resolve_conflict");
+  });
+
+  it("trims lower bundles before the top bundle's evidence, and keeps a conflict's sides together", async () => {
+    const roomy = await explicit("tide window pilot boarding crane policy");
+    expect(new Set(roomy.results.map((r) => r.bundle)).size).toBeGreaterThan(1);
+    const tight = createWikiService({
+      cwd: root,
+      vault: root,
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical", recallMaxChars: 1_600 },
+    });
+    try {
+      const result = await tight.recall({ query: "tide window pilot boarding crane policy" });
+      const topIds = result.results.filter((r) => r.bundle === 0).map((r) => r.id);
+      for (const id of topIds) expect(result.rendered).toContain(`id: ${id}`);
+      const lastBundle = Math.max(...result.results.map((r) => r.bundle));
+      const lowest = result.results.filter((r) => r.bundle === lastBundle).map((r) => r.id);
+      expect(lowest.some((id) => !result.rendered.includes(`id: ${id} `))).toBe(true);
+      const far = result.rendered.includes("id: requirements/pilot-boarding-far ");
+      const near = result.rendered.includes("id: requirements/pilot-boarding-near ");
+      expect(far).toBe(near);
+    } finally {
+      await tight.close();
+    }
+  });
+
+  it("without assembly, returns the ranked list as retrieved: no admitted pages, no successor first", async () => {
+    const flat = await explicit("gantry cranes gusts anemometer", { assembly: false });
+    expect(flat.results[0]?.id).toBe("syntheses/crane-policy-v1");
+    expect(flat.results.every((r) => r.matchReason !== "relation")).toBe(true);
+    expect(flat.results.map((r) => r.bundle)).toEqual(flat.results.map((_, i) => i));
+  });
+
+  it("shows evidence nobody promoted, labelled, only when no card answers", async () => {
+    const result = await explicit("periwinkle forklift lease renewal");
+    expect(result.results[0]?.id).toBe("sources/loose-note");
+    expect(result.results[0]?.part).toBe("unpromoted");
+    expect(result.rendered).toContain("unpromoted evidence (not an established conclusion)");
+  });
+
+  it("never repeats a page, whatever the query", async () => {
+    const words = Object.values(pages)
+      .join(" ")
+      .split(/[^a-z0-9-]+/i)
+      .filter((w) => w.length > 3);
+    for (let n = 0; n < 25; n += 1) {
+      const query = Array.from(
+        { length: 2 + (n % 4) },
+        () => words[Math.floor(Math.random() * words.length)],
+      ).join(" ");
+      for (const result of [await explicit(query), await automatic(query)]) {
+        const keys = result.results.map((r) => `${r.vault}:${r.id}`);
+        expect(new Set(keys).size, query).toBe(keys.length);
+        const bundles = result.results.map((r) => r.bundle);
+        expect(
+          [...bundles].sort((a, b) => a - b),
+          query,
+        ).toEqual(bundles);
+      }
+    }
+  });
+
+  it("follows a user's resolution: the chosen claim is current, the other historical, no conflict", async () => {
+    mkdirSync(join(root, ".llm-wiki", "wiki", "analyses"), { recursive: true });
+    writeFileSync(
+      join(root, ".llm-wiki", "wiki", "analyses", "conflict-resolution-test.md"),
+      page(
+        {
+          type: "analysis",
+          title: "Pilot boarding resolution",
+          category: "conflict-resolution",
+          status: "stable",
+          resolution:
+            "{id: r1, selected: requirements/pilot-boarding-near, other: requirements/pilot-boarding-far, relation: supersedes, decided_by: user, decided_at: '2026-07-01T00:00:00Z'}",
+        },
+        "# Resolution\n\n[near](../requirements/pilot-boarding-near.md) supersedes [far](../requirements/pilot-boarding-far.md).",
+      ),
+    );
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    const result = await explicit("pilots board inbound tankers at the fairway buoy");
+    expect(result.conflicts).toEqual([]);
+    expect(result.results[0]?.id).toBe("requirements/pilot-boarding-near");
+    const far = byId(result.results, "requirements/pilot-boarding-far");
+    expect(far?.freshness).toBe("historical");
+    expect(far?.successor).toBe("requirements/pilot-boarding-near");
+    expect(result.rendered).not.toContain("CONFLICT");
+  });
+});
