@@ -5,7 +5,8 @@
  * index. Superseded claims are historical and answer through their
  * successor; the two sides of an unresolved conflict always come together.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RecallItem } from "../extensions/llm-wiki/lib/recall-operation.ts";
@@ -273,5 +274,56 @@ describe("bundles", () => {
     expect(far?.freshness).toBe("historical");
     expect(far?.successor).toBe("requirements/pilot-boarding-near");
     expect(result.rendered).not.toContain("CONFLICT");
+  });
+});
+
+describe("the bundled example vault declares its relations", () => {
+  const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bundles-example-"));
+  let example: WikiService;
+
+  beforeAll(async () => {
+    cpSync(join(import.meta.dirname, "..", "examples", "acme-notes"), dir, {
+      recursive: true,
+      filter: (src) => !src.includes(join(".llm-wiki", "meta")),
+    });
+    example = createWikiService({
+      cwd: dir,
+      vault: dir,
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+    });
+    expect((await example.reindex({ scope: "all" })).ok).toBe(true);
+  });
+
+  afterAll(async () => {
+    await example.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("injects the TTL decision only as history under ADR-004, which replaced it", async () => {
+    const result = await example.recall({
+      query: "what was the ttl cache decision",
+      policy: "automatic",
+    });
+    expect(result.results[0]?.id).toBe("syntheses/adr-004-cache-invalidation-by-version-vectors");
+    const adr2 = byId(result.results, "syntheses/adr-002-cache-invalidation-by-ttl");
+    expect(adr2?.freshness).toBe("historical");
+    expect(adr2?.bundle).toBe(0);
+  });
+
+  it("shows the latency SLO with the measurement that contradicts it", async () => {
+    const result = await example.recall({
+      query: "is the sync latency SLO 120 ms",
+      policy: "automatic",
+    });
+    expect(result.conflicts.map((c) => [c.a.id, c.b.id])).toEqual([
+      ["requirements/sync-latency-slo", "analyses/sync-latency-profile"],
+    ]);
+    expect(result.rendered).toContain("CONFLICT, unresolved");
+  });
+
+  it("lints clean of relation problems: every declared relation is linked in the body", async () => {
+    const lint = await example.lint({});
+    const codes = lint.vaults.flatMap((v) => v.findings.map((f) => f.code));
+    expect(codes.filter((c) => c.startsWith("relation_"))).toEqual([]);
   });
 });

@@ -217,10 +217,24 @@ const PART_LABEL: Record<BundlePart, string> = {
   unpromoted: "unpromoted evidence (not an established conclusion)",
 };
 
+/** Each relation as a phrase: [the item declares it to the card, the card declares it to the item]. */
+const RELATION_PHRASE: Record<string, [string, string]> = {
+  supports: ["supports the card", "the card supports it"],
+  derived_from: ["derived from the card", "the card is derived from it"],
+  supersedes: ["supersedes the card", "the card supersedes it"],
+  contradicts: ["contradicts the card", "the card contradicts it"],
+  qualifies: ["qualifies the card", "the card qualifies it"],
+  applies_under: [
+    "applies instead of the card under its scope",
+    "the card applies instead of it under the card's scope",
+  ],
+  related_to: ["related to the card", "the card is related to it"],
+};
+
 /** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
 function relationPhrase(r: ItemRelation): string {
-  const type = r.type.replace(/_/g, " ");
-  const phrase = r.direction === "in" ? `${type} the card` : `the card ${type} it`;
+  const pair = RELATION_PHRASE[r.type] ?? [r.type, r.type];
+  const phrase = r.direction === "in" ? pair[0] : pair[1];
   return r.resolution ? `${phrase}, by the user's resolution ${line(r.resolution)}` : phrase;
 }
 
