@@ -4,7 +4,8 @@
  * user resolutions, both directions, the same answer patched page by page
  * as built whole, and the same answer from the registry as last saved.
  */
-import { utimesSync } from "node:fs";
+import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import { type Registry, refreshRegistry } from "../extensions/llm-wiki/lib/vault/registry.ts";
@@ -340,7 +341,8 @@ describe("incremental derivation", () => {
 });
 
 describe("the registry as last saved", () => {
-  it("answers relation questions as the live registry does, building the graph only when asked", () => {
+  /** A vault with declared edges (one linked by basename only) and a resolution. */
+  function relationalVault() {
     const a = `concepts/${randomWord()}`;
     const b = `concepts/${randomWord()}`;
     const src = `sources/${randomWord()}`;
@@ -366,18 +368,73 @@ describe("the registry as last saved", () => {
         }),
       },
     });
-    const live = refreshRegistry(vault.paths);
+    return { vault, a, b, r };
+  }
+
+  function savedOf(vault: TempVault) {
     const saved = openSavedRegistry(vault.paths);
     if (!saved) throw new Error("the saved registry did not open");
+    return saved;
+  }
+
+  const relationsFile = (vault: TempVault) => join(vault.paths.registryCache, "relations.json");
+
+  it("answers relation questions as the live registry does, from the saved graph, without deriving it", () => {
+    const { vault, a, b, r } = relationalVault();
+    const live = refreshRegistry(vault.paths);
+    const saved = savedOf(vault);
     const build = vi.spyOn(DerivedRelationGraph, "build");
-    expect(saved.pages.get(a)?.title).toBe("A");
+    const every = [...ids(live), "concepts/absent"];
+    expect(answers(saved.relations, every)).toEqual(answers(live.relations, every));
+    expect(saved.relations.outgoing(a)).toHaveLength(3);
+    expect(saved.relations.activeResolution(a, b)?.page).toBe(r);
+    // Read from relations.json: no shard was iterated to derive it.
     expect(build).not.toHaveBeenCalled();
+  });
+
+  it("derives the graph from the records when relations.json is not as the summary stamps it", () => {
+    const { vault } = relationalVault();
+    const live = refreshRegistry(vault.paths);
+    writeFileSync(
+      relationsFile(vault),
+      `{"version":1,"edges":[],"resolutions":[]} ${randomWord()}`,
+    );
+    const saved = savedOf(vault);
+    const build = vi.spyOn(DerivedRelationGraph, "build");
     const every = [...ids(live), "concepts/absent"];
     expect(answers(saved.relations, every)).toEqual(answers(live.relations, every));
     expect(build).toHaveBeenCalledTimes(1);
-    expect(saved.relations.outgoing(a)).toHaveLength(3);
-    expect(saved.relations.activeResolution(a, b)?.page).toBe(r);
-    expect(build).toHaveBeenCalledTimes(1);
+    rmSync(relationsFile(vault));
+    const again = savedOf(vault);
+    expect(answers(again.relations, every)).toEqual(answers(live.relations, every));
+    expect(build).toHaveBeenCalledTimes(2);
+  });
+
+  it("rewrites relations.json only when an edge or a resolution moved", () => {
+    const { vault, a, b } = relationalVault();
+    const first = refreshRegistry(vault.paths);
+    const before = statSync(relationsFile(vault)).mtimeMs;
+    // B's text changes; no relation does.
+    vault.writePage(b, page("concept", "B", { body: `${randomWord()} ${randomWord()}\n` }));
+    bumpMtime(vault, b);
+    const second = refreshRegistry(vault.paths, first, { changed: [vault.pageFile(b)] });
+    expect(second.snapshot.relationGraph).toBe(first.snapshot.relationGraph);
+    expect(statSync(relationsFile(vault)).mtimeMs).toBe(before);
+    const every = [...ids(second), "concepts/absent"];
+    expect(answers(savedOf(vault).relations, every)).toEqual(answers(second.relations, every));
+    // B now declares a relation its body links: saved anew, and a fresh view answers it.
+    vault.writePage(
+      b,
+      page("concept", "B", { relations: [{ target: a, type: "qualifies" }], links: [a] }),
+    );
+    bumpMtime(vault, b);
+    const third = refreshRegistry(vault.paths, second, { changed: [vault.pageFile(b)] });
+    const edge = { from: b, to: a, type: "qualifies" };
+    expect(third.relations.outgoing(b)).toContainEqual(edge);
+    const build = vi.spyOn(DerivedRelationGraph, "build");
+    expect(savedOf(vault).relations.outgoing(b)).toContainEqual(edge);
+    expect(answers(savedOf(vault).relations, every)).toEqual(answers(third.relations, every));
+    expect(build).not.toHaveBeenCalled();
   });
 
   it("is what recall's view of a vault handle answers with", async () => {

@@ -10,11 +10,13 @@
  * A page edited in place since is not seen: only a walk of every page
  * (`refreshRegistry`) finds that.
  *
- * The relation graph is built on its first question from every shard's
- * records (their raw links resolved as the full registry resolves them),
- * not saved beside the summary: opening stays a few stats and the name
- * table, and a recall that never asks about relations never pays for them.
- * The first one that does pays what iterating the pages costs.
+ * The relation graph is read on its first question from `relations.json`,
+ * which the last refresh saved and the summary stamps (a few kilobytes,
+ * not every shard: the MCP server's first recalls stay fast). Should that
+ * file not be as stamped, the graph is derived from every shard's records
+ * instead (their raw links resolved as the full registry resolves them),
+ * which costs what iterating the pages costs. Either way opening pays
+ * nothing for it.
  */
 import { join } from "node:path";
 import { adoptNameTable, buildNameTable } from "../name-match.ts";
@@ -36,6 +38,7 @@ import { buildLinkGraph } from "./registry-links.ts";
 import { nameStampsNow, savedNameTable } from "./registry-names.ts";
 import { type RegistrySummary, readSummary } from "./registry-summary.ts";
 import { DerivedRelationGraph, lazyRelationGraph } from "./relation-graph.ts";
+import { readSavedRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { idOf } from "./wiki-walk.ts";
 
@@ -206,6 +209,8 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
   };
   /** The relation graph the full registry as last saved has. */
   const relations = () => {
+    const saved = readSavedRelations(paths, summary.relations);
+    if (saved) return DerivedRelationGraph.fromSaved(saved, (id) => recordOf(id) !== undefined);
     const { pages, relationLinks } = everything();
     // Every id resolves links; only pages with relations need theirs resolved.
     const outgoing = new Map<string, readonly RawLink[]>();

@@ -54,6 +54,8 @@ export interface SyncInput {
   folders?: FolderStamp[];
   /** The summary this process last read or wrote for the vault. */
   known?: SummaryState;
+  /** Stamp of the saved relation graph as this refresh left it. */
+  relations: string;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -140,7 +142,12 @@ export function syncSummary(input: SyncInput): SummaryState | undefined {
   const quiet = trusted && changes.size === 0 && sameList(base.summary.shards, input.stamps);
   // This process's own summary and nothing moved: nothing to look at (a fresh
   // process checks the name files, and rewrites them if someone touched them).
-  if (quiet && base === input.known && sameSummary(base.summary, { ...base.summary, folders }))
+  const { relations } = input;
+  if (
+    quiet &&
+    base === input.known &&
+    sameSummary(base.summary, { ...base.summary, folders, relations })
+  )
     return base;
   // ...and its name table is still on disk as it says (else it is written whole).
   const namesKept =
@@ -148,7 +155,7 @@ export function syncSummary(input: SyncInput): SummaryState | undefined {
   try {
     if (quiet && namesKept) {
       // The common cold start: nothing moved (but a walk may vouch for the folders anew).
-      const same = { ...base.summary, folders };
+      const same = { ...base.summary, folders, relations };
       return sameSummary(base.summary, same) ? base : writeSummary(paths, same);
     }
     const index = trusted ? movedMark(base.summary, changes) : markOf(input.shards);
@@ -177,6 +184,7 @@ export function syncSummary(input: SyncInput): SummaryState | undefined {
       pages: input.pages.size,
       index,
       folders,
+      relations,
     };
     if (base && sameSummary(base.summary, summary)) return base;
     return writeSummary(paths, summary);

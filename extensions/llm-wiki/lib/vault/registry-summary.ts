@@ -4,7 +4,8 @@
  * holds the stamps of the shard and name files it describes, the number of
  * accepted pages, a mark of what the index mirror must hold (id, hash and
  * role of every page) and the stamps of the `wiki/` folders as the last
- * walk of every page found them.
+ * walk of every page found them, and the stamp of the saved relation
+ * graph (relation-graph-file.ts).
  * Written after the files it describes; a summary whose stamps no longer
  * match the files is simply not used. Derived: deleting it costs nothing
  * but one cold start the slow way.
@@ -35,6 +36,11 @@ export interface RegistrySummary {
    * one by one since (a host's own writes), which leaves folders changed.
    */
   folders: FolderStamp[] | null;
+  /**
+   * Stamp of `relations.json` as this refresh left it ("" when not written;
+   * absent in summaries of versions before relations: read as "").
+   */
+  relations: string;
 }
 
 /** The summary as read or written, with the stamp of its file then. */
@@ -104,7 +110,8 @@ export function readSummary(paths: VaultPaths): SummaryState | undefined {
       return undefined;
     }
     const { shards, names, pages, index, folders } = data;
-    return { summary: { shards, names, pages, index, folders }, stamp };
+    const relations = typeof data.relations === "string" ? data.relations : "";
+    return { summary: { shards, names, pages, index, folders, relations }, stamp };
   } catch {
     return undefined;
   }
@@ -129,6 +136,7 @@ export function sameSummary(a: RegistrySummary, b: RegistrySummary): boolean {
   return (
     a.pages === b.pages &&
     a.index === b.index &&
+    a.relations === b.relations &&
     same(flat(a.folders), flat(b.folders)) &&
     same(a.shards, b.shards) &&
     same(a.names, b.names)

@@ -37,6 +37,7 @@ import { savedNameTable } from "./registry-names.ts";
 import type { SummaryState } from "./registry-summary.ts";
 import { type RecordChange, syncSummary } from "./registry-summary-sync.ts";
 import { DerivedRelationGraph } from "./relation-graph.ts";
+import { saveRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { type FolderStamp, idOf, type WikiFile, walkWiki } from "./wiki-walk.ts";
 
@@ -82,6 +83,8 @@ export interface Registry {
     graph: LinkGraph;
     /** `relations`, patchable into the next registry's graph. */
     relationGraph: DerivedRelationGraph;
+    /** Stamp of `relations.json` as saved for `relationGraph` ("" when unwritten). */
+    relationsStamp: string;
     summary?: SummaryState;
   };
 }
@@ -286,6 +289,7 @@ export function refreshRegistry(
       pages: registry.pages,
       ...(folders ? { folders } : {}),
       ...(last?.snapshot.summary ? { known: last.snapshot.summary } : {}),
+      relations: registry.snapshot.relationsStamp,
     });
     if (!summary) return registry;
     if (newNames) {
@@ -308,6 +312,7 @@ export function refreshRegistry(
           cache: cacheSnapshot,
           graph: current.snapshot.graph,
           relationGraph: current.snapshot.relationGraph,
+          relationsStamp: current.snapshot.relationsStamp,
         },
       },
       false,
@@ -326,6 +331,11 @@ export function refreshRegistry(
           cache: cacheSnapshot,
           graph: patched.graph,
           relationGraph: patched.relationGraph,
+          // Saved again only when an edge or a resolution moved.
+          relationsStamp:
+            current && patched.relationGraph === current.snapshot.relationGraph
+              ? current.snapshot.relationsStamp
+              : saveRelations(paths, patched.relationGraph.toSaved()),
         },
       },
       patched.registry.names !== current?.names,
@@ -368,7 +378,12 @@ export function refreshRegistry(
       diagnostics,
       stats,
       names: {},
-      snapshot: { cache: cacheSnapshot, graph, relationGraph },
+      snapshot: {
+        cache: cacheSnapshot,
+        graph,
+        relationGraph,
+        relationsStamp: saveRelations(paths, relationGraph.toSaved()),
+      },
     },
     true,
   );

@@ -139,6 +139,14 @@ function sameResolution(a: Resolution | undefined, b: Resolution | undefined): b
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** A relation graph as written to disk (see relation-graph-file.ts). */
+export interface SavedRelations {
+  /** Counted declared edges (never resolution edges). */
+  edges: RelationEdge[];
+  /** Resolution page id → its record. */
+  resolutions: Array<[string, Resolution]>;
+}
+
 interface GraphParts {
   /** Counted declared edges by declaring page (pages with none are absent). */
   declared: Map<string, RelationEdge[]>;
@@ -204,7 +212,8 @@ export class DerivedRelationGraph implements RelationGraph {
    * (the next registry's). The set of page ids must be the one this graph
    * was built for: a page added or removed changes which targets exist,
    * so build anew then. Costs what the changed pages' edges cost, plus the
-   * vault's resolution pages when one of the changed pages is one.
+   * vault's resolution pages when one of the changed pages is one. Returns
+   * this same graph when no edge and no resolution moved.
    */
   patch(
     pages: ReadonlyMap<string, RelationPage>,
@@ -212,13 +221,24 @@ export class DerivedRelationGraph implements RelationGraph {
     changed: Iterable<string>,
   ): DerivedRelationGraph {
     const exists = (id: string) => pages.has(id);
-    const declared = new Map(this.parts.declared);
-    const declaredIn = new Map(this.parts.declaredIn);
+    // Copied on the first change: an edit that moves no edge costs no copy.
+    let declared = this.parts.declared;
+    let declaredIn = this.parts.declaredIn;
     let resolutions = this.parts.resolutions;
     for (const id of changed) {
       const page = pages.get(id);
+      if (!sameResolution(resolutions.get(id), page?.resolution)) {
+        if (resolutions === this.parts.resolutions) resolutions = new Map(resolutions);
+        if (page?.resolution) resolutions.set(id, page.resolution);
+        else resolutions.delete(id);
+      }
       const before = declared.get(id) ?? [];
       const after = declaredEdges(page, exists, links.get(id) ?? []);
+      if (JSON.stringify(before) === JSON.stringify(after)) continue;
+      if (declared === this.parts.declared) {
+        declared = new Map(declared);
+        declaredIn = new Map(declaredIn);
+      }
       if (after.length > 0) declared.set(id, after);
       else declared.delete(id);
       const targets = new Set([...before, ...after].map((e) => e.to));
@@ -228,16 +248,43 @@ export class DerivedRelationGraph implements RelationGraph {
         if (list.length > 0) declaredIn.set(to, list);
         else declaredIn.delete(to);
       }
-      if (!sameResolution(resolutions.get(id), page?.resolution)) {
-        if (resolutions === this.parts.resolutions) resolutions = new Map(resolutions);
-        if (page?.resolution) resolutions.set(id, page.resolution);
-        else resolutions.delete(id);
-      }
     }
     if (resolutions === this.parts.resolutions) {
+      if (declared === this.parts.declared) return this;
       return new DerivedRelationGraph({ ...this.parts, declared, declaredIn });
     }
     return DerivedRelationGraph.withResolutions({ declared, declaredIn, resolutions }, exists);
+  }
+
+  /**
+   * What `fromSaved` needs to answer as this graph does: the counted declared
+   * edges (by page, then target) and each resolution page's record.
+   */
+  toSaved(): SavedRelations {
+    const edges = [...this.parts.declared.keys()]
+      .sort(compareText)
+      .flatMap((id) => this.parts.declared.get(id) ?? []);
+    const resolutions = [...this.parts.resolutions].sort((a, b) => compareText(a[0], b[0]));
+    return { edges, resolutions };
+  }
+
+  /**
+   * The graph `toSaved` described, for the pages `exists` says exist (the
+   * same pages it was saved for): resolution edges are derived again.
+   */
+  static fromSaved(saved: SavedRelations, exists: (id: string) => boolean): DerivedRelationGraph {
+    const declared = new Map<string, RelationEdge[]>();
+    const declaredIn = new Map<string, RelationEdge[]>();
+    for (const edge of saved.edges) {
+      addTo(declared, edge.from, edge);
+      addTo(declaredIn, edge.to, edge);
+    }
+    for (const list of declared.values()) list.sort(byTo);
+    for (const list of declaredIn.values()) list.sort(byFrom);
+    return DerivedRelationGraph.withResolutions(
+      { declared, declaredIn, resolutions: new Map(saved.resolutions) },
+      exists,
+    );
   }
 
   outgoing(id: string): readonly RelationEdge[] {
