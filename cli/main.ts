@@ -37,6 +37,11 @@ import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
 import { printErr, printJson, printOut } from "./output.ts";
 import { createProgress } from "./progress.ts";
+import {
+  RESOLVE_CONFLICT_OPTIONS,
+  RESOLVE_CONFLICT_USAGE,
+  resolveConflictCommand,
+} from "./resolve-conflict-command.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
@@ -50,7 +55,7 @@ commands:
          [--explain]                       why each page came: matched terms, contributions, evidence
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -76,6 +81,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   lint: LINT_OPTIONS,
   bench: BENCH_OPTIONS,
   capture: CAPTURE_OPTIONS,
+  "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
   models: MODELS_OPTIONS,
 };
 
@@ -95,6 +101,7 @@ const HANDLERS: Record<string, Handler> = {
   lint: lintCommand,
   bench: benchCommand,
   capture: captureCommand,
+  "resolve-conflict": resolveConflictCommand,
   models: modelsCommand,
   init(service, { values }) {
     const result = service.bootstrap({
@@ -168,9 +175,10 @@ const HANDLERS: Record<string, Handler> = {
   },
 };
 
-/** Options whose value `-` means standard input: every text of a writing command, capture's text. */
+/** Options whose value `-` means standard input: every text of a writing command, capture's text, a resolution's rationale. */
 function acceptsStdin(command: string, option: string): boolean {
   if (command === "capture") return option === "text";
+  if (command === "resolve-conflict") return option === "rationale";
   return command in WRITING_HANDLERS && option !== "vault" && option !== "part";
 }
 

@@ -17,6 +17,7 @@ import {
   renderObservation,
   renderRecallResult,
   renderReindex,
+  renderResolveConflict,
   renderRetro,
   renderSearch,
   renderStatus,
@@ -33,6 +34,7 @@ import {
   RecallParams,
   ReindexEmbeddingsParams,
   ReindexParams,
+  ResolveConflictParams,
   RetroParams,
   SearchParams,
   StatusParams,
@@ -273,5 +275,16 @@ export const TOOLS: readonly McpTool[] = [
   defineTool("wiki_lint", LintParams, WRITE, (service, args) => {
     const result = service.lint(args);
     return { ok: result.ok, result, text: renderLint(result), diagnostics: result.diagnostics };
+  }),
+
+  // Idempotent: the same decision again returns the page already written.
+  defineTool("wiki_resolve_conflict", ResolveConflictParams, WRITE, async (service, args) => {
+    const result = await service.resolveConflict(args);
+    return {
+      ok: result.ok,
+      result,
+      text: renderResolveConflict(result),
+      diagnostics: result.diagnostics,
+    };
   }),
 ];

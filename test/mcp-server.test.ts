@@ -164,6 +164,7 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_ingest",
       "wiki_capture_source",
       "wiki_lint",
+      "wiki_resolve_conflict",
     ]);
     for (const tool of tools) {
       expect(tool.description).toBe(TOOL_DESCRIPTIONS[tool.name as keyof typeof TOOL_DESCRIPTIONS]);

@@ -22,6 +22,7 @@ import { createObserveTool } from "./pi/observe-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
 import { createReindexEmbeddingsTool } from "./pi/reindex-embeddings-tool.ts";
 import { createReindexTool } from "./pi/reindex-tool.ts";
+import { createResolveConflictTool } from "./pi/resolve-conflict-tool.ts";
 import { createRetroTool } from "./pi/retro-tool.ts";
 import { createSearchTool } from "./pi/search-tool.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
@@ -46,6 +47,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createRetroTool(host));
   pi.registerTool(createLogEventTool(host));
   pi.registerTool(createIngestTool(host));
+  pi.registerTool(createResolveConflictTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
   const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
     pi.sendUserMessage(content, options);

@@ -18,6 +18,7 @@ import type {
 import type { IngestResult } from "./writing/ingest.ts";
 import type { SourceRef } from "./writing/ingest-sources.ts";
 import type { LogEventResult } from "./writing/log-event.ts";
+import type { ResolveConflictResult } from "./writing/record-resolution.ts";
 import type { WrittenPageResult } from "./writing/unique-page.ts";
 
 /** One line per diagnostic (a failure reads as one line), with its repair command when there is one. */
@@ -214,6 +215,27 @@ export function renderObservation(result: WrittenPageResult): string {
 
 export function renderRetro(result: WrittenPageResult): string {
   return renderRecorded("retro", result);
+}
+
+/** What a recorded (or repeated) conflict resolution says: the page, the decision, what it replaced. */
+export function renderResolveConflict(result: ResolveConflictResult): string {
+  const r = result.resolution;
+  if (!result.ok || !r) return "";
+  const where = `${result.id} (.llm-wiki/${result.path})`;
+  const decision = `${r.selected} ${r.relation} ${r.other}${r.scope !== undefined ? ` under "${r.scope}"` : ""}`;
+  if (!result.created)
+    return `this resolution is already recorded and in force: ${where}; nothing written`;
+  const lines = [
+    `recorded resolution ${r.id}: ${decision}`,
+    `page     ${where}`,
+    r.replaces !== undefined ? `replaces ${r.replaces}` : undefined,
+    redactedLine(result.redactions),
+  ];
+  return neutraliseLines(lines.filter((l): l is string => l !== undefined));
+}
+
+function neutraliseLines(lines: string[]): string {
+  return lines.map(neutraliseLine).join("\n");
 }
 
 export function renderLogEvent(result: LogEventResult): string {

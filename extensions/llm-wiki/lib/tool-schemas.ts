@@ -8,6 +8,7 @@ import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-poli
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
 import type { VaultSelector } from "./wiki-service.ts";
 import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
+import { MAX_ID_CHARS } from "./writing/resolve-conflict.ts";
 
 /** Every vault selector, in the order hosts list them. */
 export const VAULT_SELECTORS = [
@@ -184,6 +185,8 @@ export const TOOL_DESCRIPTIONS = {
     "Record a retro of a finished task in the llm-wiki: what went well, what went badly and the lessons (at least one). Saved as a retro page under wiki/sources/, never overwriting one; later sessions recall the lessons.",
   wiki_log_event:
     "Append an event to the llm-wiki's append-only log (meta/events.jsonl): kind in lowercase snake_case (e.g. query_answered), detail a small JSON object. Never rewrites the log; kinds the wiki tools write themselves are refused.",
+  wiki_resolve_conflict:
+    "Record the user's resolution of a conflict between two wiki pages of one vault, after the user answered unambiguously: selected_page_id is the claim the user endorsed, and the relation reads selected → other (supersedes: selected is current, other historical; qualifies: both stand, selected narrows other; applies_under: selected holds under scope, which it requires). Writes one immutable resolution page under wiki/analyses/ and never edits either claim. The same call again changes nothing; to change a recorded choice, pass the active resolution's id as replaces.",
   wiki_ingest:
     "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;
@@ -319,7 +322,46 @@ export const IngestParams = Type.Object(
   { additionalProperties: false },
 );
 
+const PageId = (description: string) =>
+  Type.String({ minLength: 1, maxLength: MAX_ID_CHARS, description });
+
+export const ResolveConflictParams = Type.Object(
+  {
+    vault: Type.Union([Type.Literal("project"), Type.Literal("personal")], {
+      description: "The vault holding both pages",
+    }),
+    selected_page_id: PageId(
+      "The page id (e.g. concepts/cache-ttl) of the claim the user endorsed",
+    ),
+    other_page_id: PageId("The page id of the claim it conflicts with"),
+    relation: Type.Union(
+      [Type.Literal("supersedes"), Type.Literal("qualifies"), Type.Literal("applies_under")],
+      {
+        description:
+          "selected → other: supersedes (selected is current, other historical), qualifies (both stand; selected narrows other), applies_under (selected holds under scope)",
+      },
+    ),
+    scope: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description:
+          "Required for applies_under, refused otherwise: the condition, e.g. mobile clients",
+      }),
+    ),
+    rationale: Type.Optional(
+      Type.String({ maxLength: 50_000, description: "Why, in the user's words" }),
+    ),
+    replaces: Type.Optional(
+      PageId(
+        "The id of the active resolution of this pair that this one replaces (needed to change a recorded choice)",
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export type ObserveParamsT = Static<typeof ObserveParams>;
+export type ResolveConflictParamsT = Static<typeof ResolveConflictParams>;
 export type RetroParamsT = Static<typeof RetroParams>;
 export type LogEventParamsT = Static<typeof LogEventParams>;
 export type IngestParamsT = Static<typeof IngestParams>;
