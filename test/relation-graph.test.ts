@@ -298,7 +298,7 @@ describe("incremental derivation", () => {
     let live = refreshRegistry(vault.paths);
     const build = vi.spyOn(DerivedRelationGraph, "build");
     let builds = 0;
-    const seen = { declared: 0, resolved: 0 };
+    const seen = { declared: 0, resolved: 0, saved: 0 };
     for (let step = 0; step < 40; step += 1) {
       const grow = random() < 0.15;
       const changed: string[] = [];
@@ -321,6 +321,11 @@ describe("incremental derivation", () => {
         random() < 0.5
           ? refreshRegistry(vault.paths, live, { changed: changed.map((id) => vault.pageFile(id)) })
           : refreshRegistry(vault.paths, live);
+      // After a walk of every page the saved registry opens: it reads the graph live saved.
+      const saved = openSavedRegistry(vault.paths);
+      // Asked now, before the cold refresh below saves the graph again.
+      const savedAnswers = saved && answers(saved.relations, [...ids(live), "concepts/absent"]);
+      if (saved) seen.saved += 1;
       const cold = refreshRegistry(vault.paths);
       builds += 1;
       const every = [...ids(cold), "concepts/absent"];
@@ -331,11 +336,18 @@ describe("incremental derivation", () => {
       expect(answers(live.relations, every), `seed ${seed}, step ${step}`).toEqual(
         answers(cold.relations, every),
       );
+      if (savedAnswers) {
+        expect(savedAnswers, `saved: seed ${seed}, step ${step}`).toEqual(
+          answers(cold.relations, every),
+        );
+      }
     }
     // The sequence exercised declared and resolved edges, not an empty graph.
     expect(seen.declared, `seed ${seed}`).toBeGreaterThan(0);
     expect(seen.resolved, `seed ${seed}`).toBeGreaterThan(0);
-    // Only added pages and the cold builds built the graph whole: every edit in place was patched.
+    expect(seen.saved, `seed ${seed}`).toBeGreaterThan(0);
+    // Only added pages and the cold builds built the graph whole: every edit in place was
+    // patched, and the saved registry read the graph saved instead of deriving it.
     expect(build.mock.calls.length, `seed ${seed}`).toBe(builds);
   });
 });
