@@ -10,7 +10,9 @@ import {
   parseBenchmarkFixture,
 } from "../extensions/llm-wiki/lib/bench/fixture.ts";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
-import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
+import { extractLinks, LinkResolver } from "../extensions/llm-wiki/lib/vault/links.ts";
+import { type Page, parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
+import { judgeRelations } from "../extensions/llm-wiki/lib/vault/relation-graph.ts";
 
 const fixtureDir = join(import.meta.dirname, "fixtures", "retrieval");
 const fixtureFile = join(fixtureDir, "queries.json");
@@ -39,14 +41,37 @@ function groupOf(query: BenchmarkQuery): string {
   return query.id.replace(/-\d+$/, "");
 }
 
+function readPage(pageId: string): Page {
+  const parsed = parsePage(pageId, `wiki/${pageId}.md`, readFileSync(pageFile(pageId)));
+  if (!parsed.ok) throw new Error(`${pageId} does not parse`);
+  return parsed.page;
+}
+
+const resolver = new LinkResolver(pageIds);
+/** Relation edges of the vault as recall's graph would make them: `from type to`. */
+const edges = new Set(
+  [...pageIds].flatMap((id) => {
+    const page = readPage(id);
+    const links = extractLinks(id, page.body).flatMap((link) => {
+      const r = resolver.resolve(link.target);
+      return r.status === "resolved" ? [r.id] : [];
+    });
+    return judgeRelations(page, (target) => pageIds.has(target), links).flatMap((judged) =>
+      judged.edge ? [`${judged.edge.from} ${judged.edge.type} ${judged.edge.to}`] : [],
+    );
+  }),
+);
+const related = (a: string, type: string, b: string) =>
+  edges.has(`${a} ${type} ${b}`) || edges.has(`${b} ${type} ${a}`);
+
 describe("retrieval benchmark fixture", () => {
-  it("contains the approved versioned 60-query train/held-out corpus over 22 pages", () => {
+  it("contains the approved versioned 120-query train/held-out corpus over 39 pages", () => {
     expect(fixture.version).toBe(BENCHMARK_VERSION);
     expect(BENCHMARK_VERSION).toBe(1);
-    expect(pageIds.size).toBe(22);
-    expect(queries).toHaveLength(60);
-    expect(queries.filter((query) => query.split === "train")).toHaveLength(45);
-    expect(queries.filter((query) => query.split === "heldout")).toHaveLength(15);
+    expect(pageIds.size).toBe(39);
+    expect(queries).toHaveLength(120);
+    expect(queries.filter((query) => query.split === "train")).toHaveLength(85);
+    expect(queries.filter((query) => query.split === "heldout")).toHaveLength(35);
   });
 
   it("is a real vault: a config.json with a name beside the wiki pages", () => {
@@ -56,14 +81,21 @@ describe("retrieval benchmark fixture", () => {
     expect(config.name).toBe("Retrieval Benchmark");
   });
 
-  it("covers every Phase 1 query category with five phrasings each", () => {
+  it("covers every query category in groups of five phrasings", () => {
     expect(new Set(queries.map((query) => query.category))).toEqual(new Set(BENCHMARK_CATEGORIES));
-    expect(BENCHMARK_CATEGORIES).toHaveLength(12);
+    expect(BENCHMARK_CATEGORIES).toHaveLength(14);
+    const groupsPer: Record<string, number> = {
+      contradiction: 3,
+      evidence_request: 4,
+      synthesis: 3,
+      superseded: 3,
+      typed_relation: 2,
+    };
     for (const category of BENCHMARK_CATEGORIES) {
       expect(
         queries.filter((query) => query.category === category),
         category,
-      ).toHaveLength(5);
+      ).toHaveLength(5 * (groupsPer[category] ?? 1));
     }
   });
 
@@ -152,8 +184,92 @@ describe("retrieval benchmark fixture", () => {
       splits.add(query.split);
       splitOfGroup.set(groupOf(query), splits);
     }
-    expect(splitOfGroup.size).toBe(12);
+    expect(splitOfGroup.size).toBe(24);
     for (const [group, splits] of splitOfGroup) expect(splits.size, group).toBe(1);
+  });
+
+  it("holds out every third query group in file order, the negative group excepted", () => {
+    const groups = [...new Set(queries.map(groupOf))];
+    groups.forEach((group, index) => {
+      const query = queries.find((q) => groupOf(q) === group) as BenchmarkQuery;
+      const heldout = (index + 1) % 3 === 0 && query.category !== "negative";
+      expect(query.split, group).toBe(heldout ? "heldout" : "train");
+    });
+  });
+
+  it("declares typed relations that recall can follow: a known type and a body link to the target", () => {
+    let declared = 0;
+    for (const id of pageIds) {
+      const page = readPage(id);
+      const links = extractLinks(id, page.body).map((link) => resolver.resolve(link.target));
+      for (const relation of page.relations ?? []) {
+        declared += 1;
+        expect(pageIds.has(relation.target), `${id} → ${relation.target}`).toBe(true);
+        expect(
+          links.some((r) => r.status === "resolved" && r.id === relation.target),
+          `${id} links ${relation.target} in its body`,
+        ).toBe(true);
+      }
+    }
+    expect(edges.size).toBe(declared);
+    for (const type of [
+      "supports",
+      "contradicts",
+      "qualifies",
+      "supersedes",
+      "applies_under",
+      "derived_from",
+    ])
+      expect(
+        [...edges].some((edge) => edge.split(" ")[1] === type),
+        type,
+      ).toBe(true);
+  });
+
+  it("judges a superseded page historical and relevant, its successor canonical", () => {
+    const superseded = queries.filter((query) => query.category === "superseded");
+    expect(superseded.length).toBeGreaterThan(0);
+    for (const query of superseded) {
+      const old = query.judgments.filter((judgment) => judgment.historical);
+      const current = query.judgments.filter(
+        (judgment) => judgment.grade === 3 && judgment.role === "canonical" && !judgment.historical,
+      );
+      expect(old.length, query.id).toBeGreaterThan(0);
+      expect(current.length, query.id).toBeGreaterThan(0);
+      for (const o of old)
+        expect(
+          current.some((c) => edges.has(`${c.pageId} supersedes ${o.pageId}`)),
+          `${query.id}: a successor supersedes ${o.pageId}`,
+        ).toBe(true);
+    }
+    for (const query of queries)
+      for (const judgment of query.judgments)
+        if (judgment.historical) expect(judgment.role, query.id).toBe("canonical");
+  });
+
+  it("declares every judged conflict with `contradicts`", () => {
+    for (const query of queries) {
+      const [a, b, ...rest] = query.expectedConflicts ?? [];
+      if (a === undefined || b === undefined) continue;
+      expect(rest, query.id).toEqual([]);
+      expect(related(a, "contradicts", b), `${query.id}: ${a} contradicts ${b}`).toBe(true);
+    }
+  });
+
+  it("links every judged evidence page of an evidence request to a judged card by supports or derived_from", () => {
+    for (const query of queries.filter((q) => q.category === "evidence_request")) {
+      const cards = query.judgments.filter((j) => j.role === "canonical").map((j) => j.pageId);
+      for (const evidence of query.judgments.filter((j) => j.role === "evidence")) {
+        expect(
+          cards.some(
+            (card) =>
+              related(card, "supports", evidence.pageId) ||
+              related(card, "derived_from", evidence.pageId),
+          ),
+          `${query.id}: ${evidence.pageId}`,
+        ).toBe(true);
+      }
+    }
   });
 
   it("includes Chinese and mixed-language queries", () => {
@@ -169,7 +285,7 @@ describe("retrieval benchmark fixture", () => {
       .map((path) => join(fixtureDir, path))
       .filter((path) => path.endsWith(".md") || path.endsWith(".json"));
     // The vault, its queries, the ordinary prompts and the example vault's questions.
-    expect(files.length).toBe(26);
+    expect(files.length).toBe(43);
     for (const file of files) {
       const text = readFileSync(file, "utf8");
       expect(text, file).not.toMatch(/\/home\//i);
@@ -266,6 +382,22 @@ describe("benchmark fixture loader", () => {
         ],
       }),
     ).toMatch(/at queries\[0\]\.judgments\[0\]\.role:/);
+  });
+
+  it("keeps `historical: true` on a judgment and rejects any other value", () => {
+    const judgment = { pageId: "concepts/old", grade: 2, role: "canonical", historical: true };
+    const parsed = parseBenchmarkFixture(
+      { version: 1, vault: "v", queries: [{ ...validQuery, judgments: [judgment] }] },
+      "bench.json",
+    );
+    expect(parsed.queries[0]?.judgments[0]).toEqual(judgment);
+    expect(
+      invalidMessage({
+        version: 1,
+        vault: "v",
+        queries: [{ ...validQuery, judgments: [{ ...judgment, historical: false }] }],
+      }),
+    ).toMatch(/judgments\[0\]\.historical: expected true when present/);
   });
 
   it("rejects page ids that could never equal a retrieved page id", () => {

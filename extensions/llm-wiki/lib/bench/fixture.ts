@@ -10,7 +10,10 @@ import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 /** Fixture schema version this loader understands. */
 export const BENCHMARK_VERSION = 1;
 
-/** Every query category of the Phase 1 benchmark. */
+/**
+ * Every query category: the Phase 1 twelve, then issue 13's memory-bundle
+ * categories (a superseded decision, a typed relation between cards).
+ */
 export const BENCHMARK_CATEGORIES = [
   "exact_lookup",
   "entity_alias",
@@ -24,6 +27,8 @@ export const BENCHMARK_CATEGORIES = [
   "conclusion",
   "synthesis",
   "negative",
+  "superseded",
+  "typed_relation",
 ] as const;
 
 export type BenchmarkCategory = (typeof BENCHMARK_CATEGORIES)[number];
@@ -42,6 +47,11 @@ export interface BenchmarkJudgment {
   pageId: string;
   grade: BenchmarkGrade;
   role: BenchmarkRole;
+  /**
+   * A page a later claim supersedes: relevant (recall, nDCG) but never the
+   * answer, so canonical@3 and canonical-first do not count it.
+   */
+  historical?: true;
 }
 
 /** One benchmark query and what a good retrieval returns for it. */
@@ -169,7 +179,16 @@ function parseJudgment(value: unknown, where: string, fail: Fail): BenchmarkJudg
     fail(`${where}.grade`, `expected 1, 2 or 3, got ${JSON.stringify(grade)}`);
   }
   const role = oneOf(item.role, ROLES, `${where}.role`, fail);
-  return { pageId, grade: grade as BenchmarkGrade, role: role as BenchmarkRole };
+  const judgment: BenchmarkJudgment = {
+    pageId,
+    grade: grade as BenchmarkGrade,
+    role: role as BenchmarkRole,
+  };
+  if (item.historical !== undefined) {
+    if (item.historical !== true) fail(`${where}.historical`, "expected true when present");
+    judgment.historical = true;
+  }
+  return judgment;
 }
 
 function record(value: unknown, where: string, fail: Fail): Record<string, unknown> {
