@@ -139,6 +139,7 @@ describe("per-query evaluation", () => {
       ndcg5: null,
       ndcg10: null,
       canonicalAt3: null,
+      canonicalFirst: null,
       evidenceRecall20: null,
       contradictionCovered: null,
       autoFalsePositive: 1,
@@ -168,6 +169,7 @@ describe("per-query evaluation", () => {
     expect(scores.recall20).toBeCloseTo(2 / 3, 12);
     expect(scores.evidenceRecall20).toBe(0.5);
     expect(scores.canonicalAt3).toBe(1);
+    expect(scores.canonicalFirst).toBe(1);
   });
 
   it("misses canonical@3 when only evidence reaches the top three", () => {
@@ -184,6 +186,7 @@ describe("per-query evaluation", () => {
       autoPageIds: [],
     });
     expect(scores.canonicalAt3).toBe(0);
+    expect(scores.canonicalFirst).toBe(0);
     expect(scores.reciprocalRank).toBe(1);
   });
 });

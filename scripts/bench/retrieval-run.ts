@@ -1,11 +1,18 @@
 /**
  * Runs the seed fixture through the real indexing and retrieval path in one
- * mode and returns the metric report. The fixture vault is copied to a
- * temporary folder so no index files land in the repository.
+ * mode and returns the metric reports: the retrieval service's candidates,
+ * and recall's answer with typed-link assembly and without it (the
+ * ablation). The fixture vault is copied to a temporary folder so no index
+ * files land in the repository.
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  type AnswerMetricReport,
+  type AnswerRun,
+  evaluateAnswers,
+} from "../../extensions/llm-wiki/lib/bench/answer-metrics.ts";
 import type { BenchmarkFixture } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
 import {
   type BenchmarkRun,
@@ -14,6 +21,7 @@ import {
 } from "../../extensions/llm-wiki/lib/bench/metrics.ts";
 import { capabilities, retrievalVault } from "../../extensions/llm-wiki/lib/recall-operation.ts";
 import { retrieve } from "../../extensions/llm-wiki/lib/retrieval.ts";
+import { EXPLICIT_MAX_RESULTS } from "../../extensions/llm-wiki/lib/retrieval-policy.ts";
 import {
   DEFAULT_SETTINGS,
   type RetrievalMode,
@@ -38,6 +46,12 @@ export interface ModeRun {
   mode: RetrievalMode;
   models: "none" | "tiny" | "default";
   report: RetrievalMetricReport;
+  /**
+   * Recall's answer (explicit recall at its largest size, the rendered block,
+   * automatic recall): `assembled` with typed-link assembly, `flat` without
+   * it (`assembly: false`, the ablation).
+   */
+  answers: { assembled: AnswerMetricReport; flat: AnswerMetricReport };
   /** Modes actually used, counted over the queries (fallbacks show here). */
   modesUsed: Record<string, number>;
   latencyMsP50: number;
@@ -59,6 +73,8 @@ export async function runFixture(
     });
     const settings: WikiSettings = {
       ...DEFAULT_SETTINGS,
+      // Only the fixture vault answers, whatever personal vault the machine has.
+      includePersonal: false,
       retrievalMode: mode,
       models: modelSettings,
     };
@@ -75,6 +91,7 @@ export async function runFixture(
     const latencies: number[] = [];
     let autoExpected = 0;
     let autoFound = 0;
+    const answers: Record<"assembled" | "flat", AnswerRun[]> = { assembled: [], flat: [] };
     for (const query of fixture.queries) {
       const vault = retrievalVault(handle);
       const t = performance.now();
@@ -97,6 +114,25 @@ export async function runFixture(
         rankedPageIds: ranked.hits.map((h) => h.id),
         autoPageIds: auto.results.map((h) => h.id),
       });
+      for (const assembly of [true, false]) {
+        const explicit = await service.recall({
+          query: query.text,
+          policy: "explicit",
+          mode,
+          maxResults: EXPLICIT_MAX_RESULTS,
+          refreshIndex: false,
+          assembly,
+        });
+        const automatic = assembly
+          ? auto
+          : await service.recall({ query: query.text, policy: "automatic", mode, assembly });
+        answers[assembly ? "assembled" : "flat"].push({
+          queryId: query.id,
+          items: explicit.results.map((r) => ({ pageId: r.id, part: r.part, bundle: r.bundle })),
+          rendered: explicit.rendered,
+          autoPageIds: automatic.results.map((h) => h.id),
+        });
+      }
     }
     await service.close();
     latencies.sort((a, b) => a - b);
@@ -104,6 +140,10 @@ export async function runFixture(
       mode,
       models,
       report: evaluateBenchmark(fixture.queries, runs),
+      answers: {
+        assembled: evaluateAnswers(fixture.queries, answers.assembled),
+        flat: evaluateAnswers(fixture.queries, answers.flat),
+      },
       modesUsed,
       latencyMsP50: Math.round((latencies[Math.floor(latencies.length / 2)] ?? 0) * 10) / 10,
       autoRecallRate: autoExpected === 0 ? 0 : Math.round((autoFound / autoExpected) * 1e6) / 1e6,

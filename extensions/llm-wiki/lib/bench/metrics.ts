@@ -25,6 +25,8 @@ export interface QueryMetrics {
   ndcg5: number | null;
   ndcg10: number | null;
   canonicalAt3: number | null;
+  /** 1 when the first page is a judged canonical (not historical) page; judged queries only. */
+  canonicalFirst: number | null;
   evidenceRecall20: number | null;
   contradictionCovered: number | null;
   autoFalsePositive: number | null;
@@ -43,6 +45,7 @@ export interface RetrievalMetrics {
   ndcg5: number | null;
   ndcg10: number | null;
   canonicalAt3: number | null;
+  canonicalFirst: number | null;
   evidenceRecall20: number | null;
   contradictionCoverage: number | null;
   autoFalsePositiveRate: number | null;
@@ -126,15 +129,34 @@ export function ndcgAt(
   return idealDcg === 0 ? 0 : dcg(actual) / idealDcg;
 }
 
-function idsForRole(
+/**
+ * Judged page ids, all of them or those of one role. Canonical pages a later
+ * claim supersedes (`historical`) are relevant but never count as the
+ * canonical answer.
+ */
+export function idsForRole(
   judgments: readonly BenchmarkJudgment[],
   role?: BenchmarkJudgment["role"],
 ): Set<string> {
   return new Set(
     judgments
-      .filter((judgment) => judgment.grade > 0 && (role === undefined || judgment.role === role))
+      .filter(
+        (judgment) =>
+          judgment.grade > 0 &&
+          (role === undefined ||
+            (judgment.role === role && !(role === "canonical" && judgment.historical))),
+      )
       .map((judgment) => judgment.pageId),
   );
+}
+
+/** 1 when the first ranked page is one of `canonicalIds`, else 0 (also for an empty list). */
+export function firstIsOneOf(
+  rankedIds: readonly string[],
+  canonicalIds: ReadonlySet<string>,
+): number {
+  const first = rankedIds[0];
+  return first !== undefined && canonicalIds.has(first) ? 1 : 0;
 }
 
 /** Scores one query against what retrieval returned for it. */
@@ -153,6 +175,7 @@ export function evaluateQuery(query: BenchmarkQuery, run: BenchmarkRun): QueryMe
     ndcg5: judged ? ndcgAt(ranked, grades, 5) : null,
     ndcg10: judged ? ndcgAt(ranked, grades, 10) : null,
     canonicalAt3: canonical.size > 0 ? hitAt(ranked, canonical, 3) : null,
+    canonicalFirst: judged ? firstIsOneOf(ranked, canonical) : null,
     evidenceRecall20: evidence.size > 0 ? recallAt(ranked, evidence, 20) : null,
     contradictionCovered: conflicts.length > 0 ? coversAllAt(ranked, conflicts, 20) : null,
     // Only queries that expect silence can expose an unwanted injection.
@@ -161,9 +184,10 @@ export function evaluateQuery(query: BenchmarkQuery, run: BenchmarkRun): QueryMe
   };
 }
 
-function meanOf(
-  scores: readonly QueryMetrics[],
-  pick: (metrics: QueryMetrics) => number | null,
+/** Mean of the values `pick` gives (nulls skipped), rounded; null when there are none. */
+export function meanOf<T>(
+  scores: readonly T[],
+  pick: (metrics: T) => number | null,
 ): number | null {
   const values = scores.map(pick).filter((value): value is number => value !== null);
   if (values.length === 0) return null;
@@ -180,6 +204,7 @@ export function summarize(scores: readonly QueryMetrics[]): RetrievalMetrics {
     ndcg5: meanOf(scores, (s) => s.ndcg5),
     ndcg10: meanOf(scores, (s) => s.ndcg10),
     canonicalAt3: meanOf(scores, (s) => s.canonicalAt3),
+    canonicalFirst: meanOf(scores, (s) => s.canonicalFirst),
     evidenceRecall20: meanOf(scores, (s) => s.evidenceRecall20),
     contradictionCoverage: meanOf(scores, (s) => s.contradictionCovered),
     autoFalsePositiveRate: meanOf(scores, (s) => s.autoFalsePositive),
@@ -191,11 +216,11 @@ export function summarize(scores: readonly QueryMetrics[]): RetrievalMetrics {
  * an extra or repeated one means the runner and the fixture disagree, so all
  * three are errors rather than guesses.
  */
-function runsByQuery(
+export function runsByQuery<R extends { queryId: string }>(
   queries: readonly BenchmarkQuery[],
-  runs: readonly BenchmarkRun[],
-): Map<string, BenchmarkRun> {
-  const byId = new Map<string, BenchmarkRun>();
+  runs: readonly R[],
+): Map<string, R> {
+  const byId = new Map<string, R>();
   for (const run of runs) {
     if (byId.has(run.queryId))
       throw new Error(`duplicate benchmark run for query "${run.queryId}"`);
