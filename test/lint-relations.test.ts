@@ -211,6 +211,10 @@ describe("relation findings", () => {
         relations: [[fromCard, "supports"]],
         extra: `sources: [${paper}]`,
       }),
+      // A resolution page, as resolveConflict writes one: an analysis, no sources, not a card.
+      "analyses/resolution-choice": page("analysis", "Resolution", `[[${bare}]]\n`, {
+        extra: `category: conflict-resolution\nresolution:\n  id: res-1\n  selected: ${bare}\n  other: ${cited}\n  relation: qualifies\n  scope: null\n  replaces: null`,
+      }),
     };
     const vault = makeTempVault({ pages });
     const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));

@@ -102,23 +102,32 @@ function hasEvidence(registry: Registry, page: PageMeta): boolean {
 }
 
 /**
- * Cards (canonical pages) with no `sources` and no supports/derived_from
- * relation with an evidence page. Only in a vault that declares relations
+ * Cards (canonical pages but resolution pages) with no `sources` and no
+ * supports/derived_from relation with an evidence page. Only in a vault that declares relations
  * at all: in one that never adopted them every sourceless page would be
  * reported, and the repair (declare a relation) would be news to its owner.
  */
 function cardFindings(registry: Registry): LintFinding[] {
   const pages = [...registry.pages.values()];
   if (!pages.some((p) => p.relations !== undefined || p.resolution !== undefined)) return [];
-  return pages
-    .filter((p) => p.role === "canonical" && p.sources.length === 0 && !hasEvidence(registry, p))
-    .map((page) => ({
-      check: "relation",
-      code: "card_without_evidence",
-      severity: "info",
-      message: `${page.path}: this ${page.type} cites no sources and no evidence page supports it or is its origin (supports / derived_from)`,
-      path: page.path,
-    }));
+  return (
+    pages
+      // A resolution page (an analysis) records a user's decision, not a claim needing evidence.
+      .filter(
+        (p) =>
+          p.role === "canonical" &&
+          p.resolution === undefined &&
+          p.sources.length === 0 &&
+          !hasEvidence(registry, p),
+      )
+      .map((page) => ({
+        check: "relation",
+        code: "card_without_evidence",
+        severity: "info",
+        message: `${page.path}: this ${page.type} cites no sources and no evidence page supports it or is its origin (supports / derived_from)`,
+        path: page.path,
+      }))
+  );
 }
 
 /** Every relation finding of `registry`. */
