@@ -185,7 +185,7 @@ describe("relation findings", () => {
     expect(after.filter((f) => f.code === "contradiction_unresolved")).toEqual([]);
   });
 
-  it("reports cards with no sources and no evidence relation, only in a vault that uses relations", () => {
+  it("reports claim cards with no sources and no chain of evidence relations, only in a vault that uses relations", () => {
     const paper = `sources/${randomWord()}`;
     const bare = `concepts/${randomWord()}-bare`;
     const cited = `concepts/${randomWord()}-cited`;
@@ -205,8 +205,14 @@ describe("relation findings", () => {
       [derived]: page("concept", "Derived", `[[${paper}]] [[${bare}]]\n`, {
         relations: [[paper, "derived_from"]],
       }),
-      // Supported by a card only: no evidence.
+      // Supported by a card that cites a source: evidence through the chain.
       [fromCard]: page("concept", "From card", `[[${bare}]]\n`),
+      // Entities describe, they claim nothing: never reported.
+      "entities/gadget": page("entity", "Gadget", `[[${bare}]]\n`),
+      // Kept for history: never reported.
+      "concepts/old-claim": page("concept", "Old claim", `[[${bare}]]\n`, {
+        extra: "status: deprecated",
+      }),
       "concepts/helper": page("concept", "Helper", `[[${fromCard}]]\n`, {
         relations: [[fromCard, "supports"]],
         extra: `sources: [${paper}]`,
@@ -219,9 +225,7 @@ describe("relation findings", () => {
     const vault = makeTempVault({ pages });
     const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
     const cards = findings.filter((f) => f.code === "card_without_evidence");
-    expect(cards.map((f) => f.path).sort()).toEqual(
-      [`wiki/${bare}.md`, `wiki/${fromCard}.md`].sort(),
-    );
+    expect(cards.map((f) => f.path)).toEqual([`wiki/${bare}.md`]);
     for (const f of cards) expect(f).toMatchObject({ check: "relation", severity: "info" });
 
     // The same pages with no relation anywhere: a vault that never adopted them gets no card findings.

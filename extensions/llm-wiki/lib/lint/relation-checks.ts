@@ -92,20 +92,61 @@ function unresolvedFindings(registry: Registry): LintFinding[] {
 }
 
 /** Whether a supports or derived_from relation joins `page` with an evidence page, either way. */
-function hasEvidence(registry: Registry, page: PageMeta): boolean {
-  const isEvidence = (id: string) => registry.pages.get(id)?.role === "evidence";
-  const evidential = (type: string) => type === "supports" || type === "derived_from";
-  return (
-    registry.relations.outgoing(page.id).some((e) => evidential(e.type) && isEvidence(e.to)) ||
-    registry.relations.incoming(page.id).some((e) => evidential(e.type) && isEvidence(e.from))
-  );
-}
+/** How far a chain of cards is followed to its evidence (a cycle stops sooner). */
+const MAX_EVIDENCE_HOPS = 4;
 
 /**
- * Cards (canonical pages but resolution pages) with no `sources` and no
- * supports/derived_from relation with an evidence page. Only in a vault that declares relations
- * at all: in one that never adopted them every sourceless page would be
- * reported, and the repair (declare a relation) would be news to its owner.
+ * Whether a card rests on evidence: its own `sources`, or a supports /
+ * derived_from relation to an evidence page or to a card that rests on
+ * evidence in turn ("cache invalidation" derived from ADR-004, derived from
+ * the protocol RFC).
+ */
+function hasEvidence(registry: Registry, page: PageMeta): boolean {
+  const evidential = (type: string) => type === "supports" || type === "derived_from";
+  const seen = new Set([page.id]);
+  let frontier = [page.id];
+  for (let hop = 0; hop < MAX_EVIDENCE_HOPS && frontier.length > 0; hop += 1) {
+    const next: string[] = [];
+    for (const id of frontier) {
+      const ends = [
+        ...registry.relations
+          .outgoing(id)
+          .filter((e) => evidential(e.type))
+          .map((e) => e.to),
+        ...registry.relations
+          .incoming(id)
+          .filter((e) => evidential(e.type))
+          .map((e) => e.from),
+      ];
+      for (const end of ends) {
+        if (seen.has(end)) continue;
+        seen.add(end);
+        const other = registry.pages.get(end);
+        if (!other) continue;
+        if (other.role === "evidence" || other.sources.length > 0) return true;
+        next.push(end);
+      }
+    }
+    frontier = next;
+  }
+  return false;
+}
+
+/** Types whose pages make claims that want evidence; entities, skills and cases describe or instruct. */
+const CLAIM_TYPES: ReadonlySet<string> = new Set([
+  "concept",
+  "synthesis",
+  "analysis",
+  "requirement",
+]);
+
+/**
+ * Cards making claims (concepts, syntheses, analyses, requirements; not
+ * resolution pages, not deprecated ones kept for history) with no
+ * `sources` and no supports/derived_from chain to evidence. Only in a vault
+ * that declares relations at all: in one that never adopted them every
+ * sourceless page would be reported, and the repair (declare a relation)
+ * would be news to its owner.
  */
 function cardFindings(registry: Registry): LintFinding[] {
   const pages = [...registry.pages.values()];
@@ -116,6 +157,8 @@ function cardFindings(registry: Registry): LintFinding[] {
       .filter(
         (p) =>
           p.role === "canonical" &&
+          CLAIM_TYPES.has(p.type) &&
+          p.status !== "deprecated" &&
           p.resolution === undefined &&
           p.sources.length === 0 &&
           !hasEvidence(registry, p),
