@@ -164,12 +164,15 @@ describe("bundles", () => {
     expect(top[0]?.heading).toBe("Claim");
   });
 
-  it("answers a hit on evidence with the card it backs", async () => {
+  it("answers a hit on evidence with the evidence first, then the card it backs", async () => {
     const result = await explicit("pier gauge surge cormorant-17");
-    expect(result.results[0]?.id).toBe("concepts/tide-window");
-    expect(result.results[0]?.matchReason).toBe("relation");
-    expect(result.results[1]?.id).toBe("sources/gauge-report");
-    expect(result.results[1]?.part).toBe("evidence");
+    expect(result.results[0]?.id).toBe("sources/gauge-report");
+    expect(result.results[0]?.part).toBe("evidence");
+    expect(result.results[0]?.relation).toEqual({ type: "supports", direction: "in" });
+    expect(result.results[1]?.id).toBe("concepts/tide-window");
+    expect(result.results[1]?.part).toBe("card");
+    expect(result.results[1]?.matchReason).toBe("relation");
+    expect(result.results[1]?.bundle).toBe(0);
   });
 
   it("never shows one side of an unresolved conflict alone, even in automatic recall", async () => {

@@ -244,7 +244,7 @@ function recallItems(
     const date = pageDate(meta);
     const item: RecallItem = {
       ...hit,
-      score: a.part === "card" || a.part === "unpromoted" ? cardScore : hit.score,
+      score: a.opener !== undefined ? cardScore : hit.score,
       path: `.llm-wiki/${rel}`,
       file: join(handle.paths.dir, rel),
       bundle: a.bundle,

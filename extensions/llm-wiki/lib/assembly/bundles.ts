@@ -67,7 +67,10 @@ export interface AssembledItem {
   part: BundlePart;
   /** Index of the seed in the ranked list, when retrieval found this page. */
   seed?: number;
-  /** On a card: the index of the seed that opened its bundle (the card may be that seed's successor). */
+  /**
+   * On a bundle's head and card: the index of the seed that opened the
+   * bundle (the card may be that seed's successor, or the card its evidence backs).
+   */
   opener?: number;
   relation?: ItemRelation;
   freshness: "current" | "stale" | "historical";
@@ -280,12 +283,14 @@ export function assemble(
           card = current;
         }
       }
+      const opener = rankOf.get(key(seed.vault, seed.id)) ?? 0;
+      // Evidence the query found itself leads its bundle (the question may be
+      // about the source: "RFC-007"), followed by the card it backs.
+      if (viaEvidence) {
+        take(labelled(v, viaEvidence.id, "evidence", { relation: viaEvidence.relation, opener }));
+      }
       const cardRole = v.pages.get(card)?.role ?? seed.role;
-      take(
-        labelled(v, card, cardRole === "canonical" ? "card" : "unpromoted", {
-          opener: rankOf.get(key(seed.vault, seed.id)) ?? 0,
-        }),
-      );
+      take(labelled(v, card, cardRole === "canonical" ? "card" : "unpromoted", { opener }));
       const around = neighbours(v, card).filter((n) => !placed.has(key(v.kind, n.id)));
       const byRank = (a: Neighbour, b: Neighbour) =>
         rank(a.id) - rank(b.id) ||
@@ -294,8 +299,7 @@ export function assemble(
         (a.relation.type < b.relation.type ? -1 : a.relation.type > b.relation.type ? 1 : 0) ||
         (a.id < b.id ? -1 : 1);
       const evidence = around.filter(isEvidenceEdge).sort(byRank);
-      if (viaEvidence) evidence.unshift(viaEvidence);
-      for (const n of evidence.slice(0, MAX_EVIDENCE)) {
+      for (const n of evidence.slice(0, MAX_EVIDENCE - (viaEvidence ? 1 : 0))) {
         if (placed.has(key(v.kind, n.id))) continue;
         take(labelled(v, n.id, "evidence", { relation: n.relation }));
       }
@@ -318,7 +322,7 @@ export function assemble(
       }
     }
     const first = items[0] as AssembledItem;
-    const type = v.pages.get(first.id)?.type ?? "";
+    const type = v.pages.get((items.find((i) => i.part === "card") ?? first).id)?.type ?? "";
     const capped = opts.automatic && (cardsOfType.get(type) ?? 0) >= AUTOMATIC_TYPE_CAP;
     if (capped) {
       // Dropped, not shown: its pages may still come in through another card.
