@@ -22,7 +22,7 @@ import {
   runAutoPrecision,
 } from "./bench/auto-precision.ts";
 import { MEMORY_GATES, memoryGateFailures } from "./bench/memory-gates.ts";
-import { type ModeRun, runFixture } from "./bench/retrieval-run.ts";
+import { type ModeRun, runCandidates, runFixture } from "./bench/retrieval-run.ts";
 import { topicVaultQuestions, writeTopicVault } from "./bench/topic-vault.ts";
 import { ensureTestModels } from "./generate-test-models.ts";
 
@@ -48,10 +48,21 @@ const fixture = loadBenchmarkFixture(join(root, "test", "fixtures", "retrieval",
 const tiny = await ensureTestModels();
 const tinyModels = { embed: tiny.embed, rerank: tiny.rerank, generate: tiny.generate };
 
+// The held-out floor's fixture: the vault and held-out queries of before issue 13.
+const floorFixture = loadBenchmarkFixture(
+  join(root, "test", "fixtures", "retrieval", "pre13", "queries.json"),
+);
 const runs: ModeRun[] = [];
-runs.push(await runFixture(fixture, "lexical", "none", { embed: "/nonexistent/no-model.gguf" }));
+const noModel = { embed: "/nonexistent/no-model.gguf" };
+runs.push({
+  ...(await runFixture(fixture, "lexical", "none", noModel)),
+  floorQueries: (await runCandidates(floorFixture, "lexical", "none", noModel)).all,
+});
 for (const mode of only ? [] : (["hybrid", "adaptive", "quality"] as const)) {
-  runs.push(await runFixture(fixture, mode, "tiny", tinyModels));
+  runs.push({
+    ...(await runFixture(fixture, mode, "tiny", tinyModels)),
+    floorQueries: (await runCandidates(floorFixture, mode, "tiny", tinyModels)).all,
+  });
 }
 if (process.env.QMD_MODEL_SMOKE === "1") {
   const defaults = resolveModels(
@@ -103,6 +114,8 @@ const baselineRuns = Object.fromEntries(
       {
         report: r.report,
         answers: r.answers,
+        candidateBundles: r.candidateBundles,
+        floorQueries: r.floorQueries,
         modesUsed: r.modesUsed,
         autoRecallRate: r.autoRecallRate,
       },
@@ -146,17 +159,29 @@ for (const r of runs) {
 lines.push(
   `heuristic (old)    all      ${fmt(HEURISTIC_REFERENCE.all.candidateRecall20)}  ${fmt(HEURISTIC_REFERENCE.all.mrr)}          ${fmt(HEURISTIC_REFERENCE.all.ndcg10)}                               ${fmt(HEURISTIC_REFERENCE.all.autoFalsePositiveRate)}`,
 );
-// Recall's answer, with typed-link assembly and without it (the ablation), side by side.
-lines.push(
-  "",
-  "answer (explicit recall, ≤20 items; automatic for autoFP)",
-  "mode/models        slice    assembly R@20   MRR    can1   can@3  evP20  evR20  contra dupW   ctxW   autoFP",
-);
-for (const r of runs) {
+// With typed-link assembly and without it (the ablation), side by side: the
+// candidate list (the memory gates' measure), then recall's answer.
+for (const [title, pick] of [
+  [
+    "candidates through assembly (depth 20, no floor; the memory gates)",
+    (r: ModeRun) => r.candidateBundles,
+  ],
+  ["answer (explicit recall, ≤20 items; automatic for autoFP)", (r: ModeRun) => r.answers],
+] as const) {
+  lines.push(
+    "",
+    title,
+    "mode/models        slice    assembly R@20   MRR    can1   can@3  evP20  evR20  contra dupW   ctxW   autoFP",
+  );
+  for (const r of runs) {
+    answerRows(r, pick(r));
+  }
+}
+function answerRows(r: ModeRun, answers: ModeRun["answers"]): void {
   for (const slice of ["all", "train", "heldout"] as const) {
     for (const [label, report] of [
-      ["on", r.answers.assembled],
-      ["off", r.answers.flat],
+      ["on", answers.assembled],
+      ["off", answers.flat],
     ] as const) {
       const a: AnswerMetrics = report[slice];
       lines.push(

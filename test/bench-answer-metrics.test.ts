@@ -66,7 +66,31 @@ describe("recall-answer metrics", () => {
     expect(right.canonicalFirst).toBe(1);
   });
 
-  it("scores evidence precision and recall over evidence and unpromoted items only", () => {
+  it("reads canonical-first and canonical@3 over the cards: evidence leading a bundle is its card's support", () => {
+    const led = evaluateAnswer(
+      query,
+      run([
+        ["sources/a", "evidence"],
+        ["concepts/new", "card"],
+      ]),
+    );
+    expect(led.canonicalFirst).toBe(1);
+    const third = evaluateAnswer(
+      query,
+      run([
+        ["concepts/x", "card"],
+        ["sources/a", "evidence"],
+        ["sources/b", "evidence"],
+        ["concepts/y", "card"],
+        ["concepts/new", "card"],
+        ["concepts/z", "card"],
+      ]),
+    );
+    expect(third.canonicalFirst).toBe(0);
+    expect(third.canonicalAt3).toBe(1);
+  });
+
+  it("scores evidence precision and recall over evidence, unpromoted and competing items only", () => {
     const m = evaluateAnswer(
       query,
       run([
@@ -74,10 +98,12 @@ describe("recall-answer metrics", () => {
         ["sources/a", "evidence"],
         ["sources/x", "unpromoted"],
         ["sources/b", "competing"],
+        ["concepts/other", "qualifier"],
       ]),
     );
-    expect(m.evidencePrecision20).toBe(0.5);
-    expect(m.evidenceRecall20).toBe(0.5);
+    // a, b judged evidence; x not: precision 2/3; both judged shown: recall 1.
+    expect(m.evidencePrecision20).toBe(2 / 3);
+    expect(m.evidenceRecall20).toBe(1);
     expect(evaluateAnswer(query, run([["concepts/new", "card"]])).evidencePrecision20).toBeNull();
   });
 

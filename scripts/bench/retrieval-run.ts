@@ -8,6 +8,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { assemble } from "../../extensions/llm-wiki/lib/assembly/bundles.ts";
 import {
   type AnswerMetricReport,
   type AnswerRun,
@@ -52,6 +53,17 @@ export interface ModeRun {
    * it (`assembly: false`, the ablation).
    */
   answers: { assembled: AnswerMetricReport; flat: AnswerMetricReport };
+  /**
+   * The candidate list (depth 20, no floor) through assembly, and as
+   * retrieved: the memory gates' measure, comparable with the candidate
+   * metrics the issue's starting figures were taken on.
+   */
+  candidateBundles: { assembled: AnswerMetricReport; flat: AnswerMetricReport };
+  /**
+   * Candidate metrics of the held-out queries the pre-issue-13 floor was
+   * measured on, on the vault it was measured on (test/fixtures/retrieval/pre13).
+   */
+  floorQueries?: RetrievalMetricReport["all"];
   /** Modes actually used, counted over the queries (fallbacks show here). */
   modesUsed: Record<string, number>;
   latencyMsP50: number;
@@ -92,6 +104,8 @@ export async function runFixture(
     let autoExpected = 0;
     let autoFound = 0;
     const answers: Record<"assembled" | "flat", AnswerRun[]> = { assembled: [], flat: [] };
+    const bundled: Record<"assembled" | "flat", AnswerRun[]> = { assembled: [], flat: [] };
+    const now = new Date();
     for (const query of fixture.queries) {
       const vault = retrievalVault(handle);
       const t = performance.now();
@@ -104,6 +118,20 @@ export async function runFixture(
       latencies.push(performance.now() - t);
       modesUsed[ranked.modeUsed] = (modesUsed[ranked.modeUsed] ?? 0) + 1;
       const auto = await service.recall({ query: query.text, policy: "automatic", mode });
+      for (const expand of [true, false]) {
+        const assembly = assemble(ranked.hits, new Map([[vault.kind, vault]]), {
+          maxBundles: RANKING_POLICY.maxResults,
+          automatic: false,
+          expand,
+          now,
+        });
+        bundled[expand ? "assembled" : "flat"].push({
+          queryId: query.id,
+          items: assembly.items.map((i) => ({ pageId: i.id, part: i.part, bundle: i.bundle })),
+          rendered: "",
+          autoPageIds: auto.results.map((h) => h.id),
+        });
+      }
       if (query.autoExpectation === "hit") {
         autoExpected += 1;
         const judged = new Set(query.judgments.map((j) => j.pageId));
@@ -144,10 +172,65 @@ export async function runFixture(
         assembled: evaluateAnswers(fixture.queries, answers.assembled),
         flat: evaluateAnswers(fixture.queries, answers.flat),
       },
+      candidateBundles: {
+        assembled: evaluateAnswers(fixture.queries, bundled.assembled),
+        flat: evaluateAnswers(fixture.queries, bundled.flat),
+      },
       modesUsed,
       latencyMsP50: Math.round((latencies[Math.floor(latencies.length / 2)] ?? 0) * 10) / 10,
       autoRecallRate: autoExpected === 0 ? 0 : Math.round((autoFound / autoExpected) * 1e6) / 1e6,
     };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Candidate metrics only (depth 20, no floor) of `fixture` in one mode: for
+ * the held-out floor's own fixture, where nothing else is measured.
+ */
+export async function runCandidates(
+  fixture: BenchmarkFixture,
+  mode: RetrievalMode,
+  models: ModeRun["models"],
+  modelSettings: WikiSettings["models"] = {},
+): Promise<RetrievalMetricReport> {
+  const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bench-floor-"));
+  try {
+    cpSync(fixture.vaultRoot, dir, {
+      recursive: true,
+      filter: (src) => !src.includes(`${join(".llm-wiki", "meta")}`),
+    });
+    const settings: WikiSettings = {
+      ...DEFAULT_SETTINGS,
+      includePersonal: false,
+      retrievalMode: mode,
+      models: modelSettings,
+    };
+    const service = createWikiService({ cwd: dir, vault: dir, settings });
+    const components =
+      models === "none" ? (["lexical"] as const) : (["lexical", "vectors"] as const);
+    const indexed = await service.reindex({ scope: "all", components: [...components] });
+    if (!indexed.ok) throw new Error(`indexing failed: ${JSON.stringify(indexed.diagnostics)}`);
+    const [paths] = service.resolveVaults();
+    if (!paths) throw new Error("floor fixture vault not found");
+    const handle = service.handles.get(paths);
+    const runs: BenchmarkRun[] = [];
+    for (const query of fixture.queries) {
+      const ranked = await retrieve([retrievalVault(handle)], {
+        query: query.text,
+        policy: RANKING_POLICY,
+        mode,
+        capabilities: capabilities(service.handles),
+      });
+      runs.push({
+        queryId: query.id,
+        rankedPageIds: ranked.hits.map((h) => h.id),
+        autoPageIds: [],
+      });
+    }
+    await service.close();
+    return evaluateBenchmark(fixture.queries, runs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

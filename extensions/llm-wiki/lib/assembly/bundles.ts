@@ -298,7 +298,11 @@ export function assemble(
           Number(v.pages.get(a.id)?.role === "evidence") ||
         (a.relation.type < b.relation.type ? -1 : a.relation.type > b.relation.type ? 1 : 0) ||
         (a.id < b.id ? -1 : 1);
-      const evidence = around.filter(isEvidenceEdge).sort(byRank);
+      // A card the query found itself gets its own bundle (and its own hop),
+      // rather than being spent as another card's evidence.
+      const ownCard = (n: Neighbour) =>
+        v.pages.get(n.id)?.role === "canonical" && rankOf.has(key(v.kind, n.id));
+      const evidence = around.filter((n) => isEvidenceEdge(n) && !ownCard(n)).sort(byRank);
       for (const n of evidence.slice(0, MAX_EVIDENCE - (viaEvidence ? 1 : 0))) {
         if (placed.has(key(v.kind, n.id))) continue;
         take(labelled(v, n.id, "evidence", { relation: n.relation }));

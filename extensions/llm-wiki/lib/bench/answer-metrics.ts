@@ -20,8 +20,12 @@ import { renderedCharsByPage } from "./rendered-pages.ts";
 /** Depth of the answer the metrics read: the first 20 items. */
 export const ANSWER_DEPTH = 20;
 
-/** Bundle parts that present a page as evidence (`unpromoted`: evidence no card covers). */
-export const EVIDENCE_PARTS: ReadonlySet<string> = new Set(["evidence", "unpromoted"]);
+/**
+ * Bundle parts that present a page as evidence: `evidence`, `unpromoted`
+ * (evidence no card covers) and `competing` (one side of a conflict, shown
+ * with its text next to the other).
+ */
+export const EVIDENCE_PARTS: ReadonlySet<string> = new Set(["evidence", "unpromoted", "competing"]);
 
 /** One item of recall's answer, in answer order. */
 export interface AnswerItem {
@@ -107,6 +111,8 @@ export function contextWaste(rendered: string, judgedIds: ReadonlySet<string>): 
 export function evaluateAnswer(query: BenchmarkQuery, run: AnswerRun): AnswerQueryMetrics {
   const items = run.items.slice(0, ANSWER_DEPTH);
   const ids = items.map((item) => item.pageId);
+  // A bundle is one memory: its card stands for it (evidence leading a bundle is the card's support).
+  const cards = items.filter((item) => item.part === "card").map((item) => item.pageId);
   const relevant = idsForRole(query.judgments);
   const canonical = idsForRole(query.judgments, "canonical");
   const evidence = idsForRole(query.judgments, "evidence");
@@ -120,8 +126,8 @@ export function evaluateAnswer(query: BenchmarkQuery, run: AnswerRun): AnswerQue
     queryId: query.id,
     recall20: judged ? recallAt(ids, relevant, ANSWER_DEPTH) : null,
     reciprocalRank: judged ? reciprocalRank(ids, relevant) : null,
-    canonicalFirst: judged ? firstIsOneOf(ids, canonical) : null,
-    canonicalAt3: canonical.size > 0 ? hitAt(ids, canonical, 3) : null,
+    canonicalFirst: judged ? firstIsOneOf(cards, canonical) : null,
+    canonicalAt3: canonical.size > 0 ? hitAt(cards, canonical, 3) : null,
     evidencePrecision20:
       evidenceItems.length > 0
         ? evidenceItems.filter((id) => evidence.has(id)).length / evidenceItems.length
