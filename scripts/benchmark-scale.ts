@@ -27,6 +27,7 @@ const BUDGETS = {
   fullIndexMs: 10_000,
   fullIndexPeakRssMb: 600,
   mcpSpawnToFirstRecallMs: 500,
+  assemblyAddsToAutomaticP95Ms: 2,
 };
 
 function phase(
@@ -92,6 +93,12 @@ for (const pages of sizes) {
       automaticRecallP95Ms: recall.automaticP95,
       explicitRecallP50Ms: recall.explicitP50,
       explicitRecallP95Ms: recall.explicitP95,
+      // The same queries without assembly (the flat ranked list), interleaved.
+      automaticRecallFlatP95Ms: recall.automaticFlatP95,
+      explicitRecallFlatP95Ms: recall.explicitFlatP95,
+      assemblyAddsToAutomaticP95Ms: round(
+        (recall.automaticP95 ?? 0) - (recall.automaticFlatP95 ?? 0),
+      ),
     };
     if (pages <= 1_000) {
       const tiny = await ensureTestModels();
@@ -133,7 +140,14 @@ for (const [pages, r] of Object.entries(results)) {
     ["one change → searchable (ms)", r.oneChangeToSearchableMsMax, BUDGETS.oneChangeToSearchableMs],
     ["unseen change → searchable (ms)", r.oneUnseenChangeToSearchableMsMax, undefined],
     ["automatic recall p95 (ms)", r.automaticRecallP95Ms, BUDGETS.automaticRecallP95Ms],
+    ["automatic p95, flat list (ms)", r.automaticRecallFlatP95Ms, undefined],
+    [
+      "assembly adds (ms, p95)",
+      r.assemblyAddsToAutomaticP95Ms,
+      BUDGETS.assemblyAddsToAutomaticP95Ms,
+    ],
     ["explicit recall p95 (ms)", r.explicitRecallP95Ms, undefined],
+    ["explicit p95, flat list (ms)", r.explicitRecallFlatP95Ms, undefined],
     ["embed, tiny model (ms)", r.embedTinyModelMs, undefined],
     ["MCP spawn → handshake (ms)", r.mcpSpawnToHandshakeMs, undefined],
     ["MCP spawn → first recall (ms)", r.mcpSpawnToFirstRecallMs, BUDGETS.mcpSpawnToFirstRecallMs],

@@ -1,7 +1,9 @@
 /**
  * A deterministic synthetic vault for benchmarks: N pages of ~300 words over
- * a fixed vocabulary, spread over every page type, with links between them.
- * The same N always produces the same bytes.
+ * a fixed vocabulary, spread over every page type, with links between them;
+ * every fourth page also declares a typed relation to its first link, so
+ * recall's assembly has a relation graph to walk. The same N always
+ * produces the same bytes.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +33,15 @@ const WORDS = (
   "search ranking relevance recall precision embedding rerank fusion lexical semantic hybrid"
 ).split(" ");
 
+const RELATION_TYPES = [
+  "supports",
+  "contradicts",
+  "qualifies",
+  "supersedes",
+  "derived_from",
+  "applies_under",
+] as const;
+
 /** Id of synthetic page `i` (stable across runs). */
 export function syntheticPageId(i: number): string {
   const [, folder] = TYPES[i % TYPES.length] ?? TYPES[0];
@@ -48,7 +59,11 @@ export function syntheticPage(i: number, pages: number, variant = 0): string {
     const words = Array.from({ length: 10 }, pick);
     sentences.push(`${words.join(" ")}.`);
   }
-  const links = [1, 2, 3].map((k) => `[[${syntheticPageId((i * 31 + k * 977) % pages)}]]`);
+  const targets = [1, 2, 3].map((k) => syntheticPageId((i * 31 + k * 977) % pages));
+  const links = targets.map((id) => `[[${id}]]`);
+  const kind = RELATION_TYPES[(i / 4) % RELATION_TYPES.length] ?? "supports";
+  const related = i % 4 === 0 && targets[0] !== syntheticPageId(i);
+  const scope = kind === "applies_under" ? `, scope: component ${i % 97}` : "";
   return [
     "---",
     `type: ${type}`,
@@ -56,6 +71,7 @@ export function syntheticPage(i: number, pages: number, variant = 0): string {
     `description: Notes on ${pick()} and ${pick()} for component ${i % 97}.`,
     `tags: [${pick()}, ${pick()}]`,
     "status: stable",
+    ...(related ? [`relations: [{target: ${targets[0]}, type: ${kind}${scope}}]`] : []),
     "---",
     "",
     `# ${title}`,
