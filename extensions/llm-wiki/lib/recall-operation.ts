@@ -205,9 +205,8 @@ function bodyOf(handle: VaultHandle, id: string, path: string): string | undefin
 /**
  * The host's items and the renderer's hits for an assembly: each page's
  * excerpt from the page itself (its own lines, the same whatever mode found
- * it) with the heading it sits under. A card stands for the hit that opened
- * its bundle and carries that score; a page admitted by a relation carries
- * its own score when retrieval also found it, else 0.
+ * it) with the heading it sits under. Every item shows its bundle's score
+ * (the best of the hits that opened it), so scores read in list order.
  */
 function recallItems(
   byKind: ReadonlyMap<string, VaultHandle>,
@@ -217,6 +216,12 @@ function recallItems(
 ): { results: RecallItem[]; renderable: RenderableHit[] } {
   const results: RecallItem[] = [];
   const renderable: RenderableHit[] = [];
+  const bundleScore = new Map<number, number>();
+  for (const a of assembly.items) {
+    if (a.opener === undefined) continue;
+    const s = Math.max(hits[a.seed ?? -1]?.score ?? 0, hits[a.opener]?.score ?? 0);
+    bundleScore.set(a.bundle, Math.max(bundleScore.get(a.bundle) ?? 0, s));
+  }
   for (const a of assembly.items) {
     const handle = byKind.get(a.vault);
     if (!handle) continue;
@@ -244,7 +249,10 @@ function recallItems(
     const date = pageDate(meta);
     const item: RecallItem = {
       ...hit,
-      score: a.opener !== undefined ? cardScore : hit.score,
+      // Every item of a bundle shows the bundle's score, so the list reads in
+      // the order of its scores; `confidence` stays the page's own (0 when a
+      // relation alone brought it in).
+      score: bundleScore.get(a.bundle) ?? cardScore,
       path: `.llm-wiki/${rel}`,
       file: join(handle.paths.dir, rel),
       bundle: a.bundle,

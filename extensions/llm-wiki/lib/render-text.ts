@@ -6,6 +6,7 @@
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { LintResult } from "./lint/types.ts";
+import { relationPhrase } from "./recall.ts";
 import type { RecallResult } from "./recall-operation.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
@@ -125,11 +126,24 @@ function renderWhy(why: NonNullable<RecallResult["results"][number]["why"]>): st
 export function renderRecallResult(result: RecallResult): string {
   const head = `${result.results.length} page(s) for "${result.query}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""})`;
   if (result.results.length === 0) return `${head}: no reliable memory found.`;
-  const lines = result.results.map(
-    (r, i) =>
-      `${i + 1}. ${neutraliseLine(r.id)}  ${neutraliseLine(r.title)}  [${neutraliseLine(r.type)}${r.vault === "personal" ? ", personal" : ""}] score ${r.score.toFixed(2)}\n   ${neutraliseLine(r.file)}${r.why ? `\n${renderWhy(r.why)}` : ""}`,
+  const lines = result.results.map((r, i) => {
+    // A card opens its bundle; what its relations brought in is indented under it.
+    const part =
+      r.part === "card" ? "" : ` ${r.part}${r.relation ? ` (${relationPhrase(r.relation)})` : ""}`;
+    const labels = [
+      r.freshness !== "current" ? r.freshness : undefined,
+      r.successor ? `superseded by ${neutraliseLine(r.successor)}` : undefined,
+      r.scope ? `scope: ${neutraliseLine(r.scope)}` : undefined,
+    ].filter(Boolean);
+    const indent =
+      r.part === "card" || (i > 0 && result.results[i - 1]?.bundle !== r.bundle) ? "" : "  ";
+    return `${indent}${i + 1}. ${neutraliseLine(r.id)}  ${neutraliseLine(r.title)}  [${neutraliseLine(r.type)}${r.vault === "personal" ? ", personal" : ""}]${part} score ${r.score.toFixed(2)}${labels.length ? ` · ${labels.join(" · ")}` : ""}\n${indent}   ${neutraliseLine(r.file)}${r.why ? `\n${renderWhy(r.why)}` : ""}`;
+  });
+  const conflicts = result.conflicts.map(
+    (c) =>
+      `conflict, unresolved: ${neutraliseLine(c.a.id)}${c.a.date ? ` (${neutraliseLine(c.a.date)})` : ""} and ${neutraliseLine(c.b.id)}${c.b.date ? ` (${neutraliseLine(c.b.date)})` : ""}; resolve with \`llm-wiki resolve-conflict --selected ID --other ID --relation …\``,
   );
-  return `${head}\n${lines.join("\n")}\n\n${result.rendered}`;
+  return `${head}\n${[...lines, ...conflicts].join("\n")}\n\n${result.rendered}`;
 }
 
 export function renderBootstrap(result: BootstrapOpResult): string {
