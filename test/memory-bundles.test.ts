@@ -280,6 +280,33 @@ describe("bundles", () => {
   });
 });
 
+describe("a changed choice through wiki_resolve_conflict", () => {
+  it("qualifies instead of superseding: both claims current, the chosen one a qualifier with its scope", async () => {
+    const resolved = await service.resolveConflict({
+      vault: "project",
+      selected_page_id: "requirements/pilot-boarding-near",
+      other_page_id: "requirements/pilot-boarding-far",
+      relation: "qualifies",
+      rationale: "Inside the breakwater only for small craft.",
+      replaces: "r1",
+    });
+    expect(resolved.ok, JSON.stringify(resolved.diagnostics)).toBe(true);
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    const result = await explicit("pilots board inbound tankers at the fairway buoy");
+    expect(result.conflicts).toEqual([]);
+    const far = byId(result.results, "requirements/pilot-boarding-far");
+    const near = byId(result.results, "requirements/pilot-boarding-near");
+    expect(far?.freshness).toBe("current");
+    expect(near?.freshness).toBe("current");
+    expect(far?.bundle).toBe(near?.bundle);
+    const second = far?.part === "card" ? near : far;
+    expect(second?.part).toBe("qualifier");
+    expect(second?.relation?.type).toBe("qualifies");
+    expect(second?.relation?.resolution).toBe(resolved.id);
+    expect(result.rendered).not.toContain("CONFLICT");
+  });
+});
+
 describe("the bundled example vault declares its relations", () => {
   const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bundles-example-"));
   let example: WikiService;

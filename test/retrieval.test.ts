@@ -305,6 +305,36 @@ describe("modes on an index with vectors (tiny models)", () => {
     expect(ids(r)).toContain("entities/sync-engine");
   });
 
+  it("adaptive escalates when its two best candidates contradict each other unresolved", async () => {
+    const query = "sync engine CRDT merge";
+    const top2 = ids(await recall(service, query, { mode: "hybrid", assembly: false })).slice(0, 2);
+    expect(top2).toHaveLength(2);
+    const [a, b] = top2 as [string, string];
+    // The same vault, the best page now declaring that it contradicts the second (and linking it).
+    const pages = { ...PAGES };
+    pages[a] = (pages[a] ?? "").replace(
+      /\n---\n/,
+      `\nrelations: [{target: ${b}, type: contradicts}]\n---\n`,
+    );
+    pages[a] = `${pages[a]}\nDisputed by [[${b}]].\n`;
+    const disputed = makeTempVault({ pages, config: { name: "small", topic: "notes app" } });
+    await indexed(disputed, true);
+    const s = serviceFor(disputed);
+    try {
+      expect(ids(await recall(s, query, { mode: "hybrid", assembly: false })).slice(0, 2)).toEqual(
+        top2,
+      );
+      const r = await recall(s, query, { mode: "adaptive" });
+      expect(steps(r)).toEqual(["lexical", "vector", "escalate", "expanded"]);
+      expect(r.trace[2]?.note).toBe("contradiction");
+      // Both sides are in the answer, with the conflict stated.
+      expect(ids(r)).toEqual(expect.arrayContaining([a, b]));
+      expect(r.conflicts.map((c) => [c.a.id, c.b.id].sort())).toContainEqual([a, b].sort());
+    } finally {
+      await s.close();
+    }
+  });
+
   it("quality always runs expansion and reranking, without an escalation decision", async () => {
     const r = await recall(service, "sync engine CRDT merge", { mode: "quality" });
     expect(steps(r)).toEqual(["lexical", "vector", "expanded"]);
