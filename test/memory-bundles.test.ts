@@ -87,6 +87,10 @@ const pages: Record<string, string> = {
     { type: "requirement", title: "Pilot boarding at the breakwater", updated: "2026-06-30" },
     "# Pilot boarding at the breakwater\n\nHarbour masters now meet ships inside the breakwater.",
   ),
+  "sources/crane-gossip": page(
+    { type: "source", title: "Crane gossip" },
+    "# Crane gossip\n\nA rigger said gantry cranes stop when gusts exceed 20 knots at the quay anemometer; they stopped twice.",
+  ),
   "sources/loose-note": page(
     { type: "source", title: "Quayside chatter" },
     "# Quayside chatter\n\nSomeone mentioned the periwinkle forklift lease renewal.",
@@ -229,6 +233,17 @@ describe("bundles", () => {
     expect(result.results[0]?.id).toBe("sources/loose-note");
     expect(result.results[0]?.part).toBe("unpromoted");
     expect(result.rendered).toContain("unpromoted evidence (not an established conclusion)");
+  });
+
+  it("in automatic recall, leaves out unpromoted evidence ranked below a card, keeps it when it ranks first", async () => {
+    const query = "gantry cranes gusts anemometer";
+    const flat = await service.recall({ query, policy: "automatic", assembly: false });
+    expect(flat.results.map((r) => r.id)).toContain("sources/crane-gossip");
+    const assembled = await automatic(query);
+    expect(assembled.results[0]?.part).toBe("card");
+    expect(assembled.results.map((r) => r.id)).not.toContain("sources/crane-gossip");
+    const alone = await automatic("rigger said gantry cranes stopped twice");
+    expect(alone.results[0]).toMatchObject({ id: "sources/crane-gossip", part: "unpromoted" });
   });
 
   it("never repeats a page, whatever the query", async () => {

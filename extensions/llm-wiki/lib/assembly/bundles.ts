@@ -51,11 +51,11 @@ export interface AssemblyOptions {
   maxBundles: number;
   /**
    * Automatic recall: at most two cards of one type, and unpromoted evidence
-   * only when no card answers. Explicit recall keeps every card and the
-   * ranked evidence in its place.
+   * only when no card ranked above it. Explicit recall keeps every card and
+   * the ranked evidence in its place.
    */
   automatic: boolean;
-  /** False: the ranked list as retrieved, each page its own bundle (labels only). */
+  /** False: the ranked list as retrieved, each page its own bundle (labels only, no packing rule). */
   expand: boolean;
   now: Date;
 }
@@ -220,7 +220,7 @@ export function assemble(
   });
   const placed = new Set<string>();
   const bundles: AssembledItem[][] = [];
-  const deferred: AssembledItem[][] = [];
+  let hasCard = false;
   const conflicts: AssembledConflict[] = [];
   const cardsOfType = new Map<string, number>();
 
@@ -327,18 +327,25 @@ export function assemble(
     }
     const first = items[0] as AssembledItem;
     const type = v.pages.get((items.find((i) => i.part === "card") ?? first).id)?.type ?? "";
-    const capped = opts.automatic && (cardsOfType.get(type) ?? 0) >= AUTOMATIC_TYPE_CAP;
+    // The packing rules are assembly's: without it the list stays as retrieved.
+    const packing = opts.automatic && opts.expand;
+    const capped = packing && (cardsOfType.get(type) ?? 0) >= AUTOMATIC_TYPE_CAP;
     if (capped) {
       // Dropped, not shown: its pages may still come in through another card.
       for (const item of items) placed.delete(key(item.vault, item.id));
       continue;
     }
+    // Automatic recall shows evidence nobody promoted only where no card
+    // answers better: below a card that ranked above it, it is left out.
+    if (packing && first.part === "unpromoted" && hasCard) {
+      for (const item of items) placed.delete(key(item.vault, item.id));
+      continue;
+    }
+    hasCard ||= items.some((i) => i.part === "card");
     cardsOfType.set(type, (cardsOfType.get(type) ?? 0) + 1);
-    (first.part === "unpromoted" && opts.automatic ? deferred : bundles).push(items);
+    bundles.push(items);
   }
-  // Automatic recall shows evidence nobody promoted only when no card answers.
-  const kept = bundles.length > 0 ? bundles : deferred.slice(0, opts.maxBundles);
-  const items = kept.flatMap((bundle, b) => bundle.map((item) => ({ ...item, bundle: b })));
+  const items = bundles.flatMap((bundle, b) => bundle.map((item) => ({ ...item, bundle: b })));
   const shown = new Set(items.map((i) => key(i.vault, i.id)));
   return {
     items,
