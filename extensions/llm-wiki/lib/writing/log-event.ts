@@ -30,6 +30,7 @@ const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
   "source_ingested",
   "observation_recorded",
   "retro_recorded",
+  "conflict_resolved",
 ]);
 
 export interface LogEventInput {
