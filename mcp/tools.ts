@@ -160,6 +160,7 @@ export const TOOLS: readonly McpTool[] = [
       policy: "explicit",
       ...(args.max_results !== undefined ? { maxResults: args.max_results } : {}),
       ...(args.mode ? { mode: args.mode } : {}),
+      ...(args.explain ? { explain: true } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     });
     return {

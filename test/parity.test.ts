@@ -31,6 +31,7 @@ interface Query {
   query: string;
   max_results?: number;
   mode?: "lexical" | "hybrid" | "adaptive" | "quality";
+  explain?: boolean;
 }
 
 const QUERIES: Query[] = [
@@ -50,6 +51,13 @@ const QUERIES: Query[] = [
   },
   // Not searched at all: the diagnostic must travel the same way through every host.
   { label: "too long", query: `cache ${"x".repeat(2_000)}`, mode: "lexical" },
+  // Why each page came, the same through every host.
+  {
+    label: "explained, lexical",
+    query: "version vectors and tombstones",
+    mode: "lexical",
+    explain: true,
+  },
 ];
 
 interface HostAnswer {
@@ -98,11 +106,12 @@ function hostEnv(): Record<string, string> {
   return env;
 }
 
-function toolArgs(q: Query): Record<string, string | number> {
+function toolArgs(q: Query): Record<string, string | number | boolean> {
   return {
     query: q.query,
     ...(q.max_results !== undefined ? { max_results: q.max_results } : {}),
     ...(q.mode ? { mode: q.mode } : {}),
+    ...(q.explain ? { explain: true } : {}),
   };
 }
 
@@ -173,6 +182,7 @@ function askCli(): HostAnswer[] {
     const args = [CLI, "recall", q.query, "--json", "--vault", project];
     if (q.max_results !== undefined) args.push("--max", String(q.max_results));
     if (q.mode) args.push("--mode", q.mode);
+    if (q.explain) args.push("--explain");
     const run = spawnSync(process.execPath, args, {
       cwd: makeTempDir("llm-wiki-parity-cwd-"),
       env: hostEnv(),
@@ -245,7 +255,7 @@ describe("Pi, MCP and CLI recall parity", () => {
   });
 
   it("exercises the paths it claims to: pages found, the question escalated, the long query refused", () => {
-    const [question, hybrid, exact, long] = answers.pi.map((a) => a.result);
+    const [question, hybrid, exact, long, explained] = answers.pi.map((a) => a.result);
     expect(question?.results.length).toBeGreaterThan(0);
     expect(question?.trace.map((t) => t.step)).toEqual([
       "lexical",
@@ -260,6 +270,12 @@ describe("Pi, MCP and CLI recall parity", () => {
     expect(new Set(exact?.results.map((r) => r.bundle)).size).toBeLessThanOrEqual(3);
     expect(long?.results).toEqual([]);
     expect(long?.diagnostics.map((d) => d.code)).toEqual(["recall_query_too_long"]);
+    expect(explained?.results.length).toBeGreaterThan(0);
+    const retrieved = explained?.results.filter((r) => r.matchReason !== "relation") ?? [];
+    for (const r of retrieved) expect(r.why, r.id).toBeDefined();
+    expect(retrieved.some((r) => (r.why?.evidence?.terms.length ?? 0) > 0)).toBe(true);
+    // Without the flag, no explanation travels.
+    expect(question?.results.every((r) => r.why === undefined)).toBe(true);
   });
 
   it("the Pi tool and the MCP tool show the same text, the shared rendering", () => {

@@ -40,6 +40,12 @@ export const RecallParams = Type.Object(
       }),
     ),
     mode: Type.Optional(Mode),
+    explain: Type.Optional(
+      Type.Boolean({
+        description:
+          "Attach to each page why it came: the name match and each matched term with its contribution and evidence",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -32,6 +32,7 @@ export function createRecallTool(
         policy: "explicit",
         maxResults: params.max_results ?? EXPLICIT_DEFAULT_RESULTS,
         ...(params.mode ? { mode: params.mode } : {}),
+        ...(params.explain ? { explain: true } : {}),
         ...(signal ? { signal } : {}),
       });
       return toolResult(result, renderRecallResult(result));
