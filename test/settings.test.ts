@@ -19,6 +19,7 @@ describe("resolveSettings: defaults and valid values", () => {
     const { settings, diagnostics } = resolveSettings([]);
     expect(settings).toEqual({
       autoRecall: true,
+      sessionPriming: true,
       retrievalMode: "adaptive",
       turnBudgetMs: 1_500,
       includePersonal: true,
@@ -34,6 +35,7 @@ describe("resolveSettings: defaults and valid values", () => {
   it("applies every valid value", () => {
     const section = {
       autoRecall: false,
+      sessionPriming: false,
       retrievalMode: "lexical",
       turnBudgetMs: 50,
       includePersonal: false,
@@ -72,6 +74,7 @@ describe("resolveSettings: defaults and valid values", () => {
 describe("resolveSettings: invalid values", () => {
   const invalid: Array<[string, unknown]> = [
     ["autoRecall", "yes"],
+    ["sessionPriming", "no"],
     ["retrievalMode", "fast"],
     ["turnBudgetMs", 49],
     ["turnBudgetMs", 60_001],

@@ -25,6 +25,7 @@ import { createReindexTool } from "./pi/reindex-tool.ts";
 import { createResolveConflictTool } from "./pi/resolve-conflict-tool.ts";
 import { createRetroTool } from "./pi/retro-tool.ts";
 import { createSearchTool } from "./pi/search-tool.ts";
+import { createSessionPriming } from "./pi/session-priming.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
 import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
@@ -57,7 +58,11 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerCommand("wiki-status", createStatusCommand(host));
 
   pi.on("session_start", createSessionStartHandler(host));
-  pi.on("before_agent_start", createAutoRecallHandler(host));
+  // Priming first: its message comes right after the prompt, and the turn's
+  // automatic recall leaves out the pages it showed.
+  const priming = createSessionPriming(host);
+  pi.on("before_agent_start", priming.handler);
+  pi.on("before_agent_start", createAutoRecallHandler(host, priming.shown));
   pi.on("tool_call", createGuardrailHandler());
   // After the guardrail: a blocked command never runs, so it is not watched.
   const bashWatch = createBashWatch(host);

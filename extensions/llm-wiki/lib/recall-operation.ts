@@ -29,14 +29,23 @@ import {
   retrieve,
   type TraceStep,
 } from "./retrieval.ts";
-import { AUTOMATIC_POLICY, EXPLICIT_DEFAULT_RESULTS, explicitPolicy } from "./retrieval-policy.ts";
+import {
+  AUTOMATIC_POLICY,
+  EXPLICIT_DEFAULT_RESULTS,
+  explicitPolicy,
+  PRIMING_MAX_CHARS,
+  PRIMING_MAX_NOTES,
+  PRIMING_POLICY,
+  preferFresher,
+} from "./retrieval-policy.ts";
 import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
-export type RecallPolicyName = "automatic" | "explicit";
+/** `priming`: session priming (lib/priming/prime.ts), automatic in every respect but its policy. */
+export type RecallPolicyName = "automatic" | "explicit" | "priming";
 
 export interface RecallInput {
   query: string;
@@ -58,6 +67,11 @@ export interface RecallInput {
    * retrieved, each page its own bundle: the benchmark's ablation.
    */
   assembly?: boolean;
+  /**
+   * Pages (`vault:id`) already in the model's context this turn (Pi's
+   * priming block): never shown again.
+   */
+  exclude?: ReadonlySet<string>;
 }
 
 export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
@@ -304,10 +318,15 @@ export async function recallOperation(
   noVault: () => Diagnostic[],
 ): Promise<RecallResult> {
   const policyName = input.policy ?? "explicit";
+  const priming = policyName === "priming";
   const policy =
     policyName === "automatic"
       ? AUTOMATIC_POLICY
-      : explicitPolicy(input.maxResults ?? EXPLICIT_DEFAULT_RESULTS);
+      : priming
+        ? PRIMING_POLICY
+        : explicitPolicy(input.maxResults ?? EXPLICIT_DEFAULT_RESULTS);
+  // Priming is automatic recall with its own policy: unasked, quiet, never an index write.
+  const automatic = policyName !== "explicit";
   const mode = input.mode ?? settings.retrievalMode;
   const chosen: VaultPaths[] = [];
   if (vaults.project) chosen.push(vaults.project);
@@ -316,10 +335,10 @@ export async function recallOperation(
   const base = { query: input.query, policy: policyName, requestedMode: mode } as const;
   if (chosen.length === 0) {
     // Automatic recall without a vault is a quiet no-op, not an error.
-    const diagnostics = policyName === "explicit" ? noVault() : [];
+    const diagnostics = automatic ? [] : noVault();
     return {
       ...base,
-      ok: policyName === "automatic",
+      ok: automatic,
       modeUsed: "none",
       results: [],
       conflicts: [],
@@ -335,7 +354,7 @@ export async function recallOperation(
   for (const paths of chosen) {
     const handle = handles.get(paths);
     byKind.set(paths.kind, handle);
-    if (policyName === "automatic") {
+    if (automatic) {
       // Every turn: the registry as last refreshed (the Pi host refreshes it
       // when the agent writes a page), never an index write.
       const vault = retrievalVault(handle);
@@ -367,19 +386,31 @@ export async function recallOperation(
     mode,
     capabilities: capabilities(handles),
     ...(intent ? { intent } : {}),
-    ...(policyName === "automatic" ? { budgetMs: settings.turnBudgetMs } : {}),
+    ...(automatic ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.explain ? { explain: true } : {}),
   });
   let pageCount = 0;
   for (const v of rv) pageCount = Math.max(pageCount, v.pages.size);
-  const assembly = assemble(outcome.hits, new Map(rv.map((v) => [v.kind, v])), {
-    maxBundles: policy.maxResults,
-    automatic: policyName === "automatic",
+  const now = new Date();
+  const exclude = input.exclude;
+  let hits = exclude
+    ? outcome.hits.filter((h) => !exclude.has(`${h.vault}:${h.id}`))
+    : outcome.hits;
+  if (priming) {
+    hits = preferFresher(hits, (h) => pageDate(byKind.get(h.vault)?.view().pages.get(h.id)), now);
+  }
+  const assembly = assemble(hits, new Map(rv.map((v) => [v.kind, v])), {
+    maxBundles: priming ? PRIMING_MAX_NOTES : policy.maxResults,
+    automatic,
     expand: input.assembly !== false,
-    now: new Date(),
+    now,
   });
-  const { results, renderable } = recallItems(byKind, outcome.hits, assembly, outcome.query);
+  if (exclude) {
+    // A relation may bring in a page the context already holds.
+    assembly.items = assembly.items.filter((a) => !exclude.has(`${a.vault}:${a.id}`));
+  }
+  const { results, renderable } = recallItems(byKind, hits, assembly, outcome.query);
   const conflicts: RecallConflict[] = assembly.conflicts.map((c) => {
     const dated = (id: string) => {
       const date = pageDate(byKind.get(c.vault)?.view().pages.get(id));
@@ -391,7 +422,9 @@ export async function recallOperation(
     renderable,
     {
       ...AUTOMATIC_RENDER,
-      maxChars: settings.recallMaxChars,
+      maxChars: priming
+        ? Math.min(PRIMING_MAX_CHARS, settings.recallMaxChars)
+        : settings.recallMaxChars,
       linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
     },
     conflicts,

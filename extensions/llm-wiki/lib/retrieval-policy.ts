@@ -203,3 +203,71 @@ export function fuseScored<T>(
 export function fuseByRank<T>(lists: ReadonlyArray<readonly T[]>, key: (item: T) => string): T[] {
   return fuseScored(lists, key).map((f) => f.item);
 }
+
+/**
+ * Session priming: what the session is about (topic, project, branch,
+ * commits, changed files) recalled once at its start. Lexical only (the
+ * query is a bag of session words, not a question a model could expand),
+ * the automatic evidence gate, few notes. The floor is lower than the
+ * automatic one because a lexical hit's confidence is its share of the
+ * whole query's ceiling, and a priming query holds many words no single
+ * page holds; the evidence gate carries the precision.
+ */
+export const PRIMING_POLICY: Readonly<RecallPolicy> = Object.freeze({
+  name: "automatic",
+  includePersonal: false,
+  minScore: 0.08,
+  // Candidates the freshness preference may reorder before three are kept.
+  maxPerVault: 10,
+  maxResults: 8,
+  minEvidence: AUTOMATIC_EVIDENCE,
+});
+
+/** Notes priming keeps, and the characters its block may take. */
+export const PRIMING_MAX_NOTES = 3;
+export const PRIMING_MAX_CHARS = 1_500;
+
+/** A page dated within this many days counts as fresh for priming. */
+export const PRIMING_FRESH_DAYS = 30;
+/** …and within this many as recent. */
+export const PRIMING_RECENT_DAYS = 180;
+
+/**
+ * Priming's bounded preference for fresher pages: ×1.10 within 30 days,
+ * ×1.05 within 180, ×1.00 older or undated. Bounded so a fresh page only
+ * passes an older one that scored about as well, never a clearly better one.
+ */
+export function freshnessMultiplier(date: string | undefined, now: Date): number {
+  if (date === undefined) return 1;
+  const t = Date.parse(date);
+  if (Number.isNaN(t)) return 1;
+  const days = (now.getTime() - t) / 86_400_000;
+  if (days < -1) return 1; // a date in the future says nothing about freshness
+  if (days <= PRIMING_FRESH_DAYS) return 1.1;
+  if (days <= PRIMING_RECENT_DAYS) return 1.05;
+  return 1;
+}
+
+/**
+ * Reorders scored hits by score × freshness multiplier (stable), the shown
+ * score capped at 1 and never above the one before it, so the list still
+ * reads in the order of its scores.
+ */
+export function preferFresher<T extends { score: number }>(
+  hits: readonly T[],
+  dateOf: (hit: T) => string | undefined,
+  now: Date,
+): T[] {
+  const ranked = hits
+    .map((hit, order) => ({
+      hit,
+      order,
+      score: Math.min(1, hit.score * freshnessMultiplier(dateOf(hit), now)),
+    }))
+    .sort((a, b) => b.score - a.score || a.order - b.order);
+  let ceiling = 1;
+  return ranked.map(({ hit, score }) => {
+    ceiling = Math.min(ceiling, Math.round(score * 1e4) / 1e4);
+    return { ...hit, score: ceiling };
+  });
+}

@@ -57,6 +57,7 @@ const CaptureAllowHostsSchema = Type.Array(
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
 const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
+  sessionPriming: Type.Boolean(),
   retrievalMode: literalUnion(RETRIEVAL_MODES),
   turnBudgetMs: Type.Integer({ minimum: 50, maximum: 60_000 }),
   includePersonal: Type.Boolean(),
@@ -72,6 +73,7 @@ export type WikiSettings = { [K in keyof SchemaMap]: Static<SchemaMap[K]> };
 
 export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   autoRecall: true,
+  sessionPriming: true,
   retrievalMode: "adaptive",
   turnBudgetMs: 1_500,
   includePersonal: true,

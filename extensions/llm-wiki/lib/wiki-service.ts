@@ -14,6 +14,7 @@ import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
 import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
 import type { LintResult } from "./lint/types.ts";
+import { type PrimeInput, type PrimeResult, primeOperation } from "./priming/prime.ts";
 import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
 import { singleLineProblem } from "./safety/text.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
@@ -148,6 +149,13 @@ export interface WikiService {
   registry(vault: VaultPaths): Registry;
   /** Recalls pages for a query (explicit or automatic policy) through the one retrieval service. */
   recall(input: RecallInput): Promise<RecallResult>;
+  /**
+   * Session priming: recalls what the session is about (the vault's topic,
+   * the project's name, the git branch, recent commit subjects, changed
+   * files) under the priming policy; nothing when nothing qualifies or the
+   * `sessionPriming` setting is off. Project vault only.
+   */
+  prime(input?: PrimeInput): Promise<PrimeResult>;
   /** Brings the search index of the selected vaults up to date. */
   reindex(input?: ReindexInput): Promise<ReindexResult>;
   /** Lints the selected vaults; `fix` only creates stubs for knowledge gaps. */
@@ -281,6 +289,17 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         settings,
         input,
         missing,
+      );
+    },
+
+    prime(input = {}) {
+      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      return primeOperation(
+        handles,
+        project && vaultExists(project) ? project : undefined,
+        settings,
+        options.cwd,
+        input,
       );
     },
 

@@ -25,7 +25,11 @@ interface RecallMessageDetails {
   pages: Array<{ id: string; vault: string; score: number; path: string }>;
 }
 
-export function createAutoRecallHandler(host: WikiHost) {
+/**
+ * `shown`: pages (`vault:id`) already in the context this turn (the session's
+ * priming message), left out so a page never appears twice.
+ */
+export function createAutoRecallHandler(host: WikiHost, shown?: () => ReadonlySet<string>) {
   return async (
     event: BeforeAgentStartEvent,
     ctx: ExtensionContext,
@@ -40,6 +44,7 @@ export function createAutoRecallHandler(host: WikiHost) {
         query: event.prompt,
         policy: "automatic",
         ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(shown && shown().size > 0 ? { exclude: shown() } : {}),
       });
       // No project vault: recall looked at nothing and says nothing; neither does the host.
       if (result.modeUsed === "none" && result.diagnostics.length === 0) return undefined;

@@ -1,0 +1,84 @@
+/**
+ * Session priming in Pi: on the session's first user turn, whatever the
+ * prompt, recall what the session is about (the service's `prime`: topic,
+ * project, branch, recent commits, changed files) and hand the model a
+ * hidden message placed after the prompt, exactly like automatic recall:
+ * the system prompt is never touched, so it stays byte-identical and
+ * provider prompt caches keep working. Once per session; the same turn's
+ * automatic recall leaves out the pages priming already showed. A failure
+ * costs the session its priming, nothing more.
+ */
+import type {
+  BeforeAgentStartEvent,
+  BeforeAgentStartEventResult,
+  ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { errorMessage } from "../lib/diagnostics.ts";
+import type { PrimeResult } from "../lib/priming/prime.ts";
+import type { WikiHost } from "./wiki-host.ts";
+
+/** `customType` of the priming message (persisted in the session, sent to the model as user content). */
+export const PRIMING_MESSAGE_TYPE = "llm-wiki-priming";
+
+/** What the session keeps about priming besides the text the model saw. */
+interface PrimingMessageDetails {
+  query: string;
+  durationMs: number;
+  gitMs: number;
+  pages: Array<{ id: string; vault: string; score: number; path: string }>;
+}
+
+export interface SessionPriming {
+  /** `before_agent_start` handler; register it before automatic recall's. */
+  handler(
+    event: BeforeAgentStartEvent,
+    ctx: ExtensionContext,
+  ): Promise<BeforeAgentStartEventResult | undefined>;
+  /** Pages (`vault:id`) the priming message showed: automatic recall leaves them out. */
+  shown(): ReadonlySet<string>;
+}
+
+export function createSessionPriming(host: WikiHost): SessionPriming {
+  let done = false;
+  const shown = new Set<string>();
+  return {
+    shown: () => shown,
+    async handler(event, ctx) {
+      // The first turn the user starts; other extensions' custom runs do not count.
+      if (done || event.messageType !== "user") return undefined;
+      done = true;
+      try {
+        const service = host.service(ctx);
+        if (!service.settings.sessionPriming) return undefined;
+        await host.firstRecallReady();
+        const result: PrimeResult = await service.prime({
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
+        if (result.rendered === "") return undefined;
+        for (const r of result.results) shown.add(`${r.vault}:${r.id}`);
+        const details: PrimingMessageDetails = {
+          query: result.query,
+          durationMs: result.durationMs,
+          gitMs: result.gitMs,
+          pages: result.results.map((r) => ({
+            id: r.id,
+            vault: r.vault,
+            score: r.score,
+            path: r.path,
+          })),
+        };
+        return {
+          message: {
+            customType: PRIMING_MESSAGE_TYPE,
+            content: result.rendered,
+            display: false,
+            details,
+          },
+        };
+      } catch (error) {
+        host.setStatus(`wiki: priming failed (${errorMessage(error)})`);
+        return undefined;
+      }
+    },
+  };
+}
