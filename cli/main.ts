@@ -19,6 +19,7 @@ import {
   EXPLICIT_DEFAULT_RESULTS,
   EXPLICIT_MAX_RESULTS,
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
+import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
@@ -53,6 +54,9 @@ commands:
   recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
          [--auto]                          the automatic per-turn policy instead
          [--explain]                       why each page came: matched terms, contributions, evidence
+         [--since DATE] [--until DATE]     prefer pages dated in this window (YYYY-MM-DD, YYYY-MM, YYYY)
+  recent [--since DATE] [--until DATE]     what changed, from the event log (default: the last week)
+         [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
 ${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${MODELS_USAGE}${BENCH_USAGE}
@@ -70,6 +74,15 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
     max: { type: "string" },
     auto: { type: "boolean" },
     explain: { type: "boolean" },
+    since: { type: "string" },
+    until: { type: "string" },
+    now: { type: "string" },
+  },
+  recent: {
+    since: { type: "string" },
+    until: { type: "string" },
+    limit: { type: "string" },
+    now: { type: "string" },
   },
   reindex: {
     all: { type: "boolean" },
@@ -148,6 +161,9 @@ const HANDLERS: Record<string, Handler> = {
       maxResults: max,
       ...(mode ? { mode } : {}),
       ...(values.explain ? { explain: true } : {}),
+      ...(typeof values.since === "string" ? { since: values.since } : {}),
+      ...(typeof values.until === "string" ? { until: values.until } : {}),
+      ...nowOption(values.now),
     });
     return {
       ok: result.ok,
@@ -155,6 +171,15 @@ const HANDLERS: Record<string, Handler> = {
       text: renderRecallResult(result),
       diagnostics: result.diagnostics,
     };
+  },
+  recent(service, { values }) {
+    const result = service.recent({
+      ...(typeof values.since === "string" ? { since: values.since } : {}),
+      ...(typeof values.until === "string" ? { until: values.until } : {}),
+      ...(values.limit !== undefined ? { limit: intOption(values.limit, "limit", 1) } : {}),
+      ...nowOption(values.now),
+    });
+    return { ok: result.ok, result, text: renderRecent(result), diagnostics: result.diagnostics };
   },
   async reindex(service, { values }) {
     const progress = createProgress(process.stderr);
@@ -174,6 +199,17 @@ const HANDLERS: Record<string, Handler> = {
     };
   },
 };
+
+/**
+ * `--now ISO`: the moment relative dates count from (undocumented in the
+ * usage: it makes a run reproducible, for tests and benchmarks).
+ */
+function nowOption(value: string | boolean | undefined): { now?: Date } {
+  if (value === undefined) return {};
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(ms)) throw new UsageError("--now takes an ISO date or timestamp");
+  return { now: new Date(ms) };
+}
 
 /** Options whose value `-` means standard input: every text of a writing command, capture's text, a resolution's rationale. */
 function acceptsStdin(command: string, option: string): boolean {

@@ -32,6 +32,7 @@ import {
   LogEventParams,
   ObserveParams,
   RecallParams,
+  RecentParams,
   ReindexEmbeddingsParams,
   ReindexParams,
   ResolveConflictParams,
@@ -46,6 +47,7 @@ import type {
   ReindexResult,
   WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.ts";
 import { argumentProblems, InvalidArgumentsError } from "./validate.ts";
 
@@ -161,6 +163,8 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.max_results !== undefined ? { maxResults: args.max_results } : {}),
       ...(args.mode ? { mode: args.mode } : {}),
       ...(args.explain ? { explain: true } : {}),
+      ...(args.since !== undefined ? { since: args.since } : {}),
+      ...(args.until !== undefined ? { until: args.until } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     });
     return {
@@ -169,6 +173,16 @@ export const TOOLS: readonly McpTool[] = [
       text: renderRecallResult(result),
       diagnostics: result.diagnostics,
     };
+  }),
+
+  defineTool("wiki_recent", RecentParams, READ, (service, args) => {
+    const result = service.recent({
+      ...(args.since !== undefined ? { since: args.since } : {}),
+      ...(args.until !== undefined ? { until: args.until } : {}),
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      ...(args.vault ? { vault: args.vault } : {}),
+    });
+    return { ok: result.ok, result, text: renderRecent(result), diagnostics: result.diagnostics };
   }),
 
   defineTool("wiki_search", SearchParams, READ, (service, args) => {

@@ -20,6 +20,7 @@ import { createLintTool } from "./pi/lint-tool.ts";
 import { createLogEventTool } from "./pi/log-event-tool.ts";
 import { createObserveTool } from "./pi/observe-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
+import { createRecentTool } from "./pi/recent-tool.ts";
 import { createReindexEmbeddingsTool } from "./pi/reindex-embeddings-tool.ts";
 import { createReindexTool } from "./pi/reindex-tool.ts";
 import { createResolveConflictTool } from "./pi/resolve-conflict-tool.ts";
@@ -36,6 +37,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   const host = createWikiHost();
 
   pi.registerTool(createRecallTool(host));
+  pi.registerTool(createRecentTool(host));
   pi.registerTool(createSearchTool(host));
   pi.registerTool(createStatusTool(host));
   pi.registerTool(createReindexTool(host));

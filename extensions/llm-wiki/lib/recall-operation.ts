@@ -40,6 +40,8 @@ import {
 } from "./retrieval-policy.ts";
 import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
+import { recallWindow } from "./temporal/recall-window.ts";
+import type { TimeWindow } from "./temporal/time-window.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
@@ -67,6 +69,12 @@ export interface RecallInput {
    * retrieved, each page its own bundle: the benchmark's ablation.
    */
   assembly?: boolean;
+  /** Only pages dated on or after this day are preferred (`YYYY-MM-DD`, `YYYY-MM` or `YYYY`). */
+  since?: string;
+  /** Only pages dated on or before this day are preferred. */
+  until?: string;
+  /** The moment "yesterday" and "last week" count from (default: the clock). */
+  now?: Date;
   /**
    * Pages (`vault:id`) already in the model's context this turn (Pi's
    * priming block): never shown again.
@@ -124,6 +132,8 @@ export interface RecallResult {
   diagnostics: Diagnostic[];
   trace: TraceStep[];
   durationMs: number;
+  /** The time window pages were preferred in (from the query's words and `since`/`until`). */
+  window?: TimeWindow;
 }
 
 /**
@@ -378,6 +388,25 @@ export async function recallOperation(
     }
     rv.push(vault);
   }
+  // Time words become a window of days; pages dated inside it are preferred.
+  const timed = recallWindow(
+    input,
+    rv.map((vault, i) => ({ vault, paths: chosen[i] as VaultPaths })),
+  );
+  if (!timed.ok) {
+    return {
+      ...base,
+      ok: false,
+      modeUsed: "none",
+      results: [],
+      conflicts: [],
+      rendered: "",
+      diagnostics: timed.diagnostics,
+      trace: [],
+      durationMs: 0,
+    };
+  }
+  rv.splice(0, rv.length, ...timed.vaults);
   // What the vault is about steers reranking (QMD's intent), never the transcript.
   const intent = handles.get(chosen[0] as VaultPaths).intent();
   const outcome = await retrieve(rv, {
@@ -389,6 +418,7 @@ export async function recallOperation(
     ...(automatic ? { budgetMs: settings.turnBudgetMs } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.explain ? { explain: true } : {}),
+    ...(timed.window ? { window: timed.window, searchQuery: timed.searchQuery } : {}),
   });
   let pageCount = 0;
   for (const v of rv) pageCount = Math.max(pageCount, v.pages.size);
@@ -429,7 +459,7 @@ export async function recallOperation(
     },
     conflicts,
   );
-  const diagnostics = [...indexNotes, ...outcome.diagnostics];
+  const diagnostics = [...indexNotes, ...timed.diagnostics, ...outcome.diagnostics];
   const ok = !diagnostics.some((d) => d.severity === "error");
   return {
     ...base,
@@ -442,5 +472,6 @@ export async function recallOperation(
     diagnostics,
     trace: outcome.trace,
     durationMs: outcome.durationMs,
+    ...(timed.window ? { window: timed.window } : {}),
   };
 }

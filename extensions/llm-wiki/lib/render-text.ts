@@ -120,11 +120,28 @@ function renderWhy(why: NonNullable<RecallResult["results"][number]["why"]>): st
       );
     }
   }
+  if (why.time) {
+    const t = why.time;
+    const where =
+      t.inside === "undated"
+        ? "no date known"
+        : `dated ${t.date} (${t.dateSource}), ${t.inside ? "inside" : "outside"} the window`;
+    out.push(`   time: ${where}  ×${t.multiplier.toFixed(2)}`);
+  }
   return out.join("\n");
 }
 
+/** `since 2026-06-08 until 2026-06-14 ("last week")`. */
+export function renderWindow(window: NonNullable<RecallResult["window"]>): string {
+  const ends = [
+    window.since ? `since ${window.since}` : undefined,
+    window.until ? `until ${window.until}` : undefined,
+  ].filter(Boolean);
+  return `${ends.join(" ")}${window.phrase ? ` ("${neutraliseLine(window.phrase)}")` : ""}`;
+}
+
 export function renderRecallResult(result: RecallResult): string {
-  const head = `${result.results.length} page(s) for "${result.query}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""})`;
+  const head = `${result.results.length} page(s) for "${result.query}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
   if (result.results.length === 0) return `${head}: no reliable memory found.`;
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.

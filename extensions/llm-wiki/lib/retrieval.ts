@@ -23,6 +23,9 @@ import {
   topRankBonus,
 } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
+import type { PageDate } from "./temporal/page-dates.ts";
+import type { TimeWindow } from "./temporal/time-window.ts";
+import { type TimeWhy, windowPreference } from "./temporal/window-preference.ts";
 import type { PageMeta } from "./vault/page.ts";
 import type { RelationGraph } from "./vault/relations.ts";
 
@@ -49,6 +52,8 @@ export interface RetrievalVault {
    * lexical list answers; the caller says why once (`index_read_only`).
    */
   lexicalOnly?: boolean;
+  /** Each page's date, given when the request has a time window. */
+  dates?: ReadonlyMap<string, PageDate>;
 }
 
 /** What the model-backed paths may use, decided before any model call. */
@@ -75,6 +80,13 @@ export interface RetrievalRequest {
   signal?: AbortSignal;
   /** Attach to each hit why it was recalled (`RetrievalHit.why`). */
   explain?: boolean;
+  /** Pages dated inside it are preferred (a bounded factor, `window-preference.ts`). */
+  window?: TimeWindow;
+  /**
+   * What the search steps look for: the query without its time words when a
+   * window was read from it. Names are matched on `query` itself.
+   */
+  searchQuery?: string;
 }
 
 /** One recalled page. */
@@ -270,7 +282,8 @@ async function runVault(
   };
 
   // Lexical first: about a millisecond, model-free, and always the result in hand.
-  const lex = await timed("lexical", () => store.searchLex(query, { limit }));
+  const searched = req.searchQuery ?? query;
+  const lex = await timed("lexical", () => store.searchLex(searched, { limit }));
   let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
@@ -309,7 +322,7 @@ async function runVault(
   let vec: QmdHit[];
   try {
     vec = await timed("vector", () =>
-      store.searchVector(query, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
+      store.searchVector(searched, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
     );
   } catch (error) {
     fallback("vector", error, "lexical");
@@ -342,7 +355,7 @@ async function runVault(
   }
   try {
     const expanded = await timed("expanded", () =>
-      store.searchExpanded(query, {
+      store.searchExpanded(searched, {
         limit,
         ...(req.intent ? { intent: req.intent } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
@@ -407,6 +420,9 @@ export async function retrieve(
     return done(req.query, [], "none");
   }
   const query = normalized.query;
+  // Time words out (the caller's choice); a query that was only time words searches as asked.
+  const search = req.searchQuery === undefined ? undefined : normalizeQuery(req.searchQuery);
+  const searchReq: RetrievalRequest = { ...req, searchQuery: search?.ok ? search.query : query };
   const deadline = started + (req.budgetMs ?? Number.POSITIVE_INFINITY);
   const lists: RetrievalHit[][] = [];
   let modeUsed: RetrievalOutcome["modeUsed"] = "none";
@@ -429,7 +445,7 @@ export async function retrieve(
         trace.push({ step: "skip", vault: vault.kind, ms: 0, note: "no store" });
         continue;
       }
-      run = await runVault(vault, store, req, query, deadline, trace, diagnostics);
+      run = await runVault(vault, store, searchReq, query, deadline, trace, diagnostics);
     } catch (error) {
       // Even lexical failed (store cannot open, or the budget ran out before it answered).
       if (req.policy.name === "explicit") {
@@ -447,7 +463,7 @@ export async function retrieve(
       continue;
     }
     if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
-    lists.push(scoreVault(vault, run, query, req.policy, req.explain === true));
+    lists.push(scoreVault(vault, run, query, req.policy, req.explain === true, req.window));
   }
 
   const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
@@ -460,6 +476,8 @@ export interface RecallWhy {
   name?: "exact" | "contained";
   /** Lexical evidence: each matched term and what it contributed. */
   evidence?: PageEvidence;
+  /** The page's date against the request's time window, and the factor it gave. */
+  time?: TimeWhy;
 }
 
 /**
@@ -507,6 +525,7 @@ function scoreVault(
   query: string,
   policy: RecallPolicy,
   explain: boolean,
+  window?: TimeWindow,
 ): RetrievalHit[] {
   const { exact, contained, span } = matchNames(vault.pages, query, vault.names);
   // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
@@ -535,7 +554,9 @@ function scoreVault(
         ? Math.max(listConfidence, CONTAINED_NAME_CONFIDENCE)
         : listConfidence;
     const role = hit?.role ?? page?.role ?? "canonical";
-    const multiplier = boundedMultiplier(isExact, role, page?.status === "deprecated");
+    const time = window ? windowPreference(vault.dates?.get(id), window) : undefined;
+    const multiplier =
+      boundedMultiplier(isExact, role, page?.status === "deprecated") * (time?.multiplier ?? 1);
     const score = Math.min(1, conf * multiplier);
     // Automatic recall: a name counts when it is specific to this vault; words count by their evidence.
     const named = isExact || (isContained && (!gated || nameIsEvidence(page, queryTerms())));
@@ -564,6 +585,7 @@ function scoreVault(
       const why: RecallWhy = {};
       if (isExact || isContained) why.name = isExact ? "exact" : "contained";
       if (evidence) why.evidence = evidence;
+      if (time) why.time = time;
       result.why = why;
     }
     out.push(result);

@@ -6,6 +6,7 @@
 import { type Static, Type } from "typebox";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
+import { RECENT_DEFAULT_DAYS, RECENT_DEFAULT_LIMIT, RECENT_MAX_LIMIT } from "./temporal/recent.ts";
 import type { VaultSelector } from "./wiki-service.ts";
 import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
 import { MAX_ID_CHARS } from "./writing/resolve-conflict.ts";
@@ -46,6 +47,36 @@ export const RecallParams = Type.Object(
           "Attach to each page why it came: the name match and each matched term with its contribution and evidence",
       }),
     ),
+    since: Type.Optional(DayParam("Prefer pages dated on or after this day")),
+    until: Type.Optional(DayParam("Prefer pages dated on or before this day")),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A day as `YYYY-MM-DD`, `YYYY-MM` or `YYYY`. The schema bounds its length;
+ * the service says what is wrong with a malformed or impossible one
+ * (`time_window_invalid`).
+ */
+function DayParam(what: string) {
+  return Type.String({
+    description: `${what}: YYYY-MM-DD, YYYY-MM (its first or last day) or YYYY`,
+    maxLength: 40,
+  });
+}
+
+export const RecentParams = Type.Object(
+  {
+    since: Type.Optional(DayParam(`First day listed (default: ${RECENT_DEFAULT_DAYS} days ago)`)),
+    until: Type.Optional(DayParam("Last day listed (default: today)")),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: RECENT_MAX_LIMIT,
+        description: `Most changes listed, newest first; default ${RECENT_DEFAULT_LIMIT}`,
+      }),
+    ),
+    vault: Type.Optional(Selector),
   },
   { additionalProperties: false },
 );
@@ -170,7 +201,9 @@ export type CaptureSourceParamsT = Static<typeof CaptureSourceParams>;
 /** Tool names and descriptions, identical in Pi and MCP. */
 export const TOOL_DESCRIPTIONS = {
   wiki_recall:
-    "Recall pages from the project's llm-wiki (and the personal vault) relevant to a question or task. Returns ranked pages with excerpts; an empty answer means nothing reliable is stored.",
+    'Recall pages from the project\'s llm-wiki (and the personal vault) relevant to a question or task. Returns ranked pages with excerpts; an empty answer means nothing reliable is stored. Time in the question ("last week", "in March", "since 2026-02") or since/until prefers pages dated in that window.',
+  wiki_recent:
+    'What changed in the llm-wiki in a window of days (default: the last week), from its event log: pages created, sources captured and ingested, observations, retros, resolutions. Newest first, capped. For questions about a period\'s content, use wiki_recall with since/until or the time in words ("last week").',
   wiki_search:
     "Exact lookup of llm-wiki pages by id, title, alias or tag. Instant; use wiki_recall for questions.",
   wiki_status:

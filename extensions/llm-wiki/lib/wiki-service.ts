@@ -18,6 +18,7 @@ import { type PrimeInput, type PrimeResult, primeOperation } from "./priming/pri
 import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
 import { singleLineProblem } from "./safety/text.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
+import { type RecentInput, type RecentResult, recentChanges } from "./temporal/recent.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
 import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
@@ -156,6 +157,8 @@ export interface WikiService {
    * `sessionPriming` setting is off. Project vault only.
    */
   prime(input?: PrimeInput): Promise<PrimeResult>;
+  /** What changed in a window of days, from the event log, newest first. */
+  recent(input?: RecentInput & { vault?: VaultSelector }): RecentResult;
   /** Brings the search index of the selected vaults up to date. */
   reindex(input?: ReindexInput): Promise<ReindexResult>;
   /** Lints the selected vaults; `fix` only creates stubs for knowledge gaps. */
@@ -409,6 +412,21 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         selector,
         (vault) => recordRetro(vault, input),
         (diagnostics) => ({ ok: false, diagnostics }),
+      );
+    },
+
+    recent({ vault: selector, ...input } = {}) {
+      return onVault(
+        selector,
+        (vault) => recentChanges(vault, input),
+        (diagnostics) => ({
+          ok: false,
+          since: "",
+          entries: [],
+          total: 0,
+          truncated: false,
+          diagnostics,
+        }),
       );
     },
 

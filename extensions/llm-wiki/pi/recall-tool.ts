@@ -33,6 +33,8 @@ export function createRecallTool(
         maxResults: params.max_results ?? EXPLICIT_DEFAULT_RESULTS,
         ...(params.mode ? { mode: params.mode } : {}),
         ...(params.explain ? { explain: true } : {}),
+        ...(params.since !== undefined ? { since: params.since } : {}),
+        ...(params.until !== undefined ? { until: params.until } : {}),
         ...(signal ? { signal } : {}),
       });
       return toolResult(result, renderRecallResult(result));

@@ -66,6 +66,11 @@ export interface PageMeta {
   sources: string[];
   created?: string;
   updated?: string;
+  /**
+   * The date of what the page records, when it says: front matter `date`,
+   * else `published` (a source's own date), else `captured`.
+   */
+  date?: string;
   staleAfter?: string;
   recallTriggers: string[];
   /** Typed relations declared in front matter (valid-shaped; unknown types kept, inert). */
@@ -250,6 +255,7 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     ["summary", fm.summary],
     ["created", fm.created],
     ["updated", fm.updated],
+    ["date", fm.date ?? fm.published ?? fm.captured],
     ["staleAfter", fm.stale_after],
   ];
   for (const [key, value] of optional) {

@@ -1,0 +1,116 @@
+/**
+ * Reading the append-only event log (`meta/events.jsonl`) for time: each
+ * event's timestamp, kind and the page it names. Read once per process and
+ * then only its new bytes (the log is only ever appended to); a line that
+ * does not parse, or has no valid timestamp, is skipped.
+ */
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+
+/** One event as time sees it. */
+export interface TimedEvent {
+  /** ISO timestamp as logged. */
+  ts: string;
+  kind: string;
+  /** The wiki page it names (`id` or `page` of the event, a `folder/slug` id). */
+  page?: string;
+  /** Any other id it carries (a source packet's `SRC-…`). */
+  id?: string;
+  title?: string;
+  /** The line's position in the log: later lines are later events. */
+  seq: number;
+}
+
+/** A log larger than this is read from its tail only: the newest events matter. */
+export const EVENT_LOG_MAX_BYTES = 32 * 1024 * 1024;
+
+interface Cached {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  events: TimedEvent[];
+  /** Bytes of a last line with no newline yet (a write in progress). */
+  partial: string;
+}
+
+const cache = new Map<string, Cached>();
+
+const PAGE_ID = /^[^\s/.][^\s/]*(?:\/[^\s/.][^\s/]*)+$/u;
+
+function parseLine(line: string, seq: number): TimedEvent | undefined {
+  if (line.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const e = value as Record<string, unknown>;
+  if (typeof e.ts !== "string" || typeof e.kind !== "string") return undefined;
+  if (Number.isNaN(Date.parse(e.ts))) return undefined;
+  const out: TimedEvent = { ts: e.ts, kind: e.kind, seq };
+  const page = [e.page, e.id].find((v) => typeof v === "string" && PAGE_ID.test(v));
+  if (typeof page === "string") out.page = page;
+  if (typeof e.id === "string" && e.id !== page) out.id = e.id;
+  if (typeof e.title === "string") out.title = e.title;
+  return out;
+}
+
+function readFrom(path: string, start: number, end: number): string {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(end - start);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The log's events in file order (oldest first). A log that grew since the
+ * last call is read from where that call stopped; one that shrank or was
+ * replaced is read again (within `EVENT_LOG_MAX_BYTES` of its end).
+ */
+export function readTimedEvents(path: string): readonly TimedEvent[] {
+  let stat: ReturnType<typeof statSync>;
+  try {
+    stat = statSync(path);
+  } catch {
+    cache.delete(path);
+    return [];
+  }
+  const prev = cache.get(path);
+  if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.ino === stat.ino) {
+    return prev.events;
+  }
+  const grew = prev !== undefined && prev.ino === stat.ino && stat.size > prev.size;
+  const start = grew ? prev.size : Math.max(0, stat.size - EVENT_LOG_MAX_BYTES);
+  const text = (grew ? prev.partial : "") + readFrom(path, start, stat.size);
+  const lines = text.split("\n");
+  const partial = lines.pop() ?? "";
+  // A tail read starts mid-line: its first piece is not a whole event.
+  if (!grew && start > 0) lines.shift();
+  const events = grew ? [...prev.events] : [];
+  let seq = events.length;
+  for (const line of lines) {
+    const e = parseLine(line, seq);
+    if (e) {
+      events.push(e);
+      seq += 1;
+    }
+  }
+  cache.set(path, {
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ino: stat.ino,
+    events,
+    partial,
+  });
+  return events;
+}

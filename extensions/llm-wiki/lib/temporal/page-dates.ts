@@ -1,0 +1,217 @@
+/**
+ * The date of each page, for time-window recall: what the page itself says
+ * (front matter; a source keeps the source's own `date`/`published`), else
+ * the last event of the log that names it, else the last commit that touched
+ * its file. Git is asked once per commit of the repository (the answer is
+ * kept in `meta/cache/temporal/git-dates.json` under that commit), never once
+ * per recall.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { writeFileAtomic } from "../vault/fs-safe.ts";
+import type { PageMeta } from "../vault/page.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { readTimedEvents } from "./event-log.ts";
+import { dayNumber } from "./time-window.ts";
+
+/** A page's date (`YYYY-MM-DD`) and where it came from. */
+export interface PageDate {
+  date: string;
+  source: "frontmatter" | "events" | "git";
+  /** For front matter: the field read (`updated`, `created`, `date`, `published`, `captured`). */
+  field?: string;
+}
+
+/** What a page's front matter says, in order of preference. */
+function frontmatterDate(page: PageMeta): PageDate | undefined {
+  // A source records something that happened at its own date; a card is as
+  // recent as its last edit.
+  const order: Array<[string, string | undefined]> =
+    page.type === "source"
+      ? [
+          ["date", page.date],
+          ["updated", page.updated],
+          ["created", page.created],
+        ]
+      : [
+          ["updated", page.updated],
+          ["date", page.date],
+          ["created", page.created],
+        ];
+  for (const [field, value] of order) {
+    const day = value === undefined ? undefined : isoOf(value);
+    if (day) return { date: day, source: "frontmatter", field };
+  }
+  return undefined;
+}
+
+/** `YYYY-MM-DD` of an ISO date or timestamp, undefined when it is no date. */
+function isoOf(value: string): string | undefined {
+  const text = value.trim();
+  if (dayNumber(text) !== undefined) return text.slice(0, 10);
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms) || !/^\d{4}-/.test(text)) return undefined;
+  const iso = new Date(ms).toISOString().slice(0, 10);
+  return dayNumber(iso) === undefined ? undefined : iso;
+}
+
+/** The last day the event log names each page on. */
+function eventDates(paths: VaultPaths): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const e of readTimedEvents(paths.events)) {
+    if (!e.page) continue;
+    const day = isoOf(e.ts);
+    if (day && (out.get(e.page) ?? "") < day) out.set(e.page, day);
+  }
+  return out;
+}
+
+/** The repository's `.git` directory holding `dir`, walking up; undefined outside one. */
+function gitDirOf(dir: string): { top: string; gitDir: string } | undefined {
+  let at = resolve(dir);
+  for (;;) {
+    const dot = join(at, ".git");
+    try {
+      const stat = statSync(dot);
+      if (stat.isDirectory()) return { top: at, gitDir: dot };
+      // A worktree or submodule: `.git` is a file naming the real directory.
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dot, "utf8"));
+      if (m?.[1]) return { top: at, gitDir: resolve(at, m[1].trim()) };
+    } catch {
+      // Not here: go up.
+    }
+    const up = dirname(at);
+    if (up === at) return undefined;
+    at = up;
+  }
+}
+
+/** The commit HEAD points at, read from the files (no git process), or undefined. */
+function headCommit(gitDir: string): string | undefined {
+  try {
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    const ref = /^ref:\s*(.+)$/.exec(head)?.[1];
+    if (!ref) return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
+    // A worktree keeps its HEAD apart from the shared refs.
+    const common = existsSync(join(gitDir, "commondir"))
+      ? resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim())
+      : gitDir;
+    for (const base of [gitDir, common]) {
+      const file = join(base, ref);
+      if (existsSync(file)) return readFileSync(file, "utf8").trim();
+    }
+    const packed = readFileSync(join(common, "packed-refs"), "utf8");
+    return new RegExp(
+      `^([0-9a-f]{40,64}) ${ref.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`,
+      "m",
+    ).exec(packed)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+interface GitDates {
+  head: string;
+  /** Vault-relative path (`wiki/…`) → day of the last commit touching it. */
+  dates: Record<string, string>;
+}
+
+const gitMemo = new Map<string, GitDates>();
+
+/** The git-dates cache file of a vault. */
+export function gitDatesFile(paths: VaultPaths): string {
+  return join(paths.meta, "cache", "temporal", "git-dates.json");
+}
+
+/**
+ * Each wiki file's last commit day, from one `git log` per HEAD commit;
+ * empty outside a repository or when git is missing or fails.
+ */
+function gitDates(paths: VaultPaths): Record<string, string> {
+  const repo = gitDirOf(paths.root);
+  if (!repo) return {};
+  const head = headCommit(repo.gitDir);
+  if (!head) return {};
+  const memo = gitMemo.get(paths.dir);
+  if (memo?.head === head) return memo.dates;
+  const file = gitDatesFile(paths);
+  try {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as Partial<GitDates>;
+    if (saved.head === head && saved.dates && typeof saved.dates === "object") {
+      const kept = { head, dates: saved.dates };
+      gitMemo.set(paths.dir, kept);
+      return kept.dates;
+    }
+  } catch {
+    // No cache yet, or a corrupt one: ask git.
+  }
+  const dates: Record<string, string> = {};
+  try {
+    const wikiRel = relative(repo.top, paths.wiki).split(sep).join("/") || ".";
+    const out = execFileSync(
+      "git",
+      ["-C", repo.top, "log", "--format=%x00%cI", "--name-only", "--no-renames", "--", wikiRel],
+      { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 10_000, stdio: "pipe" },
+    );
+    let day: string | undefined;
+    const prefix = relative(repo.top, paths.dir).split(sep).join("/");
+    for (const line of out.split("\n")) {
+      if (line.startsWith("\0")) {
+        day = isoOf(line.slice(1));
+        continue;
+      }
+      if (!day || line.trim() === "") continue;
+      // Newest commit first: the first time a path is seen is its last change.
+      const rel =
+        prefix === ""
+          ? line
+          : line.startsWith(`${prefix}/`)
+            ? line.slice(prefix.length + 1)
+            : undefined;
+      if (rel !== undefined && dates[rel] === undefined) dates[rel] = day;
+    }
+  } catch {
+    return {};
+  }
+  gitMemo.set(paths.dir, { head, dates });
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, `${JSON.stringify({ head, dates })}\n`);
+  } catch {
+    // A vault this user may not write still answers; the next process asks git again.
+  }
+  return dates;
+}
+
+/**
+ * Every page's date and its origin. `git: false` leaves the repository out
+ * (tests, and vaults whose files' commits say nothing about their content).
+ */
+export function pageDates(
+  paths: VaultPaths,
+  pages: ReadonlyMap<string, PageMeta>,
+  options: { git?: boolean } = {},
+): Map<string, PageDate> {
+  const out = new Map<string, PageDate>();
+  let events: Map<string, string> | undefined;
+  let git: Record<string, string> | undefined;
+  for (const [id, page] of pages) {
+    const own = frontmatterDate(page);
+    if (own) {
+      out.set(id, own);
+      continue;
+    }
+    events ??= eventDates(paths);
+    const logged = events.get(id);
+    if (logged) {
+      out.set(id, { date: logged, source: "events" });
+      continue;
+    }
+    if (options.git === false) continue;
+    git ??= gitDates(paths);
+    const committed = git[page.path];
+    if (committed) out.set(id, { date: committed, source: "git" });
+  }
+  return out;
+}

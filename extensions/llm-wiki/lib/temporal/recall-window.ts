@@ -1,0 +1,109 @@
+/**
+ * The time window of one recall: the query's time words (relative to `now`)
+ * intersected with explicit `since`/`until`, the query to search with those
+ * words taken out, and each vault's page dates (resolved only when there is
+ * a window, so a recall without time costs nothing here).
+ */
+import type { Diagnostic } from "../diagnostics.ts";
+import type { RetrievalVault } from "../retrieval.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { type PageDate, pageDates } from "./page-dates.ts";
+import {
+  type AnchorLookup,
+  combineWindows,
+  explicitDay,
+  parseTimeWindow,
+  type TimeWindow,
+} from "./time-window.ts";
+
+/** What recall needs to prefer pages of a time window. */
+export type RecallWindow =
+  | {
+      ok: true;
+      window?: TimeWindow;
+      /** The query the search steps use (names are still matched on the original). */
+      searchQuery: string;
+      /** The vaults, each with its page dates when there is a window. */
+      vaults: RetrievalVault[];
+      diagnostics: Diagnostic[];
+    }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+/** Names compared loosely: case, punctuation and spacing aside. */
+const nameKey = (text: string) =>
+  text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+
+/**
+ * A named event's date: a page whose title or alias is the name ("the v2
+ * release" → a page titled "v2 release"), with a date of its own.
+ */
+function anchorLookup(
+  vaults: readonly RetrievalVault[],
+  datesOf: (v: RetrievalVault) => Map<string, PageDate>,
+): AnchorLookup {
+  let names: Map<string, { vault: RetrievalVault; id: string }> | undefined;
+  return (name) => {
+    if (!names) {
+      names = new Map();
+      for (const v of vaults) {
+        for (const [id, page] of v.pages) {
+          for (const n of [page.title, ...page.aliases]) {
+            const key = nameKey(n);
+            if (key !== "" && !names.has(key)) names.set(key, { vault: v, id });
+          }
+        }
+      }
+    }
+    const found = names.get(nameKey(name));
+    if (!found) return undefined;
+    const dated = datesOf(found.vault).get(found.id);
+    return dated ? { date: dated.date, pageId: found.id } : undefined;
+  };
+}
+
+/** The window, search query and dated vaults of one recall. */
+export function recallWindow(
+  input: { query: string; since?: string; until?: string; now?: Date },
+  vaults: ReadonlyArray<{ vault: RetrievalVault; paths: VaultPaths }>,
+): RecallWindow {
+  const diagnostics: Diagnostic[] = [];
+  const explicit: { since?: string; until?: string } = {};
+  for (const side of ["since", "until"] as const) {
+    const value = input[side];
+    if (value === undefined) continue;
+    const day = explicitDay(value, side);
+    if (!day.ok) return { ok: false, diagnostics: [day.diagnostic] };
+    explicit[side] = day.day;
+  }
+  const dates = new Map<RetrievalVault, Map<string, PageDate>>();
+  const datesOf = (v: RetrievalVault): Map<string, PageDate> => {
+    let d = dates.get(v);
+    if (!d) {
+      const paths = vaults.find((x) => x.vault === v)?.paths;
+      d = paths ? pageDates(paths, v.pages) : new Map();
+      dates.set(v, d);
+    }
+    return d;
+  };
+  const plain = vaults.map((x) => x.vault);
+  const parsed = parseTimeWindow(input.query, {
+    now: input.now ?? new Date(),
+    anchor: anchorLookup(plain, datesOf),
+  });
+  diagnostics.push(...parsed.diagnostics);
+  const combined = combineWindows(parsed.window, explicit);
+  if (!combined.ok) return { ok: false, diagnostics: [...diagnostics, combined.diagnostic] };
+  const window = combined.window;
+  if (!window) return { ok: true, searchQuery: input.query, vaults: plain, diagnostics };
+  return {
+    ok: true,
+    window,
+    searchQuery: parsed.window ? parsed.rest : input.query,
+    vaults: plain.map((v) => ({ ...v, dates: datesOf(v) })),
+    diagnostics,
+  };
+}
