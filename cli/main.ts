@@ -43,6 +43,7 @@ import {
   RESOLVE_CONFLICT_USAGE,
   resolveConflictCommand,
 } from "./resolve-conflict-command.ts";
+import { VERIFY_OPTIONS, VERIFY_USAGE, verifyCommand } from "./verify-command.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
@@ -59,7 +60,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -95,6 +96,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   bench: BENCH_OPTIONS,
   capture: CAPTURE_OPTIONS,
   "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
+  verify: VERIFY_OPTIONS,
   models: MODELS_OPTIONS,
 };
 
@@ -115,6 +117,7 @@ const HANDLERS: Record<string, Handler> = {
   bench: benchCommand,
   capture: captureCommand,
   "resolve-conflict": resolveConflictCommand,
+  verify: verifyCommand,
   models: modelsCommand,
   init(service, { values }) {
     const result = service.bootstrap({

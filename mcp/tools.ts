@@ -21,6 +21,7 @@ import {
   renderRetro,
   renderSearch,
   renderStatus,
+  renderVerifyPage,
 } from "../extensions/llm-wiki/lib/render-text.ts";
 import {
   BootstrapParams,
@@ -41,6 +42,7 @@ import {
   StatusParams,
   TOOL_DESCRIPTIONS,
   type ToolName,
+  VerifyPageParams,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
 import type {
   ReindexInput,
@@ -299,6 +301,17 @@ export const TOOLS: readonly McpTool[] = [
       ok: result.ok,
       result,
       text: renderResolveConflict(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+
+  // Idempotent: verifying again on the same day writes nothing.
+  defineTool("wiki_verify_page", VerifyPageParams, WRITE, async (service, args) => {
+    const result = await service.verifyPage(args);
+    return {
+      ok: result.ok,
+      result,
+      text: renderVerifyPage(result),
       diagnostics: result.diagnostics,
     };
   }),

@@ -30,6 +30,7 @@ import { createSessionPriming } from "./pi/session-priming.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
 import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
+import { createVerifyPageTool } from "./pi/verify-page-tool.ts";
 import { createWikiHost } from "./pi/wiki-host.ts";
 
 export default function llmWiki(pi: ExtensionAPI): void {
@@ -49,6 +50,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createObserveTool(host));
   pi.registerTool(createRetroTool(host));
   pi.registerTool(createLogEventTool(host));
+  pi.registerTool(createVerifyPageTool(host));
   pi.registerTool(createIngestTool(host));
   pi.registerTool(createResolveConflictTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));

@@ -12,6 +12,12 @@ import {
   type ItemRelation,
   pageDate,
 } from "./assembly/bundles.ts";
+import {
+  annotateCode,
+  codeNotes,
+  type LinkedCommit,
+  preferCurrentCode,
+} from "./code-refs/recall-code.ts";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
 import { readOnlyDiagnostic } from "./index/index-failure.ts";
 import {
@@ -116,6 +122,10 @@ export interface RecallItem extends RetrievalHit {
   successor?: string;
   /** The heading of the section the excerpt comes from. */
   heading?: string;
+  /** Why the page is stale by code: a path it names was deleted or changed since its date, and the commit. */
+  staleReason?: string;
+  /** The newest commit whose message names the page (`[[id]]`, `wiki: id`). */
+  lastCommit?: LinkedCommit;
 }
 
 export interface RecallResult {
@@ -427,6 +437,8 @@ export async function recallOperation(
   let hits = exclude
     ? outcome.hits.filter((h) => !exclude.has(`${h.vault}:${h.id}`))
     : outcome.hits;
+  // Pages whose named code moved on: a bounded lower preference (per-commit cache, no git call).
+  hits = preferCurrentCode(hits, codeNotes(byKind, hits));
   if (priming) {
     hits = preferFresher(hits, (h) => pageDate(byKind.get(h.vault)?.view().pages.get(h.id)), now);
   }
@@ -441,6 +453,7 @@ export async function recallOperation(
     assembly.items = assembly.items.filter((a) => !exclude.has(`${a.vault}:${a.id}`));
   }
   const { results, renderable } = recallItems(byKind, hits, assembly, outcome.query);
+  annotateCode(results, renderable, codeNotes(byKind, results));
   const conflicts: RecallConflict[] = assembly.conflicts.map((c) => {
     const dated = (id: string) => {
       const date = pageDate(byKind.get(c.vault)?.view().pages.get(id));

@@ -32,6 +32,10 @@ export interface RenderableHit {
   status?: string;
   date?: string;
   scope?: string;
+  /** Why the page is stale by code (a named path deleted or changed, with the commit). */
+  staleReason?: string;
+  /** The last commit naming the page, one line. */
+  lastCommit?: string;
 }
 
 /** An unresolved conflict between two rendered pages of one vault. */
@@ -245,7 +249,11 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     hit.vault === "personal" ? "personal vault" : undefined,
     hit.deprecated ? "DEPRECATED" : undefined,
     hit.status === "draft" ? "draft" : undefined,
-    hit.freshness === "stale" ? "STALE" : undefined,
+    hit.freshness === "stale"
+      ? hit.staleReason
+        ? `STALE: ${line(clip(hit.staleReason, 300))}`
+        : "STALE"
+      : undefined,
     hit.freshness === "historical"
       ? `HISTORICAL, superseded by ${line(hit.successor ?? "a later claim")}`
       : undefined,
@@ -265,6 +273,7 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     `id: ${line(hit.id)}`,
     `path: ${line(hit.path)}`,
     hit.date ? `date: ${line(hit.date)}` : undefined,
+    hit.lastCommit ? `last commit: ${line(clip(hit.lastCommit, 140))}` : undefined,
     hit.heading && hit.excerpt ? `section: ${line(clip(hit.heading, 120))}` : undefined,
   ]
     .filter(Boolean)

@@ -4,6 +4,7 @@
  * everywhere. Structured output is the result object itself.
  */
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
+import { commitLine } from "./code-refs/recall-code.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { LintResult } from "./lint/types.ts";
 import { relationPhrase } from "./recall.ts";
@@ -21,6 +22,7 @@ import type { SourceRef } from "./writing/ingest-sources.ts";
 import type { LogEventResult } from "./writing/log-event.ts";
 import type { ResolveConflictResult } from "./writing/record-resolution.ts";
 import type { WrittenPageResult } from "./writing/unique-page.ts";
+import type { VerifyPageResult } from "./writing/verify-page.ts";
 
 /** One line per diagnostic (a failure reads as one line), with its repair command when there is one. */
 export function renderDiagnostics(diagnostics: Diagnostic[]): string {
@@ -69,6 +71,9 @@ export function renderStatus(result: StatusResult): string {
     }`,
     `links   ${v.links.resolved} resolved, ${v.links.missing} missing, ${v.links.ambiguous} ambiguous`,
     `index   ${v.index.state}, ${v.index.documents} documents${v.index.pending ? `, ${v.index.pending} pending` : ""}; vectors ${v.index.vectors.present ? `yes (${v.index.vectors.model ?? "unknown model"})` : "none"}${v.index.repair && v.index.state !== "ready" ? ` (fix: ${v.index.repair})` : ""}`,
+    v.lastCommit
+      ? `commit  ${neutraliseLine(commitLine(v.lastCommit))} names ${neutraliseLine(v.lastCommit.page)}`
+      : undefined,
     `mode    ${result.retrieval.mode}; models ${Object.entries(result.retrieval.models)
       .map(([role, m]) => `${role} ${m.available ? "available" : "unavailable"}`)
       .join(", ")}`,
@@ -148,7 +153,12 @@ export function renderRecallResult(result: RecallResult): string {
     const part =
       r.part === "card" ? "" : ` ${r.part}${r.relation ? ` (${relationPhrase(r.relation)})` : ""}`;
     const labels = [
-      r.freshness !== "current" ? r.freshness : undefined,
+      r.freshness !== "current"
+        ? r.staleReason && r.freshness === "stale"
+          ? `stale: ${neutraliseLine(r.staleReason)}`
+          : r.freshness
+        : undefined,
+      r.lastCommit ? `last commit ${neutraliseLine(commitLine(r.lastCommit))}` : undefined,
       r.successor ? `superseded by ${neutraliseLine(r.successor)}` : undefined,
       r.scope ? `scope: ${neutraliseLine(r.scope)}` : undefined,
     ].filter(Boolean);
@@ -339,4 +349,14 @@ export function renderIngest(
     result.schema,
   ];
   return lines.filter((l) => l !== undefined).join("\n");
+}
+
+/** `wiki_verify_page`: which page, the date now recorded, and whether anything changed. */
+export function renderVerifyPage(result: VerifyPageResult): string {
+  if (!result.ok || result.id === undefined) return "";
+  const page = neutraliseLine(result.id);
+  if (!result.changed)
+    return `${page} is already verified ${result.verified ?? ""}; nothing written`;
+  const was = result.previous ? ` (was ${neutraliseLine(result.previous)})` : "";
+  return `${page} verified ${result.verified ?? ""}${was}`;
 }

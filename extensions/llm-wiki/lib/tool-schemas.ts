@@ -226,6 +226,8 @@ export const TOOL_DESCRIPTIONS = {
     "Append an event to the llm-wiki's append-only log (meta/events.jsonl): kind in lowercase snake_case (e.g. query_answered), detail a small JSON object. Never rewrites the log; kinds the wiki tools write themselves are refused.",
   wiki_resolve_conflict:
     "Record the user's resolution of a conflict between two wiki pages of one vault, after the user answered unambiguously: selected_page_id is the claim the user endorsed, and the relation reads selected → other (supersedes: selected is current, other historical; qualifies: both stand, selected narrows other; applies_under: selected holds under scope, which it requires). Writes one immutable resolution page under wiki/analyses/ and never edits either claim. The same call again changes nothing; to change a recorded choice, pass the active resolution's id as replaces.",
+  wiki_verify_page:
+    "Mark a wiki page verified against the code after checking (and, where needed, updating) what it says: sets only its front matter's verified: date (today by default), so a page that lint or recall flagged stale because a file it names was deleted or changed since its date counts as current again. Changes no other byte of the page.",
   wiki_ingest:
     "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;
@@ -404,3 +406,23 @@ export type ResolveConflictParamsT = Static<typeof ResolveConflictParams>;
 export type RetroParamsT = Static<typeof RetroParams>;
 export type LogEventParamsT = Static<typeof LogEventParams>;
 export type IngestParamsT = Static<typeof IngestParams>;
+
+export const VerifyPageParams = Type.Object(
+  {
+    page: PageId("The page id, e.g. concepts/sync-merge"),
+    date: Type.Optional(
+      Type.String({
+        pattern: "^\\d{4}-\\d{2}-\\d{2}$",
+        description: "The day the page was checked against the code (YYYY-MM-DD); default today",
+      }),
+    ),
+    vault: Type.Optional(
+      Type.Union([Type.Literal("project"), Type.Literal("personal")], {
+        description: "The vault holding the page; default the active one",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type VerifyPageParamsT = Static<typeof VerifyPageParams>;

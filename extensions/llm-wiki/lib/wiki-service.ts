@@ -8,6 +8,8 @@ import {
   type CaptureSourceResult,
   captureSource,
 } from "./capture/capture-source.ts";
+import { lastLinkedCommit } from "./code-refs/code-state.ts";
+import { type LinkedCommit, linkedCommit } from "./code-refs/recall-code.ts";
 import { type Diagnostic, diagnostic, WikiError } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelRole, resolveModels } from "./index/models.ts";
@@ -45,6 +47,8 @@ import { type ResolveConflictResult, recordResolution } from "./writing/record-r
 import type { ResolveConflictInput } from "./writing/resolve-conflict.ts";
 import { type RetroInput, recordRetro } from "./writing/retro.ts";
 import type { WrittenPageResult } from "./writing/unique-page.ts";
+import type { VerifyPageInput, VerifyPageResult } from "./writing/verify-page.ts";
+import { verifyPageOperation } from "./writing/verify-page-op.ts";
 
 /** Which vault an operation acts on. */
 export type VaultSelector = "active" | "project" | "personal" | "all";
@@ -73,6 +77,8 @@ export interface StatusResult {
     malformed: number;
     links: { resolved: number; missing: number; ambiguous: number };
     index: IndexStatus;
+    /** The newest commit whose message names a page of the vault (`[[id]]`, `wiki: id`). */
+    lastCommit?: LinkedCommit & { page: string };
   };
   retrieval: {
     mode: RetrievalMode;
@@ -182,6 +188,14 @@ export interface WikiService {
    * `replaces`. Refusals are diagnostics (see `writing/resolve-conflict.ts`).
    */
   resolveConflict(input: ResolveConflictInput): Promise<ResolveConflictResult>;
+  /**
+   * Marks a page verified against the code: sets its front matter's
+   * `verified:` date (today by default), changing no other byte, then
+   * indexes it. A page stale by code is current again until its code moves on.
+   */
+  verifyPage(
+    input: VerifyPageInput & { vault?: VaultSelector },
+  ): Promise<VerifyPageResult & { indexed?: boolean }>;
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
@@ -482,6 +496,12 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
 
+    async verifyPage({ vault: selector, ...input }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      return verifyPageOperation(handles.get(vault), input);
+    },
+
     async captureSource({ vault: selector, allowedRoots, timeoutMs, signal, ...input }) {
       const [vault] = resolveVaults(selector ?? "active");
       if (!vault || !vaultExists(vault))
@@ -545,6 +565,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         index,
       };
       if (config.name) summary.name = config.name;
+      const linked = lastLinkedCommit(handle, v, reg.pages.keys());
+      if (linked) summary.lastCommit = { ...linkedCommit(linked.commit), page: linked.page };
       return {
         ok: true,
         vault: summary,

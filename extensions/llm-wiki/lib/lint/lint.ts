@@ -15,6 +15,7 @@ import { duplicateFindings, malformedFindings, orphanFindings } from "./page-che
 import { relationFindings } from "./relation-checks.ts";
 import { secretFindings } from "./secret-check.ts";
 import { staleFindings } from "./stale.ts";
+import { staleReferenceFindings } from "./stale-reference.ts";
 import {
   LINT_CHECKS,
   type LintCounts,
@@ -60,6 +61,7 @@ function compare(a: LintFinding, b: LintFinding): number {
 
 /** Every finding for one vault's registry and index, in a stable order. */
 function collectFindings(
+  handle: VaultHandle,
   vault: VaultPaths,
   registry: Registry,
   index: IndexStatus,
@@ -75,6 +77,7 @@ function collectFindings(
     ...duplicateFindings(registry),
     ...contradictionFindings(vault, registry),
     ...staleFindings(registry.pages.values(), now),
+    ...staleReferenceFindings(handle, vault, registry),
     ...orphanFindings(registry),
   ];
   // A stable sort: findings of one check and path keep the order they were found in.
@@ -99,7 +102,13 @@ function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport 
     const created = fixed.flatMap((fix) => (fix.path ? [fix.path] : []));
     if (created.length > 0) registry = handle.refresh(created);
   }
-  const findings = collectFindings(handle.paths, registry, handle.index.status(registry), now);
+  const findings = collectFindings(
+    handle,
+    handle.paths,
+    registry,
+    handle.index.status(registry),
+    now,
+  );
   return {
     kind: handle.paths.kind,
     root: handle.paths.root,

@@ -1,0 +1,123 @@
+/**
+ * Marks a page verified against the code: its front matter's top-level
+ * `verified:` line is set to a date (inserted before the closing fence when
+ * there is none) and not one other byte of the page changes — nothing else
+ * is rewritten, reformatted or redacted. A page that changed while this ran
+ * is left alone; the write is atomic.
+ */
+import { lstatSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import { appendEvent } from "../vault/events.ts";
+import { isInside, writeFileAtomic } from "../vault/fs-safe.ts";
+import { parsePage } from "../vault/page.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+
+const FRONTMATTER = /^(\uFEFF?---[ \t]*(\r?\n))([\s\S]*?\r?\n)?(---|\.\.\.)[ \t]*(\r?\n|$)/;
+/** A top-level `verified:` line; the value may be quoted and followed by a comment. */
+const VERIFIED_LINE = /^verified:[^\r\n]*$/gm;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+export interface VerifyPageInput {
+  /** The page id (`concepts/x`; `[[concepts/x]]`, `wiki/concepts/x.md` read the same). */
+  page: string;
+  /** The date to record (`YYYY-MM-DD`); default: today (UTC). */
+  date?: string;
+}
+
+/** What verifying did. */
+export interface VerifyPageResult {
+  ok: boolean;
+  id?: string;
+  /** Vault-relative path of the page. */
+  path?: string;
+  /** The date now in `verified:`. */
+  verified?: string;
+  /** The value before, when there was one. */
+  previous?: string;
+  /** False when the page already said this date. */
+  changed?: boolean;
+  diagnostics: Diagnostic[];
+}
+
+function fail(code: string, message: string, path?: string): never {
+  throw new WikiError(diagnostic(code, "error", message, path ? { path } : {}));
+}
+
+/** Whether `text` names a real calendar day. */
+function isDay(text: string): boolean {
+  if (!DAY.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
+}
+
+/**
+ * Sets `verified: <date>` on the page at vault-relative `rel` (id `id`).
+ * Throws `WikiError` when it cannot (no front matter, two `verified:` lines,
+ * not a plain file under `wiki/`, an invalid date, a concurrent change).
+ */
+export function verifyPage(
+  vault: VaultPaths,
+  id: string,
+  rel: string,
+  date: string | undefined,
+  now: Date = new Date(),
+): VerifyPageResult {
+  const day = date ?? now.toISOString().slice(0, 10);
+  if (!isDay(day)) return fail("invalid_input", `date: "${day}" is not a day like 2026-03-01`);
+  const abs = join(vault.dir, rel);
+  if (!isInside(vault.wiki, abs) || lstatSync(abs).isSymbolicLink()) {
+    return fail(
+      "verify_page_unsafe",
+      `${rel} is not a plain file under wiki/; left unchanged`,
+      rel,
+    );
+  }
+  const before = readFileSync(abs);
+  const text = before.toString("utf8");
+  const fm = FRONTMATTER.exec(text);
+  if (!fm) return fail("verify_no_frontmatter", `${rel} has no front matter; left unchanged`, rel);
+  const start = fm[1]?.length ?? 0;
+  const block = fm[3] ?? "";
+  const eol = fm[2] ?? "\n";
+  const lines = [...block.matchAll(VERIFIED_LINE)];
+  if (lines.length > 1) {
+    return fail("verify_ambiguous", `${rel} has more than one verified line; left unchanged`, rel);
+  }
+  const line = lines[0];
+  const previous = line
+    ? line[0]
+        .slice("verified:".length)
+        .replace(/#.*$/, "")
+        .trim()
+        .replace(/^["']|["']$/g, "")
+    : undefined;
+  if (previous === day) {
+    return { ok: true, id, path: rel, verified: day, previous, changed: false, diagnostics: [] };
+  }
+  const after = line
+    ? `${text.slice(0, start + line.index)}verified: ${day}${text.slice(start + line.index + line[0].length)}`
+    : `${text.slice(0, start + block.length)}verified: ${day}${eol}${text.slice(start + block.length)}`;
+  const parsed = parsePage(id, rel, Buffer.from(after, "utf8"));
+  const value = parsed.ok ? parsed.page.frontmatter.verified : undefined;
+  const readBack = value instanceof Date ? value.toISOString().slice(0, 10) : value;
+  if (!parsed.ok || readBack !== day) {
+    return fail("verify_not_written", `${rel}: the verified line could not be written safely`, rel);
+  }
+  // A concurrent editor may have saved since the read: their change wins.
+  if (!readFileSync(abs).equals(before)) {
+    return fail("verify_page_changed", `${rel} changed while being verified; try again`, rel);
+  }
+  writeFileAtomic(abs, after);
+  appendEvent(vault, { kind: "page_verified", page: id, verified: day }, now);
+  const result: VerifyPageResult = {
+    ok: true,
+    id,
+    path: rel,
+    verified: day,
+    changed: true,
+    diagnostics: [],
+  };
+  if (previous !== undefined) result.previous = previous;
+  return result;
+}
