@@ -1,0 +1,330 @@
+/**
+ * Temporal recall: time words in a question become a window of days
+ * (relative to an injected `now`), pages dated inside it are preferred on a
+ * real vault and a real index, explicit since/until narrow it, and hostile
+ * dates are structured diagnostics, never exceptions.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { pageDates } from "../extensions/llm-wiki/lib/temporal/page-dates.ts";
+import {
+  combineWindows,
+  dayNumber,
+  explicitDay,
+  isoDay,
+  parseTimeWindow,
+} from "../extensions/llm-wiki/lib/temporal/time-window.ts";
+import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(async () => {
+  await closeServices();
+  removeTempDirs();
+});
+
+const DAY = 86_400_000;
+/** Deterministic moments spread over 2020–2031 (no clock). */
+const NOWS = Array.from(
+  { length: 60 },
+  (_, i) =>
+    new Date(Date.UTC(2020, 0, 1) + ((i * 7_919 * 13) % 4_380) * DAY + (i % 24) * 3_600_000),
+);
+const today = (now: Date) => Math.floor(now.getTime() / DAY);
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+describe("parseTimeWindow", () => {
+  it("reads relative days and weeks against now", () => {
+    for (const now of NOWS) {
+      const t = today(now);
+      const y = parseTimeWindow("what broke yesterday in the indexer", { now });
+      expect(y.window).toMatchObject({ since: isoDay(t - 1), until: isoDay(t - 1) });
+      expect(y.rest).toBe("what broke in the indexer");
+      const w = parseTimeWindow("reranking decisions last week", { now }).window;
+      const since = dayNumber(w?.since ?? "") ?? Number.NaN;
+      const until = dayNumber(w?.until ?? "") ?? Number.NaN;
+      expect(until - since).toBe(6);
+      expect(new Date(since * DAY).getUTCDay()).toBe(1); // a Monday
+      expect(until).toBeLessThan(t);
+      expect(t - until).toBeLessThanOrEqual(7);
+      const n = parseTimeWindow("notes over the last 10 days", { now }).window;
+      expect(n).toMatchObject({ since: isoDay(t - 9), until: isoDay(t) });
+      const ago = parseTimeWindow("the failure 3 days ago", { now }).window;
+      expect(ago).toMatchObject({ since: isoDay(t - 3), until: isoDay(t - 3) });
+    }
+  });
+
+  it("reads named months as the most recent such month, and ISO dates and months as given", () => {
+    for (const now of NOWS) {
+      for (const [i, name] of MONTHS.entries()) {
+        const w = parseTimeWindow(`what we decided in ${name} about fusion`, { now }).window;
+        expect(w?.since?.slice(5, 7)).toBe(String(i + 1).padStart(2, "0"));
+        expect((w?.since ?? "") <= isoDay(today(now))).toBe(true);
+        expect(dayNumber(w?.until ?? "")).toBeGreaterThan(dayNumber(w?.since ?? "") ?? 0);
+      }
+    }
+    const now = NOWS[0] as Date;
+    expect(parseTimeWindow("changes since 2026-02", { now })).toMatchObject({
+      window: { since: "2026-02-01" },
+      rest: "changes",
+    });
+    expect(parseTimeWindow("since 2026-02", { now }).window?.until).toBeUndefined();
+    expect(parseTimeWindow("fusion between 2026-01-05 and 2026-01-20", { now })).toMatchObject({
+      window: { since: "2026-01-05", until: "2026-01-20" },
+      rest: "fusion",
+    });
+    expect(parseTimeWindow("notes before 2025-03-04", { now }).window).toEqual({
+      phrase: "before 2025-03-04",
+      origin: "query",
+      until: "2025-03-03",
+    });
+    expect(parseTimeWindow("March 3, 2026 meeting", { now }).window).toMatchObject({
+      since: "2026-03-03",
+      until: "2026-03-03",
+    });
+  });
+
+  it("dates a named event from the page that gives its date", () => {
+    const now = new Date("2026-06-17T12:00:00Z");
+    const anchor = (name: string) =>
+      name.toLowerCase() === "v2 release"
+        ? { date: "2026-04-01", pageId: "sources/v2" }
+        : undefined;
+    const w = parseTimeWindow("cache bugs before the v2 release", { now, anchor });
+    expect(w.window).toMatchObject({ until: "2026-03-31", anchor: "sources/v2" });
+    expect(w.rest).toBe("cache bugs");
+    expect(parseTimeWindow("after the v2 release", { now, anchor }).window?.since).toBe(
+      "2026-04-02",
+    );
+  });
+
+  it("leaves ordinary words alone", () => {
+    const now = new Date("2026-06-17T12:00:00Z");
+    for (const q of [
+      "it may rain",
+      "chunks of 2048 tokens",
+      "in 2048 tokens",
+      "march the files",
+      "a weekly job",
+    ]) {
+      expect(parseTimeWindow(q, { now }).window).toBeUndefined();
+    }
+  });
+
+  it("refuses impossible dates with a warning and no window", () => {
+    const now = new Date("2026-06-17T12:00:00Z");
+    for (const q of ["since 2026-13", "on 2026-02-30", "before 9999-01-01", "since 1066-10-14"]) {
+      const r = parseTimeWindow(q, { now });
+      expect(r.window).toBeUndefined();
+      expect(r.rest).toBe(q);
+      expect(r.diagnostics.map((d) => d.code)).toEqual(["time_window_invalid"]);
+    }
+  });
+});
+
+describe("explicit since/until", () => {
+  it("takes days, months and years; refuses anything else with a diagnostic", () => {
+    expect(explicitDay("2026-02", "since")).toEqual({ ok: true, day: "2026-02-01" });
+    expect(explicitDay("2024-02", "until")).toEqual({ ok: true, day: "2024-02-29" });
+    expect(explicitDay("2025", "until")).toEqual({ ok: true, day: "2025-12-31" });
+    for (const bad of [
+      "yesterday",
+      "2026-02-30",
+      "0001-01-01",
+      "99999-01-01",
+      "2026-00",
+      "x".repeat(5_000),
+      "2026-01-01\u001b[31m",
+    ]) {
+      const r = explicitDay(bad, "since");
+      expect(r.ok).toBe(false);
+      if (!r.ok) {
+        expect(r.diagnostic).toMatchObject({ code: "time_window_invalid", severity: "error" });
+        expect(r.diagnostic.message.length).toBeLessThan(200);
+        expect(r.diagnostic.message).not.toContain("\u001b");
+      }
+    }
+  });
+
+  it("intersects with the query's window; an empty intersection is an error", () => {
+    const q = {
+      since: "2026-03-01",
+      until: "2026-03-31",
+      phrase: "in March",
+      origin: "query" as const,
+    };
+    expect(combineWindows(q, { since: "2026-03-10" })).toMatchObject({
+      ok: true,
+      window: { since: "2026-03-10", until: "2026-03-31", origin: "both" },
+    });
+    expect(combineWindows(q, { since: "2026-05-01" })).toMatchObject({
+      ok: false,
+      diagnostic: { code: "time_window_empty" },
+    });
+    expect(combineWindows(undefined, { since: "2000-01-01", until: "2199-12-31" })).toMatchObject({
+      ok: true,
+      window: { origin: "explicit" },
+    });
+  });
+});
+
+/** Four pages on one subject, dated apart; the oldest matches the words best. */
+function datedVault(now: Date) {
+  const t = today(now);
+  const monday = t - ((t + 3) % 7);
+  const lastWeek = isoDay(monday - 4); // Thursday of last week
+  const old = isoDay(t - 120);
+  return {
+    lastWeek,
+    vault: makeTempVault({
+      pages: {
+        "concepts/reranking-cutoff": pageText(
+          { type: "concept", title: "Reranking cutoff", updated: old },
+          "Reranking reranking cutoff: rerank the top forty reranking candidates; reranking is slow.",
+        ),
+        "sources/reranking-review": pageText(
+          { type: "source", title: "Reranking review", date: lastWeek },
+          "We reviewed reranking latency and kept the cutoff.",
+        ),
+        "concepts/chunking": pageText(
+          { type: "concept", title: "Chunking", updated: lastWeek },
+          "Pages are split at headings.",
+        ),
+        "concepts/fusion": pageText(
+          { type: "concept", title: "Fusion" },
+          "Reranking lists are fused by reciprocal rank.",
+        ),
+      },
+    }),
+  };
+}
+
+describe("recall with a time window (real vault, real index)", () => {
+  it('prefers the pages dated last week for "last week", and says why', async () => {
+    const now = new Date("2026-06-17T09:30:00Z");
+    const { vault, lastWeek } = datedVault(now);
+    const service = serviceFor(vault.root);
+    await service.reindex({ scope: "all" });
+    const plain = await service.recall({ query: "reranking", mode: "lexical", now });
+    expect(plain.results[0]?.id).toBe("concepts/reranking-cutoff");
+    expect(plain.window).toBeUndefined();
+
+    const timed = await service.recall({
+      query: "reranking last week",
+      mode: "lexical",
+      explain: true,
+      now,
+    });
+    expect(timed.ok).toBe(true);
+    expect(timed.window).toMatchObject({ phrase: "last week" });
+    expect((timed.window?.since ?? "") <= lastWeek && lastWeek <= (timed.window?.until ?? "")).toBe(
+      true,
+    );
+    expect(timed.results[0]?.id).toBe("sources/reranking-review");
+    expect(timed.results[0]?.why?.time).toMatchObject({
+      date: lastWeek,
+      dateSource: "frontmatter",
+      inside: true,
+    });
+    const old = timed.results.find((r) => r.id === "concepts/reranking-cutoff");
+    expect(old?.why?.time).toMatchObject({ inside: false });
+    // The page that only shares "week" is not pulled in by the date words.
+    expect(timed.results.map((r) => r.id)).not.toContain("concepts/chunking");
+  });
+
+  it("takes explicit since/until, and refuses bad ones with a structured diagnostic", async () => {
+    const now = new Date("2026-06-17T09:30:00Z");
+    const { vault, lastWeek } = datedVault(now);
+    const service = serviceFor(vault.root);
+    await service.reindex({ scope: "all" });
+    const r = await service.recall({ query: "reranking", mode: "lexical", since: lastWeek, now });
+    expect(r.window).toEqual({ since: lastWeek, origin: "explicit" });
+    expect(r.results[0]?.id).toBe("sources/reranking-review");
+
+    for (const [since, until, code] of [
+      ["2026-02-30", undefined, "time_window_invalid"],
+      ["0000-01-01", undefined, "time_window_invalid"],
+      ["2026-05-01", "2026-04-01", "time_window_empty"],
+    ] as const) {
+      const bad = await service.recall({
+        query: "reranking",
+        mode: "lexical",
+        since,
+        ...(until ? { until } : {}),
+        now,
+      });
+      expect(bad.ok).toBe(false);
+      expect(bad.results).toEqual([]);
+      expect(bad.diagnostics.map((d) => d.code)).toContain(code);
+    }
+    // A window over every year allowed is harmless: everything dated is inside.
+    const wide = await service.recall({
+      query: "reranking",
+      mode: "lexical",
+      since: "1970",
+      until: "2200",
+      now,
+    });
+    expect(wide.ok).toBe(true);
+    expect(wide.results[0]?.id).toBe("concepts/reranking-cutoff");
+  });
+});
+
+describe("page dates", () => {
+  it("reads front matter first (a source's own date), then the event log", () => {
+    const vault = makeTempVault({
+      pages: {
+        "sources/paper": pageText({
+          type: "source",
+          title: "Paper",
+          date: "2025-11-02",
+          updated: "2026-01-09",
+        }),
+        "concepts/card": pageText({
+          type: "concept",
+          title: "Card",
+          created: "2025-01-01",
+          updated: "2025-02-03",
+        }),
+        "concepts/logged": pageText({ type: "concept", title: "Logged" }),
+        "concepts/unknown": pageText({ type: "concept", title: "Unknown" }),
+      },
+    });
+    appendEvent(
+      vault.paths,
+      { kind: "page_created", id: "concepts/logged" },
+      new Date("2026-03-04T10:00:00Z"),
+    );
+    appendEvent(
+      vault.paths,
+      { kind: "page_updated", id: "concepts/logged" },
+      new Date("2026-03-09T10:00:00Z"),
+    );
+    const service = serviceFor(vault.root);
+    const dates = pageDates(vault.paths, service.registry(vault.paths).pages, { git: false });
+    expect(dates.get("sources/paper")).toEqual({
+      date: "2025-11-02",
+      source: "frontmatter",
+      field: "date",
+    });
+    expect(dates.get("concepts/card")).toEqual({
+      date: "2025-02-03",
+      source: "frontmatter",
+      field: "updated",
+    });
+    expect(dates.get("concepts/logged")).toEqual({ date: "2026-03-09", source: "events" });
+    expect(dates.has("concepts/unknown")).toBe(false);
+  });
+});
