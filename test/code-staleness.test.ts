@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LintFinding, LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { runCli } from "./helpers/cli.ts";
-import { commitAll, initRepo, loggingGit } from "./helpers/git-repo.ts";
+import { commitAll, initRepo, loggingGit } from "./helpers/code-repo.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
