@@ -152,6 +152,7 @@ describe("MCP server: an indexed example vault", () => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect([...byName.keys()]).toEqual([
       "wiki_recall",
+      "wiki_recent",
       "wiki_search",
       "wiki_status",
       "wiki_reindex",
