@@ -31,6 +31,7 @@ const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
   "observation_recorded",
   "retro_recorded",
   "conflict_resolved",
+  "page_verified",
 ]);
 
 export interface LogEventInput {
