@@ -8,5 +8,12 @@ import { enableCodeCache } from "../extensions/llm-wiki/lib/compile-cache.ts";
 
 // Before the rest is loaded, so the cache covers it.
 enableCodeCache();
-const { main } = await import("./main.ts");
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv[0] === "hook") {
+  // An agent's hook: its own entry, which never fails the user's prompt (exit 0).
+  const { hookCommand } = await import("./hook-command.ts");
+  process.exitCode = await hookCommand(argv.slice(1));
+} else {
+  const { main } = await import("./main.ts");
+  process.exitCode = await main(argv);
+}

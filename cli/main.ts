@@ -19,8 +19,8 @@ import {
   EXPLICIT_DEFAULT_RESULTS,
   EXPLICIT_MAX_RESULTS,
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
-import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
   intOption,
@@ -34,6 +34,7 @@ import {
 } from "./args.ts";
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
+import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
 import { printErr, printJson, printOut } from "./output.ts";
@@ -60,7 +61,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout

@@ -9,7 +9,9 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  GetPromptRequestSchema,
   type JSONRPCMessage,
+  ListPromptsRequestSchema,
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -21,6 +23,7 @@ import {
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { hasPrompt, PROMPTS, primePrompt } from "./prompts.ts";
 import type { Refusal } from "./stdio-transport.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
 import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
@@ -174,8 +177,20 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
   const byName = new Map<string, McpTool>(TOOLS.map((t) => [t.name, t]));
   const server = new Server(
     { name: "llm-wiki", version: options.version },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS },
   );
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...PROMPTS] }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    if (!hasPrompt(name)) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `unknown prompt "${name}"; prompts: ${PROMPTS.map((p) => p.name).join(", ")}`,
+      );
+    }
+    await untilAborted((options.indexReady ?? NO_WAIT.indexReady)(), extra.signal);
+    return primePrompt(service, extra.signal);
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const name = request.params.name;

@@ -23,6 +23,7 @@ import {
   renderStatus,
   renderVerifyPage,
 } from "../extensions/llm-wiki/lib/render-text.ts";
+import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import {
   BootstrapParams,
   CaptureSourceParams,
@@ -32,6 +33,7 @@ import {
   LintParams,
   LogEventParams,
   ObserveParams,
+  PrimeParams,
   RecallParams,
   RecentParams,
   ReindexEmbeddingsParams,
@@ -49,7 +51,6 @@ import type {
   ReindexResult,
   WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.ts";
 import { argumentProblems, InvalidArgumentsError } from "./validate.ts";
 
@@ -185,6 +186,17 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.vault ? { vault: args.vault } : {}),
     });
     return { ok: result.ok, result, text: renderRecent(result), diagnostics: result.diagnostics };
+  }),
+
+  defineTool("wiki_prime", PrimeParams, READ, async (service, _args, context) => {
+    await context.indexReady();
+    const result = await service.prime(context.signal ? { signal: context.signal } : {});
+    return {
+      ok: result.ok,
+      result,
+      text: renderRecallResult(result),
+      diagnostics: result.diagnostics,
+    };
   }),
 
   defineTool("wiki_search", SearchParams, READ, (service, args) => {

@@ -153,6 +153,7 @@ describe("MCP server: an indexed example vault", () => {
     expect([...byName.keys()]).toEqual([
       "wiki_recall",
       "wiki_recent",
+      "wiki_prime",
       "wiki_search",
       "wiki_status",
       "wiki_reindex",

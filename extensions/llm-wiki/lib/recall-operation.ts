@@ -39,6 +39,7 @@ import {
   AUTOMATIC_POLICY,
   EXPLICIT_DEFAULT_RESULTS,
   explicitPolicy,
+  PRIMING_EXCERPT_CHARS,
   PRIMING_MAX_CHARS,
   PRIMING_MAX_NOTES,
   PRIMING_POLICY,
@@ -468,6 +469,10 @@ export async function recallOperation(
       maxChars: priming
         ? Math.min(PRIMING_MAX_CHARS, settings.recallMaxChars)
         : settings.recallMaxChars,
+      // Three short notes, not one long one, in priming's small budget.
+      ...(priming
+        ? { excerptChars: PRIMING_EXCERPT_CHARS, inlineChars: PRIMING_EXCERPT_CHARS }
+        : {}),
       linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
     },
     conflicts,

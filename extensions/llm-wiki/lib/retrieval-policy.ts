@@ -226,6 +226,8 @@ export const PRIMING_POLICY: Readonly<RecallPolicy> = Object.freeze({
 /** Notes priming keeps, and the characters its block may take. */
 export const PRIMING_MAX_NOTES = 3;
 export const PRIMING_MAX_CHARS = 1_500;
+/** Characters of each priming note's excerpt (recall's are 800): three notes fit the budget. */
+export const PRIMING_EXCERPT_CHARS = 300;
 
 /** A page dated within this many days counts as fresh for priming. */
 export const PRIMING_FRESH_DAYS = 30;
@@ -251,14 +253,17 @@ export function freshnessMultiplier(date: string | undefined, now: Date): number
 /**
  * Reorders scored hits by score × freshness multiplier (stable), the shown
  * score capped at 1 and never above the one before it, so the list still
- * reads in the order of its scores.
+ * reads in the order of its scores. Pages the query names keep their place
+ * at the top: a name is stronger evidence than a date.
  */
-export function preferFresher<T extends { score: number }>(
+export function preferFresher<T extends { score: number; named?: boolean }>(
   hits: readonly T[],
   dateOf: (hit: T) => string | undefined,
   now: Date,
 ): T[] {
+  const named = hits.filter((h) => h.named === true);
   const ranked = hits
+    .filter((h) => h.named !== true)
     .map((hit, order) => ({
       hit,
       order,
@@ -266,7 +271,7 @@ export function preferFresher<T extends { score: number }>(
     }))
     .sort((a, b) => b.score - a.score || a.order - b.order);
   let ceiling = 1;
-  return ranked.map(({ hit, score }) => {
+  return [...named.map((hit) => ({ hit, score: hit.score })), ...ranked].map(({ hit, score }) => {
     ceiling = Math.min(ceiling, Math.round(score * 1e4) / 1e4);
     return { ...hit, score: ceiling };
   });

@@ -34,7 +34,7 @@ export interface SessionPriming {
     event: BeforeAgentStartEvent,
     ctx: ExtensionContext,
   ): Promise<BeforeAgentStartEventResult | undefined>;
-  /** Pages (`vault:id`) the priming message showed: automatic recall leaves them out. */
+  /** Pages (`vault:id`) this turn's priming message showed: the same turn's automatic recall leaves them out. */
   shown(): ReadonlySet<string>;
 }
 
@@ -45,7 +45,12 @@ export function createSessionPriming(host: WikiHost): SessionPriming {
     shown: () => shown,
     async handler(event, ctx) {
       // The first turn the user starts; other extensions' custom runs do not count.
-      if (done || event.messageType !== "user") return undefined;
+      if (event.messageType !== "user") return undefined;
+      if (done) {
+        // Later turns: recall may show any page again (compaction may have dropped the priming).
+        shown.clear();
+        return undefined;
+      }
       done = true;
       try {
         const service = host.service(ctx);

@@ -110,7 +110,8 @@ export function primingWords(text: string): string[] {
   for (const raw of spaced.split(/[^\p{L}\p{N}]+/u)) {
     const word = raw.toLowerCase();
     if (word.length < 2 || word.length > MAX_WORD_CHARS) continue;
-    if (/^\p{N}+$/u.test(word) || /^[0-9a-f]{7,}$/.test(word)) continue;
+    // Numbers, versions and escape-sequence debris (`31m`) start with a digit; hashes are hex.
+    if (/^\p{N}/u.test(word) || /^[0-9a-f]{7,}$/.test(word)) continue;
     if (NOISE.has(word)) continue;
     out.push(word);
   }
