@@ -192,6 +192,7 @@ describe("the service's prime()", () => {
     await service.reindex({});
     const result = await service.prime();
     expect(existsSync(marker)).toBe(false);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
     expect(result.query).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e<>$`]/);
     const closes = result.rendered.match(/<\/wiki-recall>/g) ?? [];
     expect(closes.length).toBeLessThanOrEqual(1);
