@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { makeBenchRepo, measureHookSpawn, measurePrimingCost } from "./bench/hook-spawn.ts";
 import { measureMcpSpawn } from "./bench/mcp-spawn.ts";
 import { writeSyntheticVault } from "./bench/synthetic-vault.ts";
 import { buildBins } from "./build.ts";
@@ -27,6 +28,8 @@ const BUDGETS = {
   fullIndexMs: 10_000,
   fullIndexPeakRssMb: 600,
   mcpSpawnToFirstRecallMs: 500,
+  hookUserPromptAt1kMs: 300,
+  primingAddsToFirstTurnAt10kMs: 50,
   assemblyAddsToAutomaticP95Ms: 2,
 };
 
@@ -70,6 +73,7 @@ function nodeStartMs(runs = 7): number {
 // The MCP server is timed as users run it: the bundled bin.
 await buildBins();
 const mcpBin = join(root, "dist", "mcp", "index.js");
+const cliBin = join(root, "dist", "cli", "llm-wiki.js");
 const results: Record<string, Record<string, unknown>> = {};
 for (const pages of sizes) {
   const dir = mkdtempSync(join(tmpdir(), `llm-wiki-scale-${pages}-`));
@@ -118,6 +122,14 @@ for (const pages of sizes) {
     const spawn = await measureMcpSpawn(dir, 5, mcpBin);
     entry.mcpSpawnToHandshakeMs = round(spawn.handshakeMs);
     entry.mcpSpawnToFirstRecallMs = round(spawn.firstRecallMs);
+    // Claude Code's hooks: the bundled CLI per prompt, and priming's first-turn cost, in a git repository.
+    makeBenchRepo(dir);
+    const hooks = measureHookSpawn(dir, cliBin);
+    entry.hookUserPromptMs = round(hooks.userPromptMs);
+    entry.hookSessionStartMs = round(hooks.sessionStartMs);
+    const priming = await measurePrimingCost(dir);
+    entry.primingAddsToFirstTurnMs = round(priming.primeMs);
+    entry.primingGitMs = round(priming.gitMs);
     results[String(pages)] = entry;
     process.stderr.write(`${pages} pages: ${JSON.stringify(entry)}\n`);
   } finally {
@@ -159,6 +171,17 @@ for (const [pages, r] of Object.entries(results)) {
     ["embed, tiny model (ms)", r.embedTinyModelMs, undefined],
     ["MCP spawn → handshake (ms)", r.mcpSpawnToHandshakeMs, undefined],
     ["MCP spawn → first recall (ms)", r.mcpSpawnToFirstRecallMs, BUDGETS.mcpSpawnToFirstRecallMs],
+    [
+      "hook user-prompt, spawn → exit (ms)",
+      r.hookUserPromptMs,
+      Number(pages) <= 1_000 ? BUDGETS.hookUserPromptAt1kMs : undefined,
+    ],
+    ["hook session-start, spawn → exit (ms)", r.hookSessionStartMs, undefined],
+    [
+      "priming adds to first turn (ms)",
+      r.primingAddsToFirstTurnMs,
+      Number(pages) >= 10_000 ? BUDGETS.primingAddsToFirstTurnAt10kMs : undefined,
+    ],
   ];
   for (const [name, value, budget] of check) {
     if (value === undefined) continue;
