@@ -8,9 +8,10 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type {
-  BenchmarkQuery,
-  BenchmarkSplit,
+import {
+  BENCHMARK_NOW,
+  type BenchmarkQuery,
+  type BenchmarkSplit,
 } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
@@ -84,7 +85,11 @@ export async function runAutoPrecision(
     const falsePositives: PrecisionReport["falsePositives"] = [];
     const missed: PrecisionReport["missed"] = [];
     for (const prompt of prompts) {
-      const auto = await service.recall({ query: prompt.text, policy: "automatic" });
+      const auto = await service.recall({
+        query: prompt.text,
+        policy: "automatic",
+        now: BENCHMARK_NOW,
+      });
       counts[prompt.split].neg += 1;
       if (auto.results.length > 0) {
         counts[prompt.split].fp += 1;
@@ -99,11 +104,12 @@ export async function runAutoPrecision(
       const asked = q.judgments.find((j) => j.grade === 3)?.pageId ?? "";
       const c = counts[q.split];
       c.pos += 1;
-      const auto = await service.recall({ query: q.text, policy: "automatic" });
+      const auto = await service.recall({ query: q.text, policy: "automatic", now: BENCHMARK_NOW });
       const ids = auto.results.map((r) => r.id);
       if (ids.includes(asked)) c.inj += 1;
       else missed.push({ id: q.id, split: q.split, expected: asked, injected: ids });
       const explicit = await service.recall({
+        now: BENCHMARK_NOW,
         query: q.text,
         policy: "explicit",
         refreshIndex: false,

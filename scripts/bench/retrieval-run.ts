@@ -14,7 +14,10 @@ import {
   type AnswerRun,
   evaluateAnswers,
 } from "../../extensions/llm-wiki/lib/bench/answer-metrics.ts";
-import type { BenchmarkFixture } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
+import {
+  BENCHMARK_NOW,
+  type BenchmarkFixture,
+} from "../../extensions/llm-wiki/lib/bench/fixture.ts";
 import {
   type BenchmarkRun,
   evaluateBenchmark,
@@ -117,7 +120,12 @@ export async function runFixture(
       });
       latencies.push(performance.now() - t);
       modesUsed[ranked.modeUsed] = (modesUsed[ranked.modeUsed] ?? 0) + 1;
-      const auto = await service.recall({ query: query.text, policy: "automatic", mode });
+      const auto = await service.recall({
+        query: query.text,
+        policy: "automatic",
+        mode,
+        now: BENCHMARK_NOW,
+      });
       for (const expand of [true, false]) {
         const assembly = assemble(ranked.hits, new Map([[vault.kind, vault]]), {
           maxBundles: RANKING_POLICY.maxResults,
@@ -144,6 +152,7 @@ export async function runFixture(
       });
       for (const assembly of [true, false]) {
         const explicit = await service.recall({
+          now: BENCHMARK_NOW,
           query: query.text,
           policy: "explicit",
           mode,
@@ -153,7 +162,13 @@ export async function runFixture(
         });
         const automatic = assembly
           ? auto
-          : await service.recall({ query: query.text, policy: "automatic", mode, assembly });
+          : await service.recall({
+              query: query.text,
+              policy: "automatic",
+              mode,
+              assembly,
+              now: BENCHMARK_NOW,
+            });
         answers[assembly ? "assembled" : "flat"].push({
           queryId: query.id,
           items: explicit.results.map((r) => ({ pageId: r.id, part: r.part, bundle: r.bundle })),

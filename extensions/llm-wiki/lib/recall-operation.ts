@@ -433,7 +433,7 @@ export async function recallOperation(
   });
   let pageCount = 0;
   for (const v of rv) pageCount = Math.max(pageCount, v.pages.size);
-  const now = new Date();
+  const now = input.now ?? new Date();
   const exclude = input.exclude;
   let hits = exclude
     ? outcome.hits.filter((h) => !exclude.has(`${h.vault}:${h.id}`))

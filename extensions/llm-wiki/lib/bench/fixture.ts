@@ -82,6 +82,12 @@ const CATEGORIES: readonly string[] = BENCHMARK_CATEGORIES;
 // else, such as a path with `.md` or `..`, could never equal a retrieved id.
 const PAGE_ID = /^[^\s/.][^\s/]*(?:\/[^\s/.][^\s/]*)+$/u;
 
+/**
+ * The moment the benchmarks' recalls count "last week" or "in March" from:
+ * fixed, so a run gives the same figures whatever day it is.
+ */
+export const BENCHMARK_NOW = new Date("2026-12-01T00:00:00.000Z");
+
 /** Reads and validates a fixture file; `vault` inside it resolves against the file's folder. */
 export function loadBenchmarkFixture(file: string): BenchmarkFixture {
   let text: string;
