@@ -114,6 +114,8 @@ async function indexProject(): Promise<void> {
 describe("llm-wiki in a real Pi session", () => {
   it("recalls on request and automatically, only when the vault matches, with a fixed system prompt", async () => {
     await indexProject();
+    // Automatic recall alone: session priming has its own specs (priming.test.ts).
+    writeSettings(join(dirs.agentDir, "settings.json"), { sessionPriming: false });
     const pi = await startPi(dirs);
 
     // Turn 1: a matching prompt; the model also calls wiki_recall itself.
@@ -182,7 +184,10 @@ describe("llm-wiki in a real Pi session", () => {
 
   it("injects nothing when Pi's global settings say autoRecall: false", async () => {
     await indexProject();
-    writeSettings(join(dirs.agentDir, "settings.json"), { autoRecall: false });
+    writeSettings(join(dirs.agentDir, "settings.json"), {
+      autoRecall: false,
+      sessionPriming: false,
+    });
     const pi = await startPi(dirs);
     pi.script("ok");
     await pi.session.prompt(CACHE_PROMPT);
@@ -196,6 +201,7 @@ describe("llm-wiki in a real Pi session", () => {
   it("reads the project's .pi/settings.json only when the project is trusted", async () => {
     await indexProject();
     writeSettings(join(dirs.project, ".pi", "settings.json"), { autoRecall: false });
+    writeSettings(join(dirs.agentDir, "settings.json"), { sessionPriming: false });
 
     const untrusted = await startPi(dirs, { projectTrusted: false });
     untrusted.script("ok");
@@ -321,6 +327,7 @@ describe("llm-wiki in a real Pi session", () => {
   });
 
   it("indexes a vault that has no index yet at session start, without being asked", async () => {
+    writeSettings(join(dirs.agentDir, "settings.json"), { sessionPriming: false });
     const pi = await startPi(dirs);
     expect(
       await eventually(() => pi.statuses.some((s) => s.startsWith("wiki: index updated"))),

@@ -8,7 +8,7 @@
  */
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import type { Message } from "@earendil-works/pi-ai";
+import { getCurrentSystemPrompt, type Message } from "@earendil-works/pi-ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitEnv, parseStatus } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { primingQuery, primingWords } from "../extensions/llm-wiki/lib/priming/priming-query.ts";
@@ -224,6 +224,8 @@ describe("Pi: priming on the first turn", () => {
     await session.session.waitForIdle();
     const second = session.requests[1] ?? [];
     expect(second.filter(isPriming).length).toBe(1);
+    // Cache-safe: the system prompt is byte-identical on every request.
+    expect(new Set(session.requests.map((r) => getCurrentSystemPrompt(r))).size).toBe(1);
   });
 
   it("does not repeat a primed page in the same turn's automatic recall", async () => {
