@@ -263,10 +263,13 @@ const PERIOD_BARE = PERIODS.filter((p) => p.bare !== false)
   .map((p) => `(?:${p.re})`)
   .join("|");
 
+/** Each period rule anchored to a whole phrase, compiled once. */
+const PERIOD_WHOLE = PERIODS.map((rule) => ({ rule, re: new RegExp(`^(?:${rule.re})$`, "i") }));
+
 /** The days of one period phrase ("last week", "march 2026"), or undefined / invalid. */
 function periodSpan(text: string, today: Day): Span | "invalid" | undefined {
-  for (const rule of PERIODS) {
-    const m = new RegExp(`^(?:${rule.re})$`, "i").exec(text);
+  for (const { rule, re } of PERIOD_WHOLE) {
+    const m = re.exec(text);
     if (m)
       return rule.span(
         [...m].map((s) => (s ?? "").toLowerCase()),
@@ -288,13 +291,30 @@ interface Found {
   anchor?: string;
 }
 
+// Compiled once: these alternations are large, and compiling them cost more
+// than a whole recall when it happened on every call.
+const RANGE_RE = new RegExp(
+  `${B}(?:between|from) (?<a>${PERIOD_ANY}) (?:and|to|until|through|till) (?<b>${PERIOD_ANY})${E}`,
+  "iu",
+);
+const BOUND_RE = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the )?(${PERIOD_ANY})${E}`, "iu");
+const ANCHOR_RE = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the |our |we shipped )?`, "giu");
+const PERIOD_RE = new RegExp(
+  `${B}(?:(?:in|during|on|of|over) (?:the )?(${PERIOD_ANY})|(${PERIOD_BARE}))${E}`,
+  "iu",
+);
+/**
+ * Every period phrase holds a digit, a month's name or one of these words:
+ * a query with none of them names no period, and the large patterns are skipped.
+ */
+const MAY_NAME_PERIOD = new RegExp(
+  `\\d|today|yesterday|week|month|year|recent|lately|day|${MONTHS.map((m) => m.slice(0, 3)).join("|")}`,
+  "i",
+);
+
 /** `from X to Y`, `between X and Y`. */
 function findRange(q: string, today: Day): Found | undefined {
-  const re = new RegExp(
-    `${B}(?:between|from) (?<a>${PERIOD_ANY}) (?:and|to|until|through|till) (?<b>${PERIOD_ANY})${E}`,
-    "iu",
-  );
-  const m = re.exec(q);
+  const m = RANGE_RE.exec(q);
   if (!m) return undefined;
   const a = periodSpan(m.groups?.a ?? "", today);
   const b = periodSpan(m.groups?.b ?? "", today);
@@ -305,8 +325,7 @@ function findRange(q: string, today: Day): Found | undefined {
 
 /** `since X`, `after X`, `before X`, `until X` with X a period. */
 function findBound(q: string, today: Day): Found | undefined {
-  const re = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the )?(${PERIOD_ANY})${E}`, "iu");
-  const m = re.exec(q);
+  const m = BOUND_RE.exec(q);
   if (!m) return undefined;
   const word = (m[1] ?? "").toLowerCase();
   const whole = m[0]
@@ -332,8 +351,7 @@ function bounded(word: string, p: Span | "invalid"): Span | "invalid" {
 /** `before the v2 release`: the longest run of following words that names a dated page. */
 function findAnchor(q: string, anchor: AnchorLookup | undefined): Found | undefined {
   if (!anchor) return undefined;
-  const re = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the |our |we shipped )?`, "giu");
-  for (const m of q.matchAll(re)) {
+  for (const m of q.matchAll(ANCHOR_RE)) {
     const after = q.slice(m.index + m[0].length);
     const words = after.split(/\s+/).slice(0, 6);
     for (let n = words.length; n >= 1; n -= 1) {
@@ -359,11 +377,7 @@ function findAnchor(q: string, anchor: AnchorLookup | undefined): Found | undefi
 
 /** `in March`, `during 2025`, `on 2026-03-04`, or a bare `last week`. */
 function findPeriod(q: string, today: Day): Found | undefined {
-  const re = new RegExp(
-    `${B}(?:(?:in|during|on|of|over) (?:the )?(${PERIOD_ANY})|(${PERIOD_BARE}))${E}`,
-    "iu",
-  );
-  const m = re.exec(q);
+  const m = PERIOD_RE.exec(q);
   if (!m) return undefined;
   const text = m.slice(1).find((s) => s !== undefined && s !== "") ?? "";
   const whole = m[0]
@@ -396,11 +410,11 @@ export function parseTimeWindow(
   options: { now: Date; anchor?: AnchorLookup },
 ): ParsedTime {
   const today = Math.floor(options.now.getTime() / DAY_MS);
+  const periods = MAY_NAME_PERIOD.test(query);
   const found =
-    findRange(query, today) ??
+    (periods ? findRange(query, today) : undefined) ??
     findAnchor(query, options.anchor) ??
-    findBound(query, today) ??
-    findPeriod(query, today);
+    (periods ? (findBound(query, today) ?? findPeriod(query, today)) : undefined);
   if (!found) return { rest: query, diagnostics: [] };
   const phrase = query.slice(found.start, found.end);
   if (found.span === "invalid" || found.span.from > found.span.to) {
