@@ -9,12 +9,8 @@
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import type { QmdHit, QmdStore } from "./index/qmd-store.ts";
-import { backgroundShare } from "./lexical/background.ts";
-import { ftsTokens } from "./lexical/fts-tokens.ts";
-import { CONTAINED_NAME_CONFIDENCE, matchNames } from "./name-match.ts";
-import { type PageEvidence, pageEvidence } from "./recall-evidence.ts";
+import { matchNames } from "./name-match.ts";
 import {
-  boundedMultiplier,
   escalationReason,
   fuseByRank,
   fuseScored,
@@ -22,12 +18,14 @@ import {
   type RecallPolicy,
   topRankBonus,
 } from "./retrieval-policy.ts";
+import { type RecallWhy, scoreVault } from "./score-vault.ts";
 import type { RetrievalMode } from "./settings.ts";
 import type { PageDate } from "./temporal/page-dates.ts";
 import type { TimeWindow } from "./temporal/time-window.ts";
-import { type TimeWhy, windowPreference } from "./temporal/window-preference.ts";
 import type { PageMeta } from "./vault/page.ts";
 import type { RelationGraph } from "./vault/relations.ts";
+
+export type { RecallWhy } from "./score-vault.ts";
 
 /** The store operations retrieval uses. */
 export type RetrievalStore = Pick<QmdStore, "searchLex" | "searchVector" | "searchExpanded">;
@@ -173,7 +171,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-interface Candidate {
+export interface Candidate {
   hit: QmdHit;
   confidence: number;
   /** The lexical list's confidence in the page (0 when only vectors found it). */
@@ -223,7 +221,7 @@ function fuseLexVec(lex: QmdHit[], vec: QmdHit[]): Candidate[] {
   }));
 }
 
-interface VaultRun {
+export interface VaultRun {
   candidates: Candidate[];
   mode: RetrievalMode;
   /** The list came from QMD's reranker (expanded search). */
@@ -468,186 +466,4 @@ export async function retrieve(
 
   const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
   return done(query, fused, modeUsed);
-}
-
-/** Why a page was recalled, for `--explain` and every host's trace. */
-export interface RecallWhy {
-  /** The query is the page's name, or contains its whole title or an alias. */
-  name?: "exact" | "contained";
-  /** Lexical evidence: each matched term and what it contributed. */
-  evidence?: PageEvidence;
-  /** The page's date against the request's time window, and the factor it gave. */
-  time?: TimeWhy;
-}
-
-/**
- * A contained title or alias is evidence on its own (for automatic recall)
- * when its words together are rare in general software English: "Version
- * vectors" or "Tombstones" are, "CLI" or "Data retention" are not.
- */
-export const NAME_BACKGROUND_MAX = 0.002;
-
-/** `said`: the query's index terms, space-separated and padded with a space each side. */
-function nameIsEvidence(page: PageMeta | undefined, said: string): boolean {
-  if (!page) return false;
-  return [page.title, ...page.aliases].some((name) => {
-    const stems = ftsTokens(name);
-    return (
-      stems.length > 0 &&
-      said.includes(` ${stems.join(" ")} `) &&
-      backgroundShare(stems) < NAME_BACKGROUND_MAX
-    );
-  });
-}
-
-interface Scored extends RetrievalHit {
-  /** The mode's own standing (exact names above everything). */
-  standing: number;
-  /** Named as automatic recall counts it (a contained name must be vault-specific). */
-  counted: boolean;
-  /** Words of the longest name the query contains (0 when not named by containment). */
-  nameWords: number;
-  /** The bounded multiplier applied to the score. */
-  multiplier: number;
-}
-
-const multiplierOf = (hit: Scored) => hit.multiplier;
-
-/**
- * Scores one vault's candidates: exact and contained names, the bounded
- * multiplier, the policy floor and, for automatic recall on lexical
- * evidence, the vault-specificity gate. A page the query names comes first
- * and the list is in the order of the scores it shows.
- */
-function scoreVault(
-  vault: RetrievalVault,
-  run: VaultRun,
-  query: string,
-  policy: RecallPolicy,
-  explain: boolean,
-  window?: TimeWindow,
-): RetrievalHit[] {
-  const { exact, contained, span } = matchNames(vault.pages, query, vault.names);
-  // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
-  const gated = policy.minEvidence !== undefined && !run.reranked;
-  let said: string | undefined;
-  const queryTerms = () => {
-    said ??= ` ${ftsTokens(query).join(" ")} `;
-    return said;
-  };
-  const seen = new Set<string>();
-  const out: Scored[] = [];
-  const add = (
-    id: string,
-    hit: QmdHit | undefined,
-    listConfidence: number,
-    standing: number,
-  ): void => {
-    const page = vault.pages.get(id);
-    const isExact = exact.has(id);
-    const isContained = !isExact && contained.has(id);
-    // Only the gate and `--explain` read it: no per-term work on other recalls.
-    const evidence = hit?.matches && (gated || explain) ? pageEvidence(hit.matches) : undefined;
-    const conf = isExact
-      ? 1
-      : isContained
-        ? Math.max(listConfidence, CONTAINED_NAME_CONFIDENCE)
-        : listConfidence;
-    const role = hit?.role ?? page?.role ?? "canonical";
-    const time = window ? windowPreference(vault.dates?.get(id), window) : undefined;
-    const multiplier =
-      boundedMultiplier(isExact, role, page?.status === "deprecated") * (time?.multiplier ?? 1);
-    const score = Math.min(1, conf * multiplier);
-    // Automatic recall: a name counts when it is specific to this vault; words count by their evidence.
-    const named = isExact || (isContained && (!gated || nameIsEvidence(page, queryTerms())));
-    const passes =
-      named ||
-      (score > policy.minScore && (!gated || (evidence?.total ?? 0) >= (policy.minEvidence ?? 0)));
-    if (!passes) return;
-    const result: Scored = {
-      standing: isExact ? 2 : standing,
-      counted: named,
-      named: isExact || isContained,
-      nameWords: named && isContained ? (span.get(id) ?? 0) : 0,
-      multiplier,
-      id,
-      vault: vault.kind,
-      title: page?.title ?? hit?.title ?? id,
-      type: page?.type ?? (role === "canonical" ? "concept" : "source"),
-      role,
-      score: Math.round(score * 1e4) / 1e4,
-      confidence: Math.round(conf * 1e4) / 1e4,
-      exact: isExact,
-      source: hit?.source ?? "fts",
-    };
-    if (hit?.bestChunk) result.excerpt = hit.bestChunk;
-    if (explain) {
-      const why: RecallWhy = {};
-      if (isExact || isContained) why.name = isExact ? "exact" : "contained";
-      if (evidence) why.evidence = evidence;
-      if (time) why.time = time;
-      result.why = why;
-    }
-    out.push(result);
-  };
-  for (const { hit, confidence, lexical, standing } of run.candidates) {
-    if (seen.has(hit.pageId)) continue;
-    seen.add(hit.pageId);
-    // Automatic recall injects unasked: raw vector similarity is no evidence
-    // there (unrelated text still scores well above zero, and no threshold
-    // can be calibrated without the real model), so a fused hit counts only
-    // what the lexical list says of it. Reranker scores still count.
-    add(
-      hit.pageId,
-      hit,
-      policy.name === "automatic" && hit.source === "hybrid" ? lexical : confidence,
-      standing,
-    );
-  }
-  // Named pages the store missed (e.g. a title made only of stop words) still answer.
-  for (const id of [...exact, ...contained]) {
-    if (seen.has(id) || !vault.pages.has(id)) continue;
-    seen.add(id);
-    add(id, undefined, 0, 0);
-  }
-  // The query names these pages: they are at least as likely as any page its words found.
-  const best = Math.max(0, ...out.filter((h) => !h.counted).map((h) => h.score));
-  for (const hit of out) {
-    if (!hit.counted || hit.score >= best) continue;
-    hit.score = best;
-    hit.confidence = Math.round(Math.min(1, best / hit.multiplier) * 1e4) / 1e4;
-  }
-  // Named pages first, then the mode's own ranking (BM25, or the fused rank
-  // of the lexical and vector lists) with the multiplier. A score shown never
-  // exceeds the one above it: a later page is no more likely than an earlier.
-  const sorted = out.sort(
-    (a, b) =>
-      Number(b.exact) - Number(a.exact) ||
-      Number(b.counted) - Number(a.counted) ||
-      // "rate limits on the gateway": the longer name is the more specific mention.
-      b.nameWords - a.nameWords ||
-      b.standing * multiplierOf(b) - a.standing * multiplierOf(a) ||
-      b.score - a.score ||
-      (a.id < b.id ? -1 : 1),
-  );
-  for (let i = 1; i < sorted.length; i += 1) {
-    const above = sorted[i - 1] as Scored;
-    const hit = sorted[i] as Scored;
-    if (hit.score > above.score) {
-      // The confidence says the same: the score stays confidence × multiplier.
-      hit.score = above.score;
-      hit.confidence = Math.round((above.score / hit.multiplier) * 1e4) / 1e4;
-    }
-  }
-  return sorted
-    .slice(0, policy.maxPerVault)
-    .map(
-      ({
-        standing: _standing,
-        counted: _counted,
-        nameWords: _words,
-        multiplier: _multiplier,
-        ...hit
-      }) => hit,
-    );
 }
