@@ -2,15 +2,16 @@
  * Staleness by code and commit linkage for pages, cached per commit in
  * `meta/cache/code-refs.json`. What git says is keyed by HEAD (read from
  * `.git` files, no process): while HEAD is unchanged no git runs at all;
- * after it moves, one `git log` for the commit links and one per 200 named
- * paths, the first time a page needs them. What each page names is keyed by
- * the page's hash and survives HEAD changes. The work tree is looked at with
+ * after it moves, one `git log` for the commit links, one per 200 named
+ * paths and one `git grep` per 500 symbol terms, the first time a page
+ * needs them (symbol-state.ts says what else symbols may cost). What each
+ * page names is keyed by the page's hash and survives HEAD changes. The work tree is looked at with
  * a stat (and a read of the file, to count its lines) per named path of the
  * pages asked about. Outside a repository nothing is stale by code and
  * nothing runs. The file is derived: deleting it loses nothing.
  */
 import { readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -19,8 +20,14 @@ import { type CommitRef, commitLinks, type PathTouch, pathHistory } from "./git-
 import { type GitRunner, runGit } from "./git-run.ts";
 import { findRepo } from "./git-state.ts";
 import { pageAnchor, type StaleRef, staleRef, type WorkTreeEntry } from "./stale-refs.ts";
+import {
+  emptySymbolCache,
+  type SymbolCache,
+  type SymbolPage,
+  staleSymbols,
+} from "./symbol-state.ts";
 
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 /** Files above this are not read to count lines: any change then counts by the line floor. */
 const MAX_COUNTED_BYTES = 4 * 1024 * 1024;
 
@@ -42,6 +49,7 @@ interface CacheFile {
   /** Page id → newest commit naming it; undefined until computed for `head`. */
   links?: Record<string, CommitRef>;
   pages: Record<string, PageEntry>;
+  symbols: SymbolCache;
 }
 
 /** A page as the caller knows it. */
@@ -55,7 +63,7 @@ export interface PageRef {
 
 /** What the repository says about one page. */
 export interface PageCodeState {
-  /** Every named path that makes the page stale, in path order. */
+  /** Every named path that makes the page stale, in path order, then every gone symbol. */
   stale: StaleRef[];
   /** The newest commit whose message names the page. */
   lastCommit?: CommitRef;
@@ -70,7 +78,7 @@ export interface CodeStateOptions {
 const EMPTY: PageCodeState = { stale: [] };
 
 function emptyCache(): CacheFile {
-  return { version: CACHE_VERSION, paths: {}, pages: {} };
+  return { version: CACHE_VERSION, paths: {}, pages: {}, symbols: emptySymbolCache() };
 }
 
 function cachePath(vault: VaultPaths): string {
@@ -88,10 +96,32 @@ function loadCache(vault: VaultPaths): CacheFile {
       paths: data.paths,
       ...(data.links && typeof data.links === "object" ? { links: data.links } : {}),
       pages: data.pages && typeof data.pages === "object" ? data.pages : {},
+      symbols: loadSymbols(data.symbols),
     };
   } catch {
     return emptyCache();
   }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The symbol part as read back; anything malformed is asked again. */
+function loadSymbols(value: unknown): SymbolCache {
+  if (!isRecord(value) || !isRecord(value.headTerms) || !isRecord(value.at))
+    return emptySymbolCache();
+  const out = emptySymbolCache(value.at as SymbolCache["at"]);
+  out.headTerms = value.headTerms as SymbolCache["headTerms"];
+  const t = value.timeline;
+  if (isRecord(t) && Array.isArray(t.commits) && typeof t.complete === "boolean") {
+    const commits = (t.commits as unknown[]).filter(
+      (c): c is [string, number] =>
+        Array.isArray(c) && typeof c[0] === "string" && typeof c[1] === "number",
+    );
+    out.timeline = { commits, complete: t.complete };
+  }
+  return out;
 }
 
 function saveCache(vault: VaultPaths, cache: CacheFile): void {
@@ -186,6 +216,8 @@ export function codeStates(
     cache.head = repo.head;
     cache.paths = {};
     delete cache.links;
+    // What older commits contained still holds; what HEAD contains is asked again.
+    cache.symbols = emptySymbolCache(cache.symbols.at);
     dirty = true;
   }
   const entries = new Map<string, PageEntry>();
@@ -219,6 +251,24 @@ export function codeStates(
       dirty = true;
     }
   }
+  const symbolPages = new Map<string, SymbolPage>();
+  for (const [id, e] of entries)
+    if (Array.isArray(e.symbols) && e.symbols.length > 0)
+      symbolPages.set(id, { symbols: e.symbols, anchor: pageAnchor(e) });
+  const vaultRel = relative(repo.root, vault.dir).split(sep).join("/");
+  const symbols = staleSymbols(
+    cache.symbols,
+    {
+      run,
+      root: repo.root,
+      head: repo.head,
+      ...(vaultRel && !vaultRel.startsWith("..") && !isAbsolute(vaultRel)
+        ? { excluded: vaultRel }
+        : {}),
+    },
+    symbolPages,
+  );
+  if (symbols.dirty) dirty = true;
   if (dirty) saveCache(vault, cache);
   const trees = new Map<string, WorkTreeEntry>();
   for (const page of pages) {
@@ -239,6 +289,7 @@ export function codeStates(
         const stale = staleRef(p, touches, tree, anchor, now);
         if (stale) state.stale.push(stale);
       }
+      state.stale.push(...(symbols.stale.get(page.id) ?? []));
     }
     out.set(page.id, state);
   }

@@ -54,7 +54,41 @@ function looksLikePath(text: string): boolean {
   return text.includes("/") || EXTENSION.test(text);
 }
 
-/** `text` as a symbol worth a `git grep`, or undefined. */
+/**
+ * First segments of names every JavaScript/TypeScript, Python or shell
+ * codebase uses (`console.log`, `JSON.parse`, `os.path`): finding or losing
+ * one says nothing about this repository's code.
+ */
+const COMMON_ROOTS = new Set(
+  (
+    "Array Date Error JSON Math Number Object Promise Reflect String Symbol console " +
+    "document globalThis module navigator os path process self sys this window"
+  ).split(" "),
+);
+/** Product and language names written in camel case: prose, not this repository's code. */
+const COMMON_NAMES = new Set(
+  (
+    "ChatGPT DevOps GitHub GitLab GraphQL JavaScript LinkedIn MongoDB MySQL NodeJS " +
+    "OpenAI PostgreSQL PowerShell TypeScript VSCode WebSocket WordPress YouTube " +
+    "iPhone macOS"
+  ).split(" "),
+);
+/** A last segment that makes `name.ext` a file name (the path check covers it), not a symbol. */
+const FILE_EXTENSIONS = new Set(
+  "c cjs cpp css go h html java js json jsx lock md mjs py rb rs sh toml ts tsx txt yaml yml".split(
+    " ",
+  ),
+);
+
+/**
+ * `text` as a symbol worth a `git grep`, or undefined. The rule: 4 to 80
+ * characters, identifier-shaped (letters, digits, `_`, `$`, segments joined
+ * by `.`, `::` or `#`, an optional trailing `()`), and showing a sign of
+ * code — call parentheses, a `.`/`_`/`$`/`::`/`#` inside, or an inner
+ * capital (`mergeOffline`, `SyncEngine`). Plain words (`cache`, `README`),
+ * file names (`merge.ts`), language globals (`console.log`, `JSON.parse`)
+ * and product names (`TypeScript`, `GitHub`) are not symbols.
+ */
 export function safeSymbol(text: string): string | undefined {
   const t = text.trim();
   if (t.length < 4 || t.length > 80 || !SYMBOL.test(t)) return undefined;
@@ -65,7 +99,12 @@ export function safeSymbol(text: string): string | undefined {
     /[._$:#]/.test(bare) ||
     /[a-z][A-Z]/.test(bare) ||
     /^[A-Z][a-z0-9]+[A-Z]/.test(bare);
-  return codeLike ? bare : undefined;
+  if (!codeLike || COMMON_NAMES.has(bare)) return undefined;
+  const segments = bare.split(/\.|::|#/);
+  if (COMMON_ROOTS.has(segments[0] ?? "")) return undefined;
+  const last = segments[segments.length - 1] ?? "";
+  if (segments.length === 2 && FILE_EXTENSIONS.has(last.toLowerCase())) return undefined;
+  return bare;
 }
 
 /**

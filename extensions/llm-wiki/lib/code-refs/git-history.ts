@@ -177,3 +177,35 @@ export function commitLinks(
   }
   return links;
 }
+
+/**
+ * The commits reachable from `head`, newest first, as `[sha, time]` (at
+ * most MAX_COMMITS), and whether that is the whole history. Undefined when
+ * git failed.
+ */
+export function commitTimeline(
+  run: GitRunner,
+  root: string,
+  head: string,
+): { commits: Array<[string, number]>; complete: boolean } | undefined {
+  const text = run(
+    [
+      "log",
+      `--max-count=${MAX_COMMITS}`,
+      "--no-color",
+      "--no-show-signature",
+      `--format=%H${US}%ct`,
+      head,
+      "--",
+    ],
+    { cwd: root },
+  );
+  if (text === undefined) return undefined;
+  const commits: Array<[string, number]> = [];
+  for (const line of text.split("\n")) {
+    const [sha, ct] = line.split(US);
+    const time = Number(ct);
+    if (sha && /^[0-9a-f]{40,64}$/.test(sha) && Number.isFinite(time)) commits.push([sha, time]);
+  }
+  return { commits, complete: commits.length < MAX_COMMITS };
+}

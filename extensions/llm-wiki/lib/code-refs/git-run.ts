@@ -9,10 +9,14 @@
  */
 import { execFileSync } from "node:child_process";
 
-/** Runs `git <args>` in `cwd`; its standard output, or undefined when git failed or is missing. */
+/**
+ * Runs `git <args>` in `cwd`; its standard output, or undefined when git
+ * failed or is missing. `noMatchIsEmpty`: exit status 1 is "nothing found"
+ * (`git grep`), an empty answer rather than a failure.
+ */
 export type GitRunner = (
   args: readonly string[],
-  options: { cwd: string; input?: string },
+  options: { cwd: string; input?: string; noMatchIsEmpty?: boolean },
 ) => string | undefined;
 
 const TIMEOUT_MS = 10_000;
@@ -55,7 +59,7 @@ function gitEnv(): NodeJS.ProcessEnv {
 }
 
 /** The real runner: `git` from PATH through `execFileSync`, no shell. */
-export const runGit: GitRunner = (args, { cwd, input }) => {
+export const runGit: GitRunner = (args, { cwd, input, noMatchIsEmpty }) => {
   try {
     return execFileSync("git", [...SAFE_CONFIG, ...args], {
       cwd,
@@ -67,7 +71,10 @@ export const runGit: GitRunner = (args, { cwd, input }) => {
       stdio: ["pipe", "pipe", "ignore"],
       windowsHide: true,
     });
-  } catch {
+  } catch (error) {
+    const status = (error as { status?: unknown }).status;
+    const stdout = (error as { stdout?: unknown }).stdout;
+    if (noMatchIsEmpty && status === 1 && (stdout === "" || stdout === undefined)) return "";
     return undefined;
   }
 };

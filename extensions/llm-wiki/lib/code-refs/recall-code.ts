@@ -30,7 +30,7 @@ export interface LinkedCommit {
 
 /** What recall adds to an item from the code state. */
 export interface CodeNote {
-  /** Set when the page is stale by code: the first path and what happened to it. */
+  /** Set when the page is stale by code: the first path or symbol and what happened to it. */
   staleReason?: string;
   lastCommit?: LinkedCommit;
 }

@@ -19,14 +19,15 @@
  * repository's file) is not the repository's code and is ignored.
  */
 import type { CommitRef, PathTouch } from "./git-history.ts";
+import type { StaleSymbol } from "./stale-symbols.ts";
 
 /** Share of a file's lines that must change after the anchor. */
 export const SUBSTANTIAL_SHARE = 0.25;
 /** Fewest changed lines that count, whatever the file's size. */
 export const SUBSTANTIAL_MIN_LINES = 3;
 
-/** Why a page is stale by code. */
-export interface StaleRef {
+/** Why a page is stale by a path it names. */
+export interface StalePath {
   path: string;
   kind: "deleted" | "changed";
   /** The commit that deleted it, or the last that changed it; absent for a deletion not committed yet. */
@@ -36,6 +37,14 @@ export interface StaleRef {
   lines?: number;
   /** Commits that touched it after the anchor. */
   commits?: number;
+}
+
+/** Why a page is stale by code: a path, or a symbol (stale-symbols.ts). */
+export type StaleRef = StalePath | StaleSymbol;
+
+/** What a finding points at: the path, or the symbol. */
+export function staleTarget(ref: StaleRef): string {
+  return ref.kind === "symbol" ? ref.symbol : ref.path;
 }
 
 /** What the work tree says about a path. */
@@ -83,7 +92,7 @@ export function staleRef(
   tree: WorkTreeEntry,
   anchor: number | undefined,
   now: number,
-): StaleRef | undefined {
+): StalePath | undefined {
   // Never committed: not this repository's code as far as anything can tell.
   if (touches.length === 0) return undefined;
   const after = (t: PathTouch) => anchor === undefined || t.time * 1000 > anchor;
@@ -99,7 +108,7 @@ export function staleRef(
   let churn = 0;
   for (const t of later) churn = t.churn < 0 || churn < 0 ? -1 : churn + t.churn;
   if (!isSubstantial(churn, tree.lines) && !later.some((t) => t.removed)) return undefined;
-  const out: StaleRef = { path, kind: "changed", churn, commits: later.length };
+  const out: StalePath = { path, kind: "changed", churn, commits: later.length };
   if (later[0]) out.commit = later[0];
   if (tree.lines !== undefined) out.lines = tree.lines;
   return out;
@@ -110,8 +119,12 @@ export function commitDay(time: number): string {
   return new Date(time * 1000).toISOString().slice(0, 10);
 }
 
-/** One line a reader sees: which path, what happened, which commit. */
+/** One line a reader sees: which path or symbol, what happened, which commit. */
 export function describeStaleRef(ref: StaleRef): string {
+  if (ref.kind === "symbol") {
+    const seen = `${ref.lastSeen.sha.slice(0, 7)} (${commitDay(ref.lastSeen.time)})`;
+    return `symbol \`${ref.symbol}\` no longer found (last seen at the page's date, in ${seen})`;
+  }
   const commit = ref.commit
     ? ` in ${ref.commit.sha.slice(0, 7)} "${ref.commit.subject.slice(0, 80)}" (${commitDay(ref.commit.time)})`
     : "";

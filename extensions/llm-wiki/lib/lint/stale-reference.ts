@@ -1,11 +1,13 @@
 /**
  * `stale_reference`: a page names code that was deleted, or that changed
- * substantially after the page's `updated`/`verified` date (see
- * code-refs/stale-refs.ts for what counts). One finding per path, naming
- * the commit; the repair re-verifies the page once it is brought up to date.
+ * substantially after the page's `updated`/`verified` date, or a symbol
+ * that was there at that date and is gone (see code-refs/stale-refs.ts and
+ * stale-symbols.ts for what counts). One finding per path or symbol (the
+ * finding's target), naming the commit; the repair re-verifies the page
+ * once it is brought up to date.
  */
 import { codeStates } from "../code-refs/code-state.ts";
-import { describeStaleRef } from "../code-refs/stale-refs.ts";
+import { describeStaleRef, staleTarget } from "../code-refs/stale-refs.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { LintFinding } from "./types.ts";
@@ -31,7 +33,7 @@ export function staleReferenceFindings(
         severity: "warning",
         message: `${page.path}: ${describeStaleRef(ref)}; update the page, then mark it verified`,
         path: page.path,
-        target: ref.path,
+        target: staleTarget(ref),
         repair: `llm-wiki verify ${id}`,
       };
       out.push(finding);
