@@ -1,19 +1,23 @@
 /**
- * `pnpm benchmark:retrieval`: the seed fixture (39 pages, 120 graded queries)
+ * `pnpm benchmark:retrieval`: the seed fixture (46 pages, 150 graded queries)
  * through the real indexing and retrieval path in every mode — lexical with
  * no model, hybrid/adaptive/quality with the tiny test models, and with QMD's
  * real default models when QMD_MODEL_SMOKE=1 and they are present — scoring
  * the retrieval candidates and recall's answer with and without typed-link
- * assembly. Fails when a figure falls below the committed baseline by more
- * than the tolerance; issue 13's memory gates are printed, and fail the run
- * only with `--enforce-memory-gates`. `--update` rewrites the baseline
+ * assembly, and the `temporal` category's figures (Recall@20, MRR, first in
+ * window). Fails when a figure falls below the committed baseline by more
+ * than the tolerance, or the temporal gate is missed on train; issue 13's
+ * memory gates are printed, and fail the run only with `--enforce-memory-gates`. `--update` rewrites the baseline
  * (byte-identical on two runs).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AnswerMetrics } from "../extensions/llm-wiki/lib/bench/answer-metrics.ts";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
-import type { RetrievalMetrics } from "../extensions/llm-wiki/lib/bench/metrics.ts";
+import type {
+  RetrievalMetrics,
+  TemporalMetrics,
+} from "../extensions/llm-wiki/lib/bench/metrics.ts";
 import { modelAvailability, resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
 import {
@@ -21,7 +25,13 @@ import {
   type PrecisionReport,
   runAutoPrecision,
 } from "./bench/auto-precision.ts";
-import { MEMORY_GATES, memoryGateFailures } from "./bench/memory-gates.ts";
+import {
+  MEMORY_GATES,
+  memoryGateFailures,
+  TEMPORAL_GATE,
+  TEMPORAL_GATED_RUNS,
+  temporalGateFailures,
+} from "./bench/memory-gates.ts";
 import { type ModeRun, runCandidates, runFixture } from "./bench/retrieval-run.ts";
 import { topicVaultQuestions, writeTopicVault } from "./bench/topic-vault.ts";
 import { ensureTestModels } from "./generate-test-models.ts";
@@ -115,6 +125,7 @@ const baselineRuns = Object.fromEntries(
         report: r.report,
         answers: r.answers,
         candidateBundles: r.candidateBundles,
+        temporal: r.temporal,
         floorQueries: r.floorQueries,
         modesUsed: r.modesUsed,
         autoRecallRate: r.autoRecallRate,
@@ -190,6 +201,27 @@ function answerRows(r: ModeRun, answers: ModeRun["answers"]): void {
     }
   }
 }
+// The temporal category: the candidate list (with the query's time window) and
+// recall's answer (explicit, with assembly); first-in-window over the queries
+// whose words name a window.
+lines.push(
+  "",
+  "temporal category (time-window queries)",
+  "mode/models        slice    list       n   R@20   MRR    1stInWin",
+);
+for (const r of runs) {
+  for (const slice of ["all", "train", "heldout"] as const) {
+    for (const [label, report] of [
+      ["candidates", r.temporal.candidates],
+      ["answer", r.temporal.answer],
+    ] as const) {
+      const t = report[slice];
+      lines.push(
+        `${key(r).padEnd(18)} ${slice.padEnd(8)} ${label.padEnd(10)} ${String(t.queryCount).padStart(2)}  ${fmt(t.recall20)}  ${fmt(t.mrr)}  ${fmt(t.firstInWindow)}`,
+      );
+    }
+  }
+}
 process.stdout.write(`${lines.join("\n")}\n`);
 process.stdout.write(
   `modes used: ${runs.map((r) => `${key(r)} ${JSON.stringify(r.modesUsed)}`).join("; ")}\n`,
@@ -221,6 +253,21 @@ const gateFailures = precision.flatMap((p) => [
     ? [`${p.vault}: asked page first ${p.all.firstRate} < ${GATES.minFirstRate}`]
     : []),
 ]);
+
+// The temporal gate: train candidates of the lexical mode (the tiny models'
+// runs are held to their baseline); every mode's held-out figures printed.
+const temporalFailures = runs.flatMap((r) => temporalGateFailures(r));
+process.stdout.write(
+  `temporal gate (train candidates, ${TEMPORAL_GATED_RUNS.join(", ")}): Recall@20 ≥ ${TEMPORAL_GATE.minRecall20}, MRR ≥ ${TEMPORAL_GATE.minMrr}, first in window ≥ ${TEMPORAL_GATE.minFirstInWindow}; held-out reported, not gated\n`,
+);
+for (const r of runs) {
+  const missed = temporalFailures.filter((f) => f.startsWith(`${key(r)}: `));
+  const gated = TEMPORAL_GATED_RUNS.includes(key(r));
+  const h = r.temporal.candidates.heldout;
+  process.stdout.write(
+    `  ${key(r).padEnd(16)} ${gated ? (missed.length === 0 ? "met      " : `MISSED ${missed.length} `) : "not gated"}   held-out R@20 ${fmt(h.recall20)} MRR ${fmt(h.mrr)} first in window ${fmt(h.firstInWindow)}\n`,
+  );
+}
 
 if (update) {
   writeFileSync(baselinePath, `${JSON.stringify(baseline, null, 2)}\n`);
@@ -279,6 +326,7 @@ const ANSWER_HIGHER_IS_BETTER = [
   "contradictionCoverage",
 ] as const;
 const ANSWER_LOWER_IS_BETTER = ["duplicateWaste", "contextWaste", "autoFalsePositiveRate"] as const;
+const TEMPORAL_HIGHER_IS_BETTER = ["recall20", "mrr", "firstInWindow"] as const;
 const failures: string[] = [];
 if (!sameFixture) {
   failures.push(
@@ -299,6 +347,17 @@ for (const [k, current] of sameFixture ? Object.entries(baselineRuns) : []) {
     const fpNow = current.report[slice].autoFalsePositiveRate;
     if (fpWas !== null && fpNow !== null && fpNow > fpWas + TOLERANCE)
       failures.push(`${k} ${slice} autoFalsePositiveRate: ${fpNow} > baseline ${fpWas}`);
+    for (const list of ["candidates", "answer"] as const) {
+      const was: TemporalMetrics | undefined = base.temporal?.[list]?.[slice];
+      const now: TemporalMetrics = current.temporal[list][slice];
+      if (!was) continue;
+      for (const metric of TEMPORAL_HIGHER_IS_BETTER) {
+        const w = was[metric];
+        const n = now[metric];
+        if (w !== null && n !== null && n < w - TOLERANCE)
+          failures.push(`${k} ${slice} temporal/${list} ${metric}: ${n} < baseline ${w}`);
+      }
+    }
     for (const variant of ["assembled", "flat"] as const) {
       const was: AnswerMetrics | undefined = base.answers?.[variant]?.[slice];
       const now: AnswerMetrics = current.answers[variant][slice];
@@ -326,7 +385,7 @@ for (const [k, current] of sameFixture ? Object.entries(baselineRuns) : []) {
     );
   }
 }
-failures.push(...gateFailures);
+failures.push(...gateFailures, ...temporalFailures);
 if (enforceMemoryGates) failures.push(...memoryFailures);
 if (failures.length > 0) {
   process.stderr.write(

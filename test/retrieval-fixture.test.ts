@@ -4,12 +4,14 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   BENCHMARK_CATEGORIES,
+  BENCHMARK_NOW,
   BENCHMARK_VERSION,
   type BenchmarkQuery,
   loadBenchmarkFixture,
   parseBenchmarkFixture,
 } from "../extensions/llm-wiki/lib/bench/fixture.ts";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { inWindow, parseTimeWindow } from "../extensions/llm-wiki/lib/temporal/time-window.ts";
 import { extractLinks, LinkResolver } from "../extensions/llm-wiki/lib/vault/links.ts";
 import { type Page, parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { judgeRelations } from "../extensions/llm-wiki/lib/vault/relation-graph.ts";
@@ -65,13 +67,13 @@ const related = (a: string, type: string, b: string) =>
   edges.has(`${a} ${type} ${b}`) || edges.has(`${b} ${type} ${a}`);
 
 describe("retrieval benchmark fixture", () => {
-  it("contains the approved versioned 120-query train/held-out corpus over 39 pages", () => {
+  it("contains the approved versioned 150-query train/held-out corpus over 46 pages", () => {
     expect(fixture.version).toBe(BENCHMARK_VERSION);
     expect(BENCHMARK_VERSION).toBe(1);
-    expect(pageIds.size).toBe(39);
-    expect(queries).toHaveLength(120);
-    expect(queries.filter((query) => query.split === "train")).toHaveLength(85);
-    expect(queries.filter((query) => query.split === "heldout")).toHaveLength(35);
+    expect(pageIds.size).toBe(46);
+    expect(queries).toHaveLength(150);
+    expect(queries.filter((query) => query.split === "train")).toHaveLength(105);
+    expect(queries.filter((query) => query.split === "heldout")).toHaveLength(45);
   });
 
   it("is a real vault: a config.json with a name beside the wiki pages", () => {
@@ -89,6 +91,7 @@ describe("retrieval benchmark fixture", () => {
       evidence_request: 4,
       synthesis: 3,
       superseded: 3,
+      temporal: 7,
       typed_relation: 2,
     };
     for (const category of BENCHMARK_CATEGORIES) {
@@ -184,7 +187,7 @@ describe("retrieval benchmark fixture", () => {
       splits.add(query.split);
       splitOfGroup.set(groupOf(query), splits);
     }
-    expect(splitOfGroup.size).toBe(24);
+    expect(splitOfGroup.size).toBe(30);
     for (const [group, splits] of splitOfGroup) expect(splits.size, group).toBe(1);
   });
 
@@ -272,6 +275,60 @@ describe("retrieval benchmark fixture", () => {
     }
   });
 
+  it("dates every page in 2026 before the benchmark's now, as front matter says", () => {
+    for (const id of pageIds) {
+      const page = readPage(id);
+      const date = page.updated ?? page.created;
+      expect(date, id).toMatch(/^2026-\d{2}-\d{2}$/);
+      expect(new Date(`${date}T00:00:00Z`).getTime(), id).toBeLessThan(BENCHMARK_NOW.getTime());
+      if (page.updated !== undefined && page.created !== undefined)
+        expect(page.created <= page.updated, id).toBe(true);
+    }
+  });
+
+  it("names a time window in each new temporal query, judged by the pages dated inside it, with a same-topic page outside it", () => {
+    const titles = new Map(
+      [...pageIds].flatMap((id) => {
+        const page = readPage(id);
+        const date = page.updated ?? page.created ?? "";
+        return [page.title, ...page.aliases].map((name) => [name.toLowerCase(), { id, date }]);
+      }),
+    );
+    const anchor = (name: string) => {
+      const hit = titles.get(name.toLowerCase());
+      return hit ? { date: hit.date, pageId: hit.id } : undefined;
+    };
+    const windowed = queries.filter(
+      (query) => query.category === "temporal" && !query.id.startsWith("node-temporal-"),
+    );
+    expect(windowed).toHaveLength(30);
+    for (const query of windowed) {
+      const { window } = parseTimeWindow(query.text, { now: BENCHMARK_NOW, anchor });
+      expect(window, query.id).toBeDefined();
+      if (!window) continue;
+      for (const judgment of query.judgments) {
+        const page = readPage(judgment.pageId);
+        expect(inWindow(page.updated ?? page.created ?? "", window), query.id).toBe(true);
+      }
+      // The distractor: another page of the same group's topic, dated outside the window.
+      const outside = [...pageIds].filter((id) => {
+        const page = readPage(id);
+        return (
+          id.split("/")[0] === query.judgments[0]?.pageId.split("/")[0] &&
+          id.split("/")[1]?.split("-")[0] ===
+            query.judgments[0]?.pageId.split("/")[1]?.split("-")[0] &&
+          !inWindow(page.updated ?? page.created ?? "", window)
+        );
+      });
+      expect(outside.length, query.id).toBeGreaterThan(0);
+    }
+    // No query outside the temporal category names a window.
+    for (const query of queries.filter((q) => q.category !== "temporal"))
+      expect(parseTimeWindow(query.text, { now: BENCHMARK_NOW, anchor }).window, query.id).toBe(
+        undefined,
+      );
+  });
+
   it("includes Chinese and mixed-language queries", () => {
     const cjk = /\p{Script=Han}/u;
     const latin = /[A-Za-z]/;
@@ -285,7 +342,7 @@ describe("retrieval benchmark fixture", () => {
       .map((path) => join(fixtureDir, path))
       .filter((path) => path.endsWith(".md") || path.endsWith(".json"));
     // The vault, its queries, the ordinary prompts, the example vault's questions and the frozen pre-13 fixture.
-    expect(files.length).toBe(68);
+    expect(files.length).toBe(75);
     for (const file of files) {
       const text = readFileSync(file, "utf8");
       expect(text, file).not.toMatch(/\/home\//i);

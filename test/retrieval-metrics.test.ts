@@ -5,6 +5,7 @@ import {
   coversAllAt,
   evaluateBenchmark,
   evaluateQuery,
+  evaluateTemporal,
   hitAt,
   ndcgAt,
   recallAt,
@@ -246,5 +247,56 @@ describe("benchmark report", () => {
         { queryId: "ghost", rankedPageIds: [], autoPageIds: [] },
       ]),
     ).toThrow('benchmark run for unknown query "ghost"');
+  });
+});
+
+describe("temporal figures", () => {
+  const timed = (id: string, split: "train" | "heldout"): BenchmarkQuery => ({
+    id,
+    text: `${id} last week`,
+    category: "temporal",
+    split,
+    judgments: [{ pageId: "sources/new", grade: 3, role: "evidence" }],
+    autoExpectation: "hit",
+  });
+  const temporalQueries = [
+    timed("t1", "train"),
+    timed("t2", "train"),
+    timed("t3", "heldout"),
+    { ...timed("plain", "train"), category: "conceptual" as const },
+  ];
+
+  it("scores only temporal queries; first in window only where the query names a window", () => {
+    const report = evaluateTemporal(temporalQueries, [
+      { queryId: "t1", rankedPageIds: ["sources/new"], inWindowPageIds: ["sources/new"] },
+      {
+        queryId: "t2",
+        rankedPageIds: ["sources/old", "sources/new"],
+        inWindowPageIds: ["sources/new"],
+      },
+      { queryId: "t3", rankedPageIds: ["sources/old"] },
+      { queryId: "plain", rankedPageIds: [] },
+    ]);
+    expect(report.train).toEqual({
+      queryCount: 2,
+      windowedQueryCount: 2,
+      recall20: 1,
+      mrr: 0.75,
+      firstInWindow: 0.5,
+    });
+    expect(report.heldout).toEqual({
+      queryCount: 1,
+      windowedQueryCount: 0,
+      recall20: 0,
+      mrr: 0,
+      firstInWindow: null,
+    });
+    expect(report.all.queryCount).toBe(3);
+  });
+
+  it("refuses a missing run like the other metrics", () => {
+    expect(() => evaluateTemporal(temporalQueries, [{ queryId: "t1", rankedPageIds: [] }])).toThrow(
+      /no benchmark run/,
+    );
   });
 });

@@ -29,9 +29,9 @@ describe("lexical retrieval on the seed fixture", () => {
   });
 
   it("ran every query lexically", () => {
-    expect(run.modesUsed).toEqual({ lexical: 120 });
-    expect(run.report.all.queryCount).toBe(120);
-    expect(run.report.heldout.queryCount).toBe(35);
+    expect(run.modesUsed).toEqual({ lexical: 150 });
+    expect(run.report.all.queryCount).toBe(150);
+    expect(run.report.heldout.queryCount).toBe(45);
   });
 
   it("beats the old scorer on all queries: Recall@20, MRR, nDCG@10", () => {

@@ -3,7 +3,9 @@
  * mode and returns the metric reports: the retrieval service's candidates,
  * and recall's answer with typed-link assembly and without it (the
  * ablation). The fixture vault is copied to a temporary folder so no index
- * files land in the repository.
+ * files land in the repository. The candidate list is asked for with the time
+ * window recall would build from the query at `BENCHMARK_NOW`, so its metrics
+ * see the window's preference too.
  */
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,16 +23,22 @@ import {
 import {
   type BenchmarkRun,
   evaluateBenchmark,
+  evaluateTemporal,
   type RetrievalMetricReport,
+  type TemporalMetricReport,
+  type TemporalRun,
 } from "../../extensions/llm-wiki/lib/bench/metrics.ts";
 import { capabilities, retrievalVault } from "../../extensions/llm-wiki/lib/recall-operation.ts";
-import { retrieve } from "../../extensions/llm-wiki/lib/retrieval.ts";
+import { type RetrievalVault, retrieve } from "../../extensions/llm-wiki/lib/retrieval.ts";
 import { EXPLICIT_MAX_RESULTS } from "../../extensions/llm-wiki/lib/retrieval-policy.ts";
 import {
   DEFAULT_SETTINGS,
   type RetrievalMode,
   type WikiSettings,
 } from "../../extensions/llm-wiki/lib/settings.ts";
+import { recallWindow } from "../../extensions/llm-wiki/lib/temporal/recall-window.ts";
+import { inWindow, type TimeWindow } from "../../extensions/llm-wiki/lib/temporal/time-window.ts";
+import type { VaultPaths } from "../../extensions/llm-wiki/lib/vault/paths.ts";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 
 /**
@@ -45,6 +53,36 @@ const RANKING_POLICY = {
   maxPerVault: 20,
   maxResults: 20,
 } as const;
+
+/**
+ * One candidate request as recall would make it at `BENCHMARK_NOW`: the
+ * query's time window (recall's own helper), the words searched without the
+ * time words, the vault with its page dates; and the pages dated inside the
+ * window, for the first-in-window figure.
+ */
+function timedCandidates(
+  query: string,
+  vault: RetrievalVault,
+  paths: VaultPaths,
+): {
+  vault: RetrievalVault;
+  request: { window?: TimeWindow; searchQuery?: string };
+  inWindowPageIds?: string[];
+} {
+  const timed = recallWindow({ query, now: BENCHMARK_NOW }, [{ vault, paths }]);
+  if (!timed.ok) throw new Error(`time window of "${query}": ${JSON.stringify(timed.diagnostics)}`);
+  const window = timed.window;
+  const dated = timed.vaults[0] ?? vault;
+  if (!window) return { vault: dated, request: {} };
+  return {
+    vault: dated,
+    request: { window, searchQuery: timed.searchQuery },
+    inWindowPageIds: [...(dated.dates ?? new Map())]
+      .filter(([, d]) => inWindow(d.date, window))
+      .map(([id]) => id)
+      .sort(),
+  };
+}
 
 export interface ModeRun {
   mode: RetrievalMode;
@@ -67,6 +105,12 @@ export interface ModeRun {
    * measured on, on the vault it was measured on (test/fixtures/retrieval/pre13).
    */
   floorQueries?: RetrievalMetricReport["all"];
+  /**
+   * The `temporal` category: Recall@20, MRR and first-in-window of the
+   * candidate list (with the query's window) and of recall's answer
+   * (explicit recall with assembly).
+   */
+  temporal: { candidates: TemporalMetricReport; answer: TemporalMetricReport };
   /** Modes actually used, counted over the queries (fallbacks show here). */
   modesUsed: Record<string, number>;
   latencyMsP50: number;
@@ -108,15 +152,21 @@ export async function runFixture(
     let autoFound = 0;
     const answers: Record<"assembled" | "flat", AnswerRun[]> = { assembled: [], flat: [] };
     const bundled: Record<"assembled" | "flat", AnswerRun[]> = { assembled: [], flat: [] };
-    const now = new Date();
+    const temporal: Record<"candidates" | "answer", TemporalRun[]> = {
+      candidates: [],
+      answer: [],
+    };
+    const now = BENCHMARK_NOW;
     for (const query of fixture.queries) {
-      const vault = retrievalVault(handle);
       const t = performance.now();
+      const timed = timedCandidates(query.text, retrievalVault(handle), paths);
+      const vault = timed.vault;
       const ranked = await retrieve([vault], {
         query: query.text,
         policy: RANKING_POLICY,
         mode,
         capabilities: capabilities(service.handles),
+        ...timed.request,
       });
       latencies.push(performance.now() - t);
       modesUsed[ranked.modeUsed] = (modesUsed[ranked.modeUsed] ?? 0) + 1;
@@ -150,6 +200,14 @@ export async function runFixture(
         rankedPageIds: ranked.hits.map((h) => h.id),
         autoPageIds: auto.results.map((h) => h.id),
       });
+      const inWindowPageIds = timed.inWindowPageIds
+        ? { inWindowPageIds: timed.inWindowPageIds }
+        : {};
+      temporal.candidates.push({
+        queryId: query.id,
+        rankedPageIds: ranked.hits.map((h) => h.id),
+        ...inWindowPageIds,
+      });
       for (const assembly of [true, false]) {
         const explicit = await service.recall({
           now: BENCHMARK_NOW,
@@ -175,6 +233,12 @@ export async function runFixture(
           rendered: explicit.rendered,
           autoPageIds: automatic.results.map((h) => h.id),
         });
+        if (assembly)
+          temporal.answer.push({
+            queryId: query.id,
+            rankedPageIds: [...new Set(explicit.results.map((r) => r.id))],
+            ...inWindowPageIds,
+          });
       }
     }
     await service.close();
@@ -190,6 +254,10 @@ export async function runFixture(
       candidateBundles: {
         assembled: evaluateAnswers(fixture.queries, bundled.assembled),
         flat: evaluateAnswers(fixture.queries, bundled.flat),
+      },
+      temporal: {
+        candidates: evaluateTemporal(fixture.queries, temporal.candidates),
+        answer: evaluateTemporal(fixture.queries, temporal.answer),
       },
       modesUsed,
       latencyMsP50: Math.round((latencies[Math.floor(latencies.length / 2)] ?? 0) * 10) / 10,
@@ -232,11 +300,13 @@ export async function runCandidates(
     const handle = service.handles.get(paths);
     const runs: BenchmarkRun[] = [];
     for (const query of fixture.queries) {
-      const ranked = await retrieve([retrievalVault(handle)], {
+      const timed = timedCandidates(query.text, retrievalVault(handle), paths);
+      const ranked = await retrieve([timed.vault], {
         query: query.text,
         policy: RANKING_POLICY,
         mode,
         capabilities: capabilities(service.handles),
+        ...timed.request,
       });
       runs.push({
         queryId: query.id,

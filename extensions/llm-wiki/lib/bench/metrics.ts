@@ -250,3 +250,72 @@ export function evaluateBenchmark(
   };
   return { all: slice(), train: slice("train"), heldout: slice("heldout") };
 }
+
+/**
+ * What retrieval returned for one query of the `temporal` category, with the
+ * pages dated inside the time window its words name (the window recall would
+ * build at the benchmark's fixed `now`).
+ */
+export interface TemporalRun {
+  queryId: string;
+  /** Results, best first. */
+  rankedPageIds: readonly string[];
+  /** Pages dated inside the query's window; absent when the query names no window. */
+  inWindowPageIds?: readonly string[];
+}
+
+/** Figures of the `temporal` category in one slice, rounded like the others. */
+export interface TemporalMetrics {
+  queryCount: number;
+  /** Temporal queries whose words name a window: the denominator of `firstInWindow`. */
+  windowedQueryCount: number;
+  recall20: number | null;
+  mrr: number | null;
+  /** Share of windowed queries whose first result is a page dated inside the window. */
+  firstInWindow: number | null;
+}
+
+/** Temporal figures of the whole fixture and of each split. */
+export interface TemporalMetricReport {
+  all: TemporalMetrics;
+  train: TemporalMetrics;
+  heldout: TemporalMetrics;
+}
+
+/**
+ * Recall@20, MRR and first-in-window over the `temporal` queries. `runs`
+ * covers every query of the fixture (as for `evaluateBenchmark`); only the
+ * temporal ones are scored.
+ */
+export function evaluateTemporal(
+  queries: readonly BenchmarkQuery[],
+  runs: readonly TemporalRun[],
+): TemporalMetricReport {
+  const byId = runsByQuery(queries, runs);
+  const scored = queries
+    .filter((query) => query.category === "temporal")
+    .map((query) => {
+      const run = byId.get(query.id) as TemporalRun;
+      const ranked = run.rankedPageIds;
+      const relevant = idsForRole(query.judgments);
+      const judged = query.judgments.length > 0;
+      const window = run.inWindowPageIds;
+      return {
+        split: query.split,
+        recall20: judged ? recallAt(ranked, relevant, 20) : null,
+        reciprocalRank: judged ? reciprocalRank(ranked, relevant) : null,
+        firstInWindow: window === undefined ? null : firstIsOneOf(ranked, new Set(window)),
+      };
+    });
+  const slice = (split?: BenchmarkSplit): TemporalMetrics => {
+    const chosen = scored.filter((s) => split === undefined || s.split === split);
+    return {
+      queryCount: chosen.length,
+      windowedQueryCount: chosen.filter((s) => s.firstInWindow !== null).length,
+      recall20: meanOf(chosen, (s) => s.recall20),
+      mrr: meanOf(chosen, (s) => s.reciprocalRank),
+      firstInWindow: meanOf(chosen, (s) => s.firstInWindow),
+    };
+  };
+  return { all: slice(), train: slice("train"), heldout: slice("heldout") };
+}
