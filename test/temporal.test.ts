@@ -244,6 +244,37 @@ describe("recall with a time window (real vault, real index)", () => {
     expect(timed.results.map((r) => r.id)).not.toContain("concepts/chunking");
   });
 
+  it("dates a question by a named event without answering with the event's page", async () => {
+    const now = new Date("2026-06-17T09:30:00Z");
+    const vault = makeTempVault({
+      pages: {
+        "sources/v2-release": pageText(
+          { type: "source", title: "v2 release", date: "2026-03-01" },
+          "The v2 release shipped the new sync protocol.",
+        ),
+        "concepts/cache-bug-early": pageText(
+          { type: "concept", title: "Cache bug in the beta", updated: "2026-02-10" },
+          "A cache bug served stale lists in the beta.",
+        ),
+        "concepts/cache-bug-late": pageText(
+          { type: "concept", title: "Cache bug after launch", updated: "2026-05-02" },
+          "A cache bug served stale lists after launch.",
+        ),
+      },
+    });
+    const service = serviceFor(vault.root);
+    await service.reindex({ scope: "all" });
+    const r = await service.recall({
+      query: "cache bugs before the v2 release",
+      mode: "lexical",
+      explain: true,
+      now,
+    });
+    expect(r.window).toMatchObject({ until: "2026-02-28", anchor: "sources/v2-release" });
+    expect(r.results[0]?.id).toBe("concepts/cache-bug-early");
+    expect(r.results.find((x) => x.id === "sources/v2-release")?.why?.name).toBeUndefined();
+  });
+
   it("takes explicit since/until, and refuses bad ones with a structured diagnostic", async () => {
     const now = new Date("2026-06-17T09:30:00Z");
     const { vault, lastWeek } = datedVault(now);

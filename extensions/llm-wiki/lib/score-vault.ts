@@ -73,6 +73,11 @@ export function scoreVault(
   window?: TimeWindow,
 ): RetrievalHit[] {
   const { exact, contained, span } = matchNames(vault.pages, query, vault.names);
+  // "before the v2 release" dates the question; it does not ask about the release.
+  if (window?.anchor !== undefined) {
+    contained.delete(window.anchor);
+    span.delete(window.anchor);
+  }
   // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
   const gated = policy.minEvidence !== undefined && !run.reranked;
   let said: string | undefined;
