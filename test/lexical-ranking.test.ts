@@ -10,6 +10,11 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backgroundShare } from "../extensions/llm-wiki/lib/lexical/background.ts";
+import {
+  BACKGROUND_PASSAGES,
+  BACKGROUND_TERMS,
+} from "../extensions/llm-wiki/lib/lexical/background-terms.ts";
 import { idf } from "../extensions/llm-wiki/lib/lexical/bm25.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 import { poissonSurprise, termEvidence } from "../extensions/llm-wiki/lib/recall-evidence.ts";
@@ -231,6 +236,28 @@ describe("scoring parts", () => {
     db.close();
     const ours = [...new Set(ftsTokens(`${text} Café naïve Ärger 召 回 v1.0.21`))].sort();
     expect(ours).toEqual(sqlite);
+  });
+
+  it("reads a word's background count as the model's line says, and an absent word as zero", () => {
+    const lines = BACKGROUND_TERMS.split("\n");
+    const share = (count: number) => (count + 0.5) / (BACKGROUND_PASSAGES + 1);
+    // The first and last lines, and a fresh random sample of the rest.
+    const sample = [
+      0,
+      lines.length - 1,
+      ...Array.from({ length: 200 }, () => Math.floor(Math.random() * lines.length)),
+    ];
+    for (const i of sample) {
+      const [term = "", count = "0"] = (lines[i] ?? "").split(" ");
+      expect(backgroundShare([term]), term).toBeCloseTo(share(Number(count)), 12);
+    }
+    // Not in the model: a suffix or prefix of a listed term is its own word.
+    const [listed = ""] = (lines[Math.floor(lines.length / 2)] ?? "").split(" ");
+    for (const absent of [`${listed}zzq`, `q${listed}`, "", "a b", `${listed}\n`]) {
+      const expected = lines.some((l) => l.startsWith(`${absent} `)) ? undefined : share(0);
+      if (expected !== undefined)
+        expect(backgroundShare([absent]), absent).toBeCloseTo(expected, 12);
+    }
   });
 
   it("rebuilds the committed background model byte for byte from the installed packages", () => {

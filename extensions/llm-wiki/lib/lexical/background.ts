@@ -1,21 +1,32 @@
 /**
  * The background term model (background-terms.ts) as shares: how common a
- * word is in general software English. Parsed on first use, once per
- * process: it is constant data shipped with the package.
+ * word is in general software English. Terms are looked up in the shipped
+ * text one at a time and remembered: a short-lived process (a hook, a CLI
+ * recall) asks for a dozen words and should not parse twelve thousand.
  */
 import { BACKGROUND_PASSAGES, BACKGROUND_TERMS } from "./background-terms.ts";
 
-let counts: Map<string, number> | undefined;
+const known = new Map<string, number>();
+/** Words remembered at most; queries bring new words forever in a long-lived server. */
+const KNOWN_MAX = 50_000;
 
-function table(): Map<string, number> {
-  if (counts) return counts;
-  const map = new Map<string, number>();
-  for (const line of BACKGROUND_TERMS.split("\n")) {
-    const space = line.lastIndexOf(" ");
-    if (space > 0) map.set(line.slice(0, space), Number(line.slice(space + 1)));
+/** Passages holding `stem` (0 when the model does not list it). */
+function countOf(stem: string): number {
+  const cached = known.get(stem);
+  if (cached !== undefined) return cached;
+  // Lines are "term count"; a term holds no space, so "\nterm " finds exactly its line.
+  const head = `${stem} `;
+  const at = BACKGROUND_TERMS.startsWith(head)
+    ? 0
+    : ((i) => (i < 0 ? -1 : i + 1))(BACKGROUND_TERMS.indexOf(`\n${head}`));
+  let count = 0;
+  if (at >= 0 && stem !== "" && !stem.includes("\n")) {
+    const end = BACKGROUND_TERMS.indexOf("\n", at);
+    count = Number(BACKGROUND_TERMS.slice(at + head.length, end < 0 ? undefined : end)) || 0;
   }
-  counts = map;
-  return map;
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(stem, count);
+  return count;
 }
 
 /**
@@ -24,8 +35,7 @@ function table(): Map<string, number> {
  * smoothed so an unseen word is rare, not impossible.
  */
 export function backgroundShare(stems: readonly string[]): number {
-  const map = table();
   let share = 1;
-  for (const stem of stems) share *= ((map.get(stem) ?? 0) + 0.5) / (BACKGROUND_PASSAGES + 1);
+  for (const stem of stems) share *= (countOf(stem) + 0.5) / (BACKGROUND_PASSAGES + 1);
   return share;
 }
