@@ -307,18 +307,26 @@ export const TOOLS: readonly McpTool[] = [
   }),
 
   // Idempotent: the same decision again returns the page already written.
-  defineTool("wiki_resolve_conflict", ResolveConflictParams, WRITE, async (service, args) => {
-    const result = await service.resolveConflict(args);
-    return {
-      ok: result.ok,
-      result,
-      text: renderResolveConflict(result),
-      diagnostics: result.diagnostics,
-    };
-  }),
+  // After the startup index: the new page is indexed as Pi indexes it (`indexed: true`).
+  defineTool(
+    "wiki_resolve_conflict",
+    ResolveConflictParams,
+    WRITE,
+    async (service, args, context) => {
+      await context.indexReady();
+      const result = await service.resolveConflict(args);
+      return {
+        ok: result.ok,
+        result,
+        text: renderResolveConflict(result),
+        diagnostics: result.diagnostics,
+      };
+    },
+  ),
 
   // Idempotent: verifying again on the same day writes nothing.
-  defineTool("wiki_verify_page", VerifyPageParams, WRITE, async (service, args) => {
+  defineTool("wiki_verify_page", VerifyPageParams, WRITE, async (service, args, context) => {
+    await context.indexReady();
     const result = await service.verifyPage(args);
     return {
       ok: result.ok,

@@ -212,4 +212,26 @@ describe("writing tools across hosts", () => {
     expect(viaPi[4]?.text).toContain("A bounded queue protects slow consumers.");
     expect(viaPi[5]?.result).toMatchObject({ ok: true, marked: { changed: true } });
   });
+
+  it("wiki_recent and wiki_verify_page answer the same in Pi and over MCP", async () => {
+    const calls: Call[] = [
+      ["wiki_observe", OBSERVATION],
+      ["wiki_recent", {}],
+      ["wiki_verify_page", { page: "sources/backpressure", date: "2026-11-30" }],
+      ["wiki_verify_page", { page: "sources/backpressure", date: "2026-11-30" }],
+      ["wiki_verify_page", { page: "concepts/not-a-page" }],
+    ];
+    const viaPi = await piCalls(project(), calls);
+    const client = await mcpClient(project());
+    const viaMcp = [];
+    for (const [name, args] of calls) viaMcp.push(await mcpCall(client, name, args));
+    expect(viaPi).toHaveLength(calls.length);
+    // The observation just written is the newest change listed.
+    expect(viaPi[1]?.text).toContain("obs-");
+    expect(viaPi[2]?.result).toMatchObject({ ok: true, changed: true, verified: "2026-11-30" });
+    // The same date again writes nothing.
+    expect(viaPi[3]?.result).toMatchObject({ ok: true, changed: false });
+    expect(viaPi[4]?.isError).toBe(true);
+    expect(viaMcp.map((r) => undated(r))).toEqual(viaPi.map((r) => undated(r)));
+  });
 });
