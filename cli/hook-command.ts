@@ -120,6 +120,9 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     }
   }
   if (kind === "session-start") {
+    // A resumed session still holds the notes primed when it began (Claude
+    // Code's source "resume"); startup, clear and compact start afresh.
+    if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
     const result = await service.prime();
     explain(result.diagnostics);
     return result.rendered;

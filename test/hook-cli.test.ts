@@ -128,6 +128,19 @@ describe("llm-wiki hook session-start", () => {
     expect(`${doc.hookSpecificOutput.additionalContext}\n`).toBe(run.stdout);
   });
 
+  it("primes a session that starts afresh (startup, clear, compact), not one resumed", () => {
+    for (const source of ["startup", "clear", "compact"]) {
+      const input = JSON.stringify({ ...JSON.parse(startInput(root)), source });
+      expect(hook(["session-start"], input).stdout, source).toContain("concepts/idempotency-keys");
+    }
+    const resumed = hook(
+      ["session-start"],
+      JSON.stringify({ ...JSON.parse(startInput(root)), source: "resume" }),
+    );
+    expect(resumed).toMatchObject({ status: 0, stdout: "" });
+    expect(resumed.stderr).toContain("resumed");
+  });
+
   it("prints nothing when session priming is off", () => {
     const settings = join(base, "priming-off.json");
     writeFileSync(settings, JSON.stringify({ "llm-wiki": { sessionPriming: false } }));
