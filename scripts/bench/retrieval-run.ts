@@ -118,6 +118,37 @@ export interface ModeRun {
   autoRecallRate: number;
 }
 
+/**
+ * The fixture's vault copied to `dir` (without its `meta/`: no index files
+ * land in the repository) and indexed for `mode`, with only it answering.
+ */
+async function indexedFixture(
+  fixture: BenchmarkFixture,
+  dir: string,
+  mode: RetrievalMode,
+  models: ModeRun["models"],
+  modelSettings: WikiSettings["models"],
+) {
+  cpSync(fixture.vaultRoot, dir, {
+    recursive: true,
+    filter: (src) => !src.includes(`${join(".llm-wiki", "meta")}`),
+  });
+  const settings: WikiSettings = {
+    ...DEFAULT_SETTINGS,
+    // Only the fixture vault answers, whatever personal vault the machine has.
+    includePersonal: false,
+    retrievalMode: mode,
+    models: modelSettings,
+  };
+  const service = createWikiService({ cwd: dir, vault: dir, settings });
+  const components = models === "none" ? (["lexical"] as const) : (["lexical", "vectors"] as const);
+  const indexed = await service.reindex({ scope: "all", components: [...components] });
+  if (!indexed.ok) throw new Error(`indexing failed: ${JSON.stringify(indexed.diagnostics)}`);
+  const [paths] = service.resolveVaults();
+  if (!paths) throw new Error(`fixture vault not found in ${fixture.vaultRoot}`);
+  return { service, paths, handle: service.handles.get(paths) };
+}
+
 export async function runFixture(
   fixture: BenchmarkFixture,
   mode: RetrievalMode,
@@ -126,25 +157,13 @@ export async function runFixture(
 ): Promise<ModeRun> {
   const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bench-"));
   try {
-    cpSync(fixture.vaultRoot, dir, {
-      recursive: true,
-      filter: (src) => !src.includes(`${join(".llm-wiki", "meta")}`),
-    });
-    const settings: WikiSettings = {
-      ...DEFAULT_SETTINGS,
-      // Only the fixture vault answers, whatever personal vault the machine has.
-      includePersonal: false,
-      retrievalMode: mode,
-      models: modelSettings,
-    };
-    const service = createWikiService({ cwd: dir, vault: dir, settings });
-    const components =
-      models === "none" ? (["lexical"] as const) : (["lexical", "vectors"] as const);
-    const indexed = await service.reindex({ scope: "all", components: [...components] });
-    if (!indexed.ok) throw new Error(`indexing failed: ${JSON.stringify(indexed.diagnostics)}`);
-    const [paths] = service.resolveVaults();
-    if (!paths) throw new Error("fixture vault not found");
-    const handle = service.handles.get(paths);
+    const { service, paths, handle } = await indexedFixture(
+      fixture,
+      dir,
+      mode,
+      models,
+      modelSettings,
+    );
     const runs: BenchmarkRun[] = [];
     const modesUsed: Record<string, number> = {};
     const latencies: number[] = [];
@@ -278,26 +297,15 @@ export async function runCandidates(
   models: ModeRun["models"],
   modelSettings: WikiSettings["models"] = {},
 ): Promise<RetrievalMetricReport> {
-  const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bench-floor-"));
+  const dir = mkdtempSync(join(tmpdir(), "llm-wiki-bench-"));
   try {
-    cpSync(fixture.vaultRoot, dir, {
-      recursive: true,
-      filter: (src) => !src.includes(`${join(".llm-wiki", "meta")}`),
-    });
-    const settings: WikiSettings = {
-      ...DEFAULT_SETTINGS,
-      includePersonal: false,
-      retrievalMode: mode,
-      models: modelSettings,
-    };
-    const service = createWikiService({ cwd: dir, vault: dir, settings });
-    const components =
-      models === "none" ? (["lexical"] as const) : (["lexical", "vectors"] as const);
-    const indexed = await service.reindex({ scope: "all", components: [...components] });
-    if (!indexed.ok) throw new Error(`indexing failed: ${JSON.stringify(indexed.diagnostics)}`);
-    const [paths] = service.resolveVaults();
-    if (!paths) throw new Error("floor fixture vault not found");
-    const handle = service.handles.get(paths);
+    const { service, paths, handle } = await indexedFixture(
+      fixture,
+      dir,
+      mode,
+      models,
+      modelSettings,
+    );
     const runs: BenchmarkRun[] = [];
     for (const query of fixture.queries) {
       const timed = timedCandidates(query.text, retrievalVault(handle), paths);
