@@ -330,6 +330,24 @@ function recallItems(
   return { results, renderable };
 }
 
+/** A recall that searched nothing: ok unless a diagnostic is an error. */
+export function emptyRecall(
+  base: Pick<RecallResult, "query" | "policy" | "requestedMode">,
+  diagnostics: Diagnostic[],
+): RecallResult {
+  return {
+    ...base,
+    ok: !diagnostics.some((d) => d.severity === "error"),
+    modeUsed: "none",
+    results: [],
+    conflicts: [],
+    rendered: "",
+    diagnostics,
+    trace: [],
+    durationMs: 0,
+  };
+}
+
 /** Runs one recall for a host. `vaults` are the candidate vaults, project first. */
 export async function recallOperation(
   handles: VaultHandles,
@@ -356,18 +374,7 @@ export async function recallOperation(
   const base = { query: input.query, policy: policyName, requestedMode: mode } as const;
   if (chosen.length === 0) {
     // Automatic recall without a vault is a quiet no-op, not an error.
-    const diagnostics = automatic ? [] : noVault();
-    return {
-      ...base,
-      ok: automatic,
-      modeUsed: "none",
-      results: [],
-      conflicts: [],
-      rendered: "",
-      diagnostics,
-      trace: [],
-      durationMs: 0,
-    };
+    return emptyRecall(base, automatic ? [] : noVault());
   }
   const byKind = new Map<string, VaultHandle>();
   const rv: RetrievalVault[] = [];

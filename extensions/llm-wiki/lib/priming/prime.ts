@@ -9,7 +9,7 @@
  */
 import { basename } from "node:path";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
-import { type RecallResult, recallOperation } from "../recall-operation.ts";
+import { emptyRecall, type RecallResult, recallOperation } from "../recall-operation.ts";
 import type { WikiSettings } from "../settings.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -42,17 +42,7 @@ function nothing(
   gitMs = 0,
 ): PrimeResult {
   return {
-    ok: true,
-    query,
-    policy: "priming",
-    requestedMode: "lexical",
-    modeUsed: "none",
-    results: [],
-    conflicts: [],
-    rendered: "",
-    diagnostics,
-    trace: [],
-    durationMs: 0,
+    ...emptyRecall({ query, policy: "priming", requestedMode: "lexical" }, diagnostics),
     context,
     gitMs,
   };
