@@ -123,6 +123,39 @@ describe("parseTimeWindow", () => {
     }
   });
 
+  it("finds a phrase the same way whatever ordinary words, digits and case surround it", () => {
+    const now = new Date("2026-06-17T12:00:00Z");
+    const phrases = [
+      "yesterday",
+      "last week",
+      "in the last 3 months",
+      "two weeks ago",
+      "in March",
+      "since Feb 2026",
+      "March 4th, 2026",
+      "between 2026-01-05 and 2026-01-20",
+      "from January to March 2026",
+      "before 2026-05",
+      "during 2025",
+      "lately",
+    ];
+    const noise = ["ticket 4821", "in topic 3", "note 7", "the Api", "v2", "of 12 shards", "for"];
+    const seed = Date.now();
+    for (const [i, phrase] of phrases.entries()) {
+      const alone = parseTimeWindow(`notes ${phrase}`, { now }).window;
+      expect(alone, phrase).toBeDefined();
+      // Fresh surroundings on every run, from words that name no period themselves.
+      const pick = (k: number) => noise[(seed + i * 7 + k) % noise.length] ?? "";
+      const upper = (seed + i) % 2 === 0 ? phrase.toUpperCase() : phrase;
+      const query = `${pick(1)} ${pick(2)} notes ${upper} about ${pick(3)}`;
+      const found = parseTimeWindow(query, { now }).window;
+      expect({ since: found?.since, until: found?.until }, query).toEqual({
+        since: alone?.since,
+        until: alone?.until,
+      });
+    }
+  });
+
   it("refuses impossible dates with a warning and no window", () => {
     const now = new Date("2026-06-17T12:00:00Z");
     for (const q of ["since 2026-13", "on 2026-02-30", "before 9999-01-01", "since 1066-10-14"]) {

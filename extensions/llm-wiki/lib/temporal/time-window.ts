@@ -56,6 +56,8 @@ const MONTHS = [
   "december",
 ] as const;
 const MONTH_ALT = MONTHS.map((m) => (m === "may" ? m : `${m}|${m.slice(0, 3)}`)).join("|");
+/** Every month's name, full or short, begins with one of these. */
+const MONTH_SHORT = MONTHS.map((m) => m.slice(0, 3)).join("|");
 
 /** A day as days since 1970-01-01 (UTC). */
 type Day = number;
@@ -144,6 +146,12 @@ function ago(today: Day, n: number, unit: string): Span {
 /** A period's regular expression and how it becomes days. */
 interface PeriodRule {
   re: string;
+  /**
+   * A short pattern every match of `re` contains (case aside): a query
+   * without it cannot hold this period, so its part of the large
+   * alternations is left out and never compiled.
+   */
+  may: string;
   /** Needs a preposition before it ("in 2026", not "2026 tokens"). */
   bare?: false;
   /** The days, "invalid" for an impossible date, undefined when the words are no date after all. */
@@ -167,6 +175,7 @@ function namedMonth(today: Day, month: number, year?: number): Span | "invalid" 
 const PERIODS: PeriodRule[] = [
   {
     re: "(\\d{4})-(\\d{1,2})-(\\d{1,2})",
+    may: "\\d{4}-\\d",
     span: (m) => {
       const day = dayNumber(
         `${m[1]}-${(m[2] ?? "").padStart(2, "0")}-${(m[3] ?? "").padStart(2, "0")}`,
@@ -176,20 +185,23 @@ const PERIODS: PeriodRule[] = [
   },
   {
     re: "(\\d{4})-(\\d{1,2})(?![\\d-])",
+    may: "\\d{4}-\\d",
     span: (m) => {
       const [y, mo] = [Number(m[1]), Number(m[2]) - 1];
       return checkedYear(y) && mo >= 0 && mo < 12 ? monthSpan(y, mo) : "invalid";
     },
   },
-  { re: "today", span: (_m, t) => ({ from: t, to: t }) },
-  { re: "yesterday", span: (_m, t) => ({ from: t - 1, to: t - 1 }) },
-  { re: "this week", span: (_m, t) => ({ from: mondayOf(t), to: t }) },
+  { re: "today", may: "today", span: (_m, t) => ({ from: t, to: t }) },
+  { re: "yesterday", may: "yesterday", span: (_m, t) => ({ from: t - 1, to: t - 1 }) },
+  { re: "this week", may: "this week", span: (_m, t) => ({ from: mondayOf(t), to: t }) },
   {
     re: "last week|the week before",
+    may: "week",
     span: (_m, t) => ({ from: mondayOf(t) - 7, to: mondayOf(t) - 1 }),
   },
   {
     re: "this month",
+    may: "month",
     span: (_m, t) => {
       const { y, m } = ymd(t);
       return { from: dayOf(y, m, 1), to: t };
@@ -197,6 +209,7 @@ const PERIODS: PeriodRule[] = [
   },
   {
     re: "last month",
+    may: "month",
     span: (_m, t) => {
       const { y, m } = ymd(t);
       return monthSpan(y, m - 1);
@@ -204,30 +217,36 @@ const PERIODS: PeriodRule[] = [
   },
   {
     re: "this year",
+    may: "year",
     span: (_m, t) => ({ from: dayOf(ymd(t).y, 0, 1), to: t }),
   },
   {
     re: "last year",
+    may: "year",
     span: (_m, t) => {
       const y = ymd(t).y - 1;
       return { from: dayOf(y, 0, 1), to: dayOf(y + 1, 0, 1) - 1 };
     },
   },
-  { re: "recently|lately", span: (_m, t) => ({ from: t - 29, to: t }) },
+  { re: "recently|lately", may: "recently|lately", span: (_m, t) => ({ from: t - 29, to: t }) },
   {
     re: `(?:the )?(?:last|past|previous) ${COUNT} ${UNIT}`,
+    may: "(?:last|past|previous) ",
     span: (m, t) => lastN(t, countOf(m[1] ?? "1"), m[2] ?? "day"),
   },
   {
     re: `(?:the )?(?:last|past) (day|week|month|year)`,
+    may: "(?:last|past) ",
     span: (m, t) => lastN(t, 1, m[1] ?? "day"),
   },
   {
     re: `${COUNT} ${UNIT} ago`,
+    may: " ago",
     span: (m, t) => ago(t, countOf(m[1] ?? "1"), m[2] ?? "day"),
   },
   {
     re: `(${MONTH_ALT})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})`,
+    may: MONTH_SHORT,
     span: (m) => {
       const [y, mo, d] = [Number(m[3]), monthIndex(m[1] ?? ""), Number(m[2])];
       const day = dayNumber(
@@ -238,15 +257,18 @@ const PERIODS: PeriodRule[] = [
   },
   {
     re: `(${MONTH_ALT})\\.?,? (\\d{4})`,
+    may: MONTH_SHORT,
     span: (m, t) => namedMonth(t, monthIndex(m[1] ?? ""), Number(m[2])),
   },
   {
     re: `(${MONTH_ALT})`,
+    may: MONTH_SHORT,
     bare: false,
     span: (m, t) => namedMonth(t, monthIndex(m[1] ?? "")),
   },
   {
     re: "((?:19|20|21|22)\\d{2})",
+    may: "(?:19|20|21|22)\\d{2}",
     bare: false,
     span: (m, t) => {
       const y = Number(m[1]);
@@ -257,14 +279,10 @@ const PERIODS: PeriodRule[] = [
   },
 ];
 
-/** Any period, each rule a named alternative. */
-const PERIOD_ANY = PERIODS.map((p) => `(?:${p.re})`).join("|");
-const PERIOD_BARE = PERIODS.filter((p) => p.bare !== false)
-  .map((p) => `(?:${p.re})`)
-  .join("|");
-
 /** Each period rule anchored to a whole phrase, compiled once. */
 const PERIOD_WHOLE = PERIODS.map((rule) => ({ rule, re: new RegExp(`^(?:${rule.re})$`, "i") }));
+/** Each rule's precondition, compiled once. */
+const PERIOD_MAY = PERIODS.map((rule) => new RegExp(rule.may, "i"));
 
 /** The days of one period phrase ("last week", "march 2026"), or undefined / invalid. */
 function periodSpan(text: string, today: Day): Span | "invalid" | undefined {
@@ -291,30 +309,51 @@ interface Found {
   anchor?: string;
 }
 
-// Compiled once: these alternations are large, and compiling them cost more
-// than a whole recall when it happened on every call.
-const RANGE_RE = new RegExp(
-  `${B}(?:between|from) (?<a>${PERIOD_ANY}) (?:and|to|until|through|till) (?<b>${PERIOD_ANY})${E}`,
-  "iu",
-);
-const BOUND_RE = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the )?(${PERIOD_ANY})${E}`, "iu");
+/** The three large patterns, built from the rules a query may hold. */
+interface PeriodPatterns {
+  range: RegExp;
+  bound: RegExp;
+  period: RegExp;
+}
+
+// Compiling the alternation of every rule costs more than a whole recall
+// (tens of milliseconds in a fresh process, e.g. each Claude Code hook);
+// a query names few periods, so each distinct subset of rules is compiled
+// once and kept. Rules whose precondition fails cannot match anywhere in the
+// query, so the subset finds exactly what the full alternation would.
+const PATTERNS = new Map<string, PeriodPatterns>();
 const ANCHOR_RE = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the |our |we shipped )?`, "giu");
-const PERIOD_RE = new RegExp(
-  `${B}(?:(?:in|during|on|of|over) (?:the )?(${PERIOD_ANY})|(${PERIOD_BARE}))${E}`,
-  "iu",
-);
-/**
- * Every period phrase holds a digit, a month's name or one of these words:
- * a query with none of them names no period, and the large patterns are skipped.
- */
-const MAY_NAME_PERIOD = new RegExp(
-  `\\d|today|yesterday|week|month|year|recent|lately|day|${MONTHS.map((m) => m.slice(0, 3)).join("|")}`,
-  "i",
-);
+
+/** The patterns for `query`, or undefined when it can name no period at all. */
+function patternsFor(query: string): PeriodPatterns | undefined {
+  const active = PERIODS.filter((_, i) => PERIOD_MAY[i]?.test(query));
+  if (active.length === 0) return undefined;
+  const key = active.map((rule) => PERIODS.indexOf(rule)).join(",");
+  const known = PATTERNS.get(key);
+  if (known) return known;
+  const any = active.map((p) => `(?:${p.re})`).join("|");
+  const bare = active
+    .filter((p) => p.bare !== false)
+    .map((p) => `(?:${p.re})`)
+    .join("|");
+  const patterns: PeriodPatterns = {
+    range: new RegExp(
+      `${B}(?:between|from) (?<a>${any}) (?:and|to|until|through|till) (?<b>${any})${E}`,
+      "iu",
+    ),
+    bound: new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the )?(${any})${E}`, "iu"),
+    period: new RegExp(
+      `${B}(?:(?:in|during|on|of|over) (?:the )?(${any})${bare === "" ? "" : `|(${bare})`})${E}`,
+      "iu",
+    ),
+  };
+  PATTERNS.set(key, patterns);
+  return patterns;
+}
 
 /** `from X to Y`, `between X and Y`. */
-function findRange(q: string, today: Day): Found | undefined {
-  const m = RANGE_RE.exec(q);
+function findRange(q: string, today: Day, re: RegExp): Found | undefined {
+  const m = re.exec(q);
   if (!m) return undefined;
   const a = periodSpan(m.groups?.a ?? "", today);
   const b = periodSpan(m.groups?.b ?? "", today);
@@ -324,8 +363,8 @@ function findRange(q: string, today: Day): Found | undefined {
 }
 
 /** `since X`, `after X`, `before X`, `until X` with X a period. */
-function findBound(q: string, today: Day): Found | undefined {
-  const m = BOUND_RE.exec(q);
+function findBound(q: string, today: Day, re: RegExp): Found | undefined {
+  const m = re.exec(q);
   if (!m) return undefined;
   const word = (m[1] ?? "").toLowerCase();
   const whole = m[0]
@@ -376,8 +415,8 @@ function findAnchor(q: string, anchor: AnchorLookup | undefined): Found | undefi
 }
 
 /** `in March`, `during 2025`, `on 2026-03-04`, or a bare `last week`. */
-function findPeriod(q: string, today: Day): Found | undefined {
-  const m = PERIOD_RE.exec(q);
+function findPeriod(q: string, today: Day, re: RegExp): Found | undefined {
+  const m = re.exec(q);
   if (!m) return undefined;
   const text = m.slice(1).find((s) => s !== undefined && s !== "") ?? "";
   const whole = m[0]
@@ -410,11 +449,13 @@ export function parseTimeWindow(
   options: { now: Date; anchor?: AnchorLookup },
 ): ParsedTime {
   const today = Math.floor(options.now.getTime() / DAY_MS);
-  const periods = MAY_NAME_PERIOD.test(query);
+  const patterns = patternsFor(query);
   const found =
-    (periods ? findRange(query, today) : undefined) ??
+    (patterns ? findRange(query, today, patterns.range) : undefined) ??
     findAnchor(query, options.anchor) ??
-    (periods ? (findBound(query, today) ?? findPeriod(query, today)) : undefined);
+    (patterns
+      ? (findBound(query, today, patterns.bound) ?? findPeriod(query, today, patterns.period))
+      : undefined);
   if (!found) return { rest: query, diagnostics: [] };
   const phrase = query.slice(found.start, found.end);
   if (found.span === "invalid" || found.span.from > found.span.to) {
