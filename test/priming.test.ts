@@ -9,6 +9,7 @@
 import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { getCurrentSystemPrompt, type Message } from "@earendil-works/pi-ai";
+import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { gitEnv, parseStatus } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { primingQuery, primingWords } from "../extensions/llm-wiki/lib/priming/priming-query.ts";
@@ -19,7 +20,7 @@ import {
   preferFresher,
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
-import { makeRepo } from "./helpers/git-repo.ts";
+import { git, makeRepo } from "./helpers/git-repo.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { piPerTest, textOf } from "./helpers/pi-session.ts";
 import { randomWords } from "./helpers/random-text.ts";
@@ -144,6 +145,24 @@ describe("the service's prime()", () => {
     expect(result.policy).toBe("priming");
   });
 
+  it("uses the git context read at session start, so the first turn does not wait for git", async () => {
+    const root = makeTempDir();
+    copyExample(root);
+    makeRepo(root, BRANCH, SUBJECTS);
+    const service = serviceFor(root);
+    await service.reindex({});
+    service.prefetchPriming();
+    // A commit after the session started: priming describes the session as it began.
+    const later = `Tune the ${randomWords(2)} sync cursor`;
+    git(root, "commit", "-q", "--allow-empty", "-m", later);
+    const primed = await service.prime();
+    expect(primed.context.subjects).toEqual([...SUBJECTS].reverse());
+    expect(primed.results.map((r) => r.id)).toContain("concepts/idempotency-keys");
+    // Another work tree than the one read ahead is read afresh.
+    const elsewhere = await service.prime({ cwd: root, gitOptions: { maxSubjects: 5 } });
+    expect(elsewhere.context.subjects[0]).toBe(later);
+  });
+
   it("works outside a repository from the topic and project name alone", async () => {
     const root = makeTempDir();
     copyExample(root);
@@ -237,6 +256,43 @@ describe("Pi: priming on the first turn", () => {
     const blocks = (session.requests[0] ?? []).filter(isFence).map(textOf);
     const mentions = blocks.filter((b) => b.includes("concepts/idempotency-keys.md"));
     expect(mentions.length).toBe(1);
+  });
+
+  it("reads git when the session starts, not when the first prompt arrives", async () => {
+    makeRepo(pi.dirs.project, BRANCH, SUBJECTS);
+    const session = await pi.start();
+    const word = `zq${randomWords(1, 6, 8).replace(/[^a-z]/g, "")}`;
+    git(pi.dirs.project, "commit", "-q", "--allow-empty", "-m", `Rename the ${word} cursor`);
+    session.script("ok");
+    await session.session.prompt(UNRELATED);
+    await session.session.waitForIdle();
+    const entry = session.session.sessionManager
+      .getBranch()
+      .find((e) => e.type === "custom_message" && e.customType === "llm-wiki-priming");
+    const details = (entry as { details?: { query?: string } } | undefined)?.details;
+    expect(details?.query).toContain("idempotency");
+    expect(details?.query).not.toContain(word);
+  });
+
+  it("does not prime a resumed session again: its priming message is already in it", async () => {
+    makeRepo(pi.dirs.project, BRANCH, SUBJECTS);
+    const sessions = join(pi.dirs.root, "sessions");
+    const first = await pi.start({
+      sessionManager: SessionManager.create(pi.dirs.project, sessions),
+    });
+    first.script("ok");
+    await first.session.prompt(UNRELATED);
+    await first.session.waitForIdle();
+    expect((first.requests[0] ?? []).filter(isPriming).length).toBe(1);
+    const file = first.session.sessionManager.getSessionFile();
+    if (!file) throw new Error("no session file");
+    await first.close();
+    const resumed = await pi.start({ sessionManager: SessionManager.open(file, sessions) });
+    resumed.script("ok");
+    await resumed.session.prompt("and now a question about the weather");
+    await resumed.session.waitForIdle();
+    // The resumed context carries the first priming message, and no second one.
+    expect((resumed.requests[0] ?? []).filter(isPriming).length).toBe(1);
   });
 
   it("injects nothing when the setting is off", async () => {

@@ -98,10 +98,14 @@ function recordingUI(
   };
 }
 
-/** Starts a session in `options.project` (default `dirs.project`) with the extension loaded and its UI bound. */
+/**
+ * Starts a session in `options.project` (default `dirs.project`) with the
+ * extension loaded and its UI bound; in memory unless a `sessionManager`
+ * (e.g. a session file opened again, as when a user resumes) is given.
+ */
 export async function startPi(
   dirs: PiDirs,
-  options: { projectTrusted?: boolean; project?: string } = {},
+  options: { projectTrusted?: boolean; project?: string; sessionManager?: SessionManager } = {},
 ): Promise<PiHarness> {
   const project = options.project ?? dirs.project;
   const faux = fauxProvider();
@@ -136,7 +140,7 @@ export async function startPi(
     modelRuntime,
     settingsManager,
     resourceLoader: loader,
-    sessionManager: SessionManager.inMemory(project),
+    sessionManager: options.sessionManager ?? SessionManager.inMemory(project),
   });
   const notices: PiHarness["notices"] = [];
   const statuses: PiHarness["statuses"] = [];
@@ -204,7 +208,7 @@ export interface PiPerTest {
   /** This test's folders (fresh before each test). */
   readonly dirs: PiDirs;
   /** Starts a session in `dirs.project`, closed after the test. */
-  start(options?: { projectTrusted?: boolean; project?: string }): Promise<PiHarness>;
+  start(options?: Parameters<typeof startPi>[1]): Promise<PiHarness>;
 }
 
 /**

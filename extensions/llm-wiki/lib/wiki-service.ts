@@ -16,7 +16,13 @@ import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
 import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
 import type { LintResult } from "./lint/types.ts";
-import { type PrimeInput, type PrimeResult, primeOperation } from "./priming/prime.ts";
+import { readGitContext } from "./priming/git-context.ts";
+import {
+  type GitPrefetch,
+  type PrimeInput,
+  type PrimeResult,
+  primeOperation,
+} from "./priming/prime.ts";
 import { type RecallInput, type RecallResult, recallOperation } from "./recall-operation.ts";
 import { singleLineProblem } from "./safety/text.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
@@ -163,6 +169,13 @@ export interface WikiService {
    * `sessionPriming` setting is off. Project vault only.
    */
   prime(input?: PrimeInput): Promise<PrimeResult>;
+  /**
+   * Starts reading the session's git context now (session start), so the
+   * first turn's priming does not wait for git; used by `prime` within
+   * `PRIMING_PREFETCH_MAX_AGE_MS`. Nothing happens when priming is off or
+   * there is no project vault. Never throws.
+   */
+  prefetchPriming(input?: { cwd?: string }): void;
   /** What changed in a window of days, from the event log, newest first. */
   recent(input?: RecentInput & { vault?: VaultSelector }): RecentResult;
   /** Brings the search index of the selected vaults up to date. */
@@ -218,6 +231,9 @@ export function noVaultDiagnostic(explicit?: string): Diagnostic {
       );
 }
 
+/** A git context read at session start is used by priming up to this age (then read again). */
+export const PRIMING_PREFETCH_MAX_AGE_MS = 5 * 60_000;
+
 /** Creates the service for a host. */
 export function createWikiService(options: WikiServiceOptions): WikiService {
   const env = options.env ?? process.env;
@@ -249,6 +265,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   };
 
   const missing = (): Diagnostic[] => [noVaultDiagnostic(options.vault)];
+  let prefetch: (GitPrefetch & { at: number }) | undefined;
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
 
@@ -311,13 +328,26 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     prime(input = {}) {
       const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      const fresh =
+        prefetch !== undefined && performance.now() - prefetch.at <= PRIMING_PREFETCH_MAX_AGE_MS;
       return primeOperation(
         handles,
         project && vaultExists(project) ? project : undefined,
         settings,
         options.cwd,
         input,
+        fresh ? prefetch : undefined,
       );
+    },
+
+    prefetchPriming(input = {}) {
+      if (!settings.sessionPriming) return;
+      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      if (project === undefined || !vaultExists(project)) return;
+      const cwd = input.cwd ?? options.cwd;
+      // Never a rejection left unhandled: a failed read is an empty context, as in readGitContext.
+      const context = readGitContext(cwd).catch(() => ({ subjects: [], files: [] }));
+      prefetch = { cwd, context, at: performance.now() };
     },
 
     async reindex(input = {}) {

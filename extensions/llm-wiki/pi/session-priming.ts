@@ -5,7 +5,9 @@
  * hidden message placed after the prompt, exactly like automatic recall:
  * the system prompt is never touched, so it stays byte-identical and
  * provider prompt caches keep working. Once per session; the same turn's
- * automatic recall leaves out the pages priming already showed. A failure
+ * automatic recall leaves out the pages priming already showed; a resumed
+ * session, which holds its priming message already, is not primed again.
+ * Git is read ahead at session start (see session-start.ts). A failure
  * costs the session its priming, nothing more.
  */
 import type {
@@ -38,6 +40,13 @@ export interface SessionPriming {
   shown(): ReadonlySet<string>;
 }
 
+/** Whether the session's current branch already holds a priming message. */
+function alreadyPrimed(ctx: ExtensionContext): boolean {
+  return ctx.sessionManager
+    .getBranch()
+    .some((entry) => entry.type === "custom_message" && entry.customType === PRIMING_MESSAGE_TYPE);
+}
+
 export function createSessionPriming(host: WikiHost): SessionPriming {
   let done = false;
   const shown = new Set<string>();
@@ -53,6 +62,8 @@ export function createSessionPriming(host: WikiHost): SessionPriming {
       }
       done = true;
       try {
+        // A resumed session (or one the extension reloaded into) was primed when it began.
+        if (alreadyPrimed(ctx)) return undefined;
         const service = host.service(ctx);
         if (!service.settings.sessionPriming) return undefined;
         await host.firstRecallReady();

@@ -16,7 +16,7 @@ const NO_VAULT_HINT =
   "llm-wiki: no wiki vault for this project. Run /wiki-init (or ask the agent to use wiki_bootstrap) to create one.";
 
 export function createSessionStartHandler(host: WikiHost) {
-  return (_event: SessionStartEvent, ctx: ExtensionContext): void => {
+  return (event: SessionStartEvent, ctx: ExtensionContext): void => {
     try {
       const service = host.service(ctx);
       if (!service.settings.autoRecall) host.setStatus(AUTO_RECALL_OFF_STATUS);
@@ -24,6 +24,9 @@ export function createSessionStartHandler(host: WikiHost) {
         if (service.resolveVaults("all").length === 0) ctx.ui.notify(NO_VAULT_HINT, "info");
         return;
       }
+      // Git is read now, while the user types, so the first turn's priming does not wait for it.
+      // A resumed or forked session already holds its priming.
+      if (event.reason !== "resume" && event.reason !== "fork") service.prefetchPriming();
       const vault = service.status({ vault: "project" }).vault;
       const state = vault?.index.state;
       if (vault === undefined || state === undefined || state === "ready") return;

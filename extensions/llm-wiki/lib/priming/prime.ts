@@ -14,7 +14,7 @@ import type { WikiSettings } from "../settings.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { VaultHandles } from "../vault-handles.ts";
-import { type GitContextOptions, readGitContext } from "./git-context.ts";
+import { type GitContext, type GitContextOptions, readGitContext } from "./git-context.ts";
 import { type PrimingContext, primingContext, primingQuery } from "./priming-query.ts";
 
 export interface PrimeInput {
@@ -26,11 +26,17 @@ export interface PrimeInput {
   signal?: AbortSignal;
 }
 
+/** A git context read ahead of time (at session start), for the work tree it was read in. */
+export interface GitPrefetch {
+  cwd: string;
+  context: Promise<GitContext>;
+}
+
 /** Recall's result for the priming query, plus what the query was made of. */
 export interface PrimeResult extends RecallResult {
   /** The session context the query was built from. */
   context: PrimingContext;
-  /** Milliseconds spent reading git (0 without git). */
+  /** Milliseconds priming waited for git (0 without git, or when read ahead at session start and done). */
   gitMs: number;
 }
 
@@ -55,6 +61,7 @@ export async function primeOperation(
   settings: WikiSettings,
   cwd: string,
   input: PrimeInput,
+  prefetched?: GitPrefetch,
 ): Promise<PrimeResult> {
   const empty: PrimingContext = { subjects: [], files: [] };
   if (!settings.sessionPriming) {
@@ -66,8 +73,12 @@ export async function primeOperation(
   if (project === undefined) return nothing(empty, "", []);
   const started = performance.now();
   const { config } = readVaultConfig(project);
+  const tree = input.cwd ?? cwd;
+  const ahead = prefetched?.cwd === tree && input.gitOptions === undefined;
   const git =
-    input.git === false ? undefined : await readGitContext(input.cwd ?? cwd, input.gitOptions);
+    input.git === false
+      ? undefined
+      : await (ahead && prefetched ? prefetched.context : readGitContext(tree, input.gitOptions));
   const gitMs = git === undefined ? 0 : Math.round(performance.now() - started);
   const context = primingContext(
     {
