@@ -20,6 +20,8 @@ describe("resolveSettings: defaults and valid values", () => {
     expect(settings).toEqual({
       autoRecall: true,
       sessionPriming: true,
+      recallFeedback: true,
+      feedbackRanking: false,
       retrievalMode: "adaptive",
       turnBudgetMs: 1_500,
       includePersonal: true,
@@ -36,6 +38,8 @@ describe("resolveSettings: defaults and valid values", () => {
     const section = {
       autoRecall: false,
       sessionPriming: false,
+      recallFeedback: false,
+      feedbackRanking: true,
       retrievalMode: "lexical",
       turnBudgetMs: 50,
       includePersonal: false,
@@ -75,6 +79,8 @@ describe("resolveSettings: invalid values", () => {
   const invalid: Array<[string, unknown]> = [
     ["autoRecall", "yes"],
     ["sessionPriming", "no"],
+    ["recallFeedback", "off"],
+    ["feedbackRanking", 1],
     ["retrievalMode", "fast"],
     ["turnBudgetMs", 49],
     ["turnBudgetMs", 60_001],

@@ -19,6 +19,8 @@ import {
   preferCurrentCode,
 } from "./code-refs/recall-code.ts";
 import { type Diagnostic, diagnostic } from "./diagnostics.ts";
+import { queryHash } from "./feedback/feedback-event.ts";
+import { preferFeedback } from "./feedback/feedback-term.ts";
 import { readOnlyDiagnostic } from "./index/index-failure.ts";
 import {
   AUTOMATIC_RENDER,
@@ -87,6 +89,8 @@ export interface RecallInput {
    * priming block): never shown again.
    */
   exclude?: ReadonlySet<string>;
+  /** Feedback in ranking for this call (default: the `feedbackRanking` setting); the benchmark's switch. */
+  feedback?: boolean;
 }
 
 export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
@@ -127,6 +131,8 @@ export interface RecallItem extends RetrievalHit {
   staleReason?: string;
   /** The newest commit whose message names the page (`[[id]]`, `wiki: id`). */
   lastCommit?: LinkedCommit;
+  /** The feedback adjustment its score was multiplied by (1 + this), when recorded feedback moved it. */
+  feedback?: number;
 }
 
 export interface RecallResult {
@@ -447,6 +453,21 @@ export async function recallOperation(
     : outcome.hits;
   // Pages whose named code moved on: a bounded lower preference (per-commit cache, no git call).
   hits = preferCurrentCode(hits, codeNotes(byKind, hits));
+  // What use taught (bounded, after retrieval): reorders, never adds or removes a page.
+  let feedback: Map<string, number> | undefined;
+  if (input.feedback ?? settings.feedbackRanking) {
+    const projections = new Map(
+      [...byKind].map(([kind, handle]) => [kind, handle.feedback.projection(handle.view())]),
+    );
+    const moved = preferFeedback(
+      hits,
+      (kind) => projections.get(kind),
+      queryHash(outcome.query),
+      now.getTime(),
+    );
+    hits = moved.hits;
+    feedback = moved.adjusted;
+  }
   if (priming) {
     hits = preferFresher(hits, (h) => pageDate(byKind.get(h.vault)?.view().pages.get(h.id)), now);
   }
@@ -461,6 +482,12 @@ export async function recallOperation(
     assembly.items = assembly.items.filter((a) => !exclude.has(`${a.vault}:${a.id}`));
   }
   const { results, renderable } = recallItems(byKind, hits, assembly, outcome.query);
+  if (feedback && feedback.size > 0) {
+    for (const item of results) {
+      const adj = feedback.get(`${item.vault}:${item.id}`);
+      if (adj !== undefined) item.feedback = Math.round(adj * 1e5) / 1e5;
+    }
+  }
   annotateCode(results, renderable, codeNotes(byKind, results));
   const conflicts: RecallConflict[] = assembly.conflicts.map((c) => {
     const dated = (id: string) => {

@@ -58,6 +58,8 @@ const CaptureAllowHostsSchema = Type.Array(
 const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
   sessionPriming: Type.Boolean(),
+  recallFeedback: Type.Boolean(),
+  feedbackRanking: Type.Boolean(),
   retrievalMode: literalUnion(RETRIEVAL_MODES),
   turnBudgetMs: Type.Integer({ minimum: 50, maximum: 60_000 }),
   includePersonal: Type.Boolean(),
@@ -74,6 +76,10 @@ export type WikiSettings = { [K in keyof SchemaMap]: Static<SchemaMap[K]> };
 export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   autoRecall: true,
   sessionPriming: true,
+  // Implicit capture (shown, opened, cited, shown_only); explicit judgments are always kept.
+  recallFeedback: true,
+  // Feedback in ranking: the committed feedback benchmark's decision (benchmarks/feedback-baseline.json).
+  feedbackRanking: false,
   retrievalMode: "adaptive",
   turnBudgetMs: 1_500,
   includePersonal: true,

@@ -5,6 +5,8 @@
  * has just started may let recall answer from the registry as last saved
  * (`answerFromSaved`) until its first refresh.
  */
+
+import { createVaultFeedback, type VaultFeedback } from "./feedback/vault-feedback.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
@@ -55,6 +57,8 @@ export interface VaultHandle {
   recallView(maxAgeMs?: number): { registry: RecallRegistry; status: IndexStatus };
   /** The registry recall reads: the saved one while it answers, else `registry()`. */
   view(): RecallRegistry;
+  /** The vault's recall feedback (its projection, reloaded when the event log changes). */
+  readonly feedback: VaultFeedback;
 }
 
 export interface VaultHandles {
@@ -90,6 +94,7 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, { models }),
+        feedback: createVaultFeedback(paths),
         refresh(changed) {
           saved = undefined;
           registry = refreshRegistry(paths, registry, changed ? { changed } : {});

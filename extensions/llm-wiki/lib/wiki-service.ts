@@ -11,6 +11,13 @@ import {
 import { lastLinkedCommit } from "./code-refs/code-state.ts";
 import { type LinkedCommit, linkedCommit } from "./code-refs/recall-code.ts";
 import { type Diagnostic, diagnostic, WikiError } from "./diagnostics.ts";
+import { appendFeedback, INDEX_VERSION } from "./feedback/feedback-event.ts";
+import {
+  FeedbackSession,
+  type FeedbackVault,
+  type JudgeInput,
+  type JudgeResult,
+} from "./feedback/feedback-session.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
@@ -209,6 +216,19 @@ export interface WikiService {
   verifyPage(
     input: VerifyPageInput & { vault?: VaultSelector },
   ): Promise<VerifyPageResult & { indexed?: boolean }>;
+  /**
+   * A new session's feedback recorder (what it was shown, and what became
+   * of it): one per Pi session, MCP connection or CLI run.
+   */
+  feedbackSession(): FeedbackSession;
+  /**
+   * An explicit judgment (`relevant`, `irrelevant`, `corrected`) of a page
+   * `session` was shown; a correction's observation page is indexed at once.
+   */
+  recallFeedback(
+    session: FeedbackSession,
+    input: JudgeInput,
+  ): Promise<JudgeResult & { indexed?: boolean }>;
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
@@ -518,11 +538,64 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         return { ok: false, diagnostics: [failureDiagnostic(error)] };
       }
       if (!written.created || written.path === undefined) return written;
+      if (written.resolution) {
+        // The user's choice is the strongest feedback there is; the page above is its record.
+        try {
+          appendFeedback(vault, [
+            {
+              vault_id: readVaultConfig(vault).config.vault_id ?? "",
+              page: written.resolution.selected,
+              query_hash: null,
+              action: "conflict_selected",
+              rank: null,
+              mode: "none",
+              index_version: INDEX_VERSION,
+              resolution: written.resolution.id,
+            },
+          ]);
+        } catch {
+          // Replayed from the resolution page (see feedback/vault-feedback.ts).
+        }
+      }
       const indexing = await indexWrittenPage(handles.get(vault), written.path);
       return {
         ...written,
         indexed: indexing.indexed,
         diagnostics: [...written.diagnostics, ...indexing.diagnostics],
+      };
+    },
+
+    feedbackSession() {
+      const kinds = new Map<string, FeedbackVault>();
+      return new FeedbackSession({
+        implicit: settings.recallFeedback,
+        vault(kind) {
+          const [paths] = resolveVaults(options.vault !== undefined ? "active" : kind);
+          if (!paths || paths.kind !== kind || !vaultExists(paths)) return undefined;
+          let known = kinds.get(paths.dir);
+          if (!known) {
+            known = {
+              paths,
+              vaultId: readVaultConfig(paths).config.vault_id ?? "",
+              page: (id) => handles.get(paths).view().pages.get(id),
+            };
+            kinds.set(paths.dir, known);
+          }
+          return known;
+        },
+      });
+    },
+
+    async recallFeedback(session, input) {
+      const result = session.judge(input);
+      if (!result.ok || !result.correction?.created || result.vault === undefined) return result;
+      const paths = session.vaultPaths(result.vault);
+      if (!paths) return result;
+      const indexing = await indexWrittenPage(handles.get(paths), result.correction.path);
+      return {
+        ...result,
+        indexed: indexing.indexed,
+        diagnostics: [...result.diagnostics, ...indexing.diagnostics],
       };
     },
 

@@ -1,0 +1,323 @@
+/**
+ * What one session (a Pi session, an MCP client's connection, a CLI run)
+ * showed and what became of it. The shown set holds page ids, ranks and the
+ * query's hash — never the query — and is the only source of a query hash
+ * for an explicit judgment: a caller can judge only a page this session was
+ * shown, and cannot attach a judgment to a query of its choosing.
+ *
+ * Implicit signals (`shown`, `opened`, `cited`, `shown_only`) are written
+ * only while `implicit` is on (the `recallFeedback` setting); explicit
+ * judgments and corrections always are.
+ */
+import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import type { RecallResult } from "../recall-operation.ts";
+import type { PageMeta } from "../vault/page.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { writeCorrection } from "./correction.ts";
+import {
+  appendFeedback,
+  type FeedbackAction,
+  type FeedbackEvent,
+  INDEX_VERSION,
+  JUDGMENTS,
+  type Judgment,
+  queryHash,
+} from "./feedback-event.ts";
+
+export type VaultKind = "project" | "personal";
+
+/** What the session needs to know of a vault. */
+export interface FeedbackVault {
+  paths: VaultPaths;
+  /** `vault_id` of its config. */
+  vaultId: string;
+  page(id: string): Pick<PageMeta, "id" | "title" | "path"> | undefined;
+}
+
+/** A page the session was shown. */
+export interface ShownPage {
+  vault: VaultKind;
+  page: string;
+  queryHash: string;
+  /** 1-based rank among the recall's pages. */
+  rank: number;
+  mode: string;
+  embedModel?: string;
+  /** The turn it was shown in (see `endTurn`). */
+  turn: number;
+  opened: boolean;
+  cited: boolean;
+}
+
+export interface JudgeInput {
+  vault?: VaultKind;
+  page: string;
+  judgment: Judgment;
+  /** Required for `corrected`: the user's words. */
+  correction?: string;
+}
+
+export interface JudgeResult {
+  ok: boolean;
+  vault?: VaultKind;
+  page?: string;
+  judgment?: Judgment;
+  /** The correction's observation page, for `corrected`. */
+  correction?: { id: string; path: string; created: boolean };
+  diagnostics: Diagnostic[];
+}
+
+export interface FeedbackSessionOptions {
+  /** Capture implicit signals (the `recallFeedback` setting). */
+  implicit: boolean;
+  /** The vault of a kind, or undefined when the session has none. */
+  vault(kind: VaultKind): FeedbackVault | undefined;
+  now?: () => Date;
+}
+
+const WIKILINK_ID = /\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g;
+
+/** The session's feedback recorder. */
+export class FeedbackSession {
+  private readonly shownPages = new Map<string, ShownPage>();
+  private turn = 0;
+  private readonly options: FeedbackSessionOptions;
+
+  constructor(options: FeedbackSessionOptions) {
+    this.options = options;
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** The folder of the session's vault of `kind`, when it has one. */
+  vaultPaths(kind: VaultKind): VaultPaths | undefined {
+    return this.options.vault(kind)?.paths;
+  }
+
+  /** Every page shown in this session, newest last. */
+  shown(): ShownPage[] {
+    return [...this.shownPages.values()];
+  }
+
+  /** The shown page, when this session was shown it. */
+  find(vault: VaultKind | undefined, page: string): ShownPage | undefined {
+    if (vault) return this.shownPages.get(`${vault}:${page}`);
+    return this.shownPages.get(`project:${page}`) ?? this.shownPages.get(`personal:${page}`);
+  }
+
+  private write(
+    entry: Pick<ShownPage, "vault" | "page" | "mode" | "embedModel"> & {
+      queryHash: string | null;
+      rank: number | null;
+    },
+    action: FeedbackAction,
+    extra: Partial<Pick<FeedbackEvent, "observation" | "resolution">> = {},
+  ): void {
+    const v = this.options.vault(entry.vault);
+    if (!v) return;
+    appendFeedback(
+      v.paths,
+      [
+        {
+          vault_id: v.vaultId,
+          page: entry.page,
+          query_hash: entry.queryHash,
+          action,
+          rank: entry.rank,
+          mode: entry.mode,
+          index_version: INDEX_VERSION,
+          ...(entry.embedModel ? { embed_model: entry.embedModel } : {}),
+          ...extra,
+        },
+      ],
+      this.now(),
+    );
+  }
+
+  /**
+   * Records what a delivered recall showed (call after delivery: a block
+   * the model never received was not shown). Ranks are the pages' order in
+   * the answer.
+   */
+  recordShown(
+    result: Pick<RecallResult, "query" | "results" | "modeUsed">,
+    embedModel?: string,
+  ): void {
+    if (result.results.length === 0) return;
+    const hash = queryHash(result.query);
+    const mode = result.modeUsed;
+    let rank = 0;
+    const seen = new Set<string>();
+    for (const item of result.results) {
+      const key = `${item.vault}:${item.id}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rank += 1;
+      const entry: ShownPage = {
+        vault: item.vault,
+        page: item.id,
+        queryHash: hash,
+        rank,
+        mode,
+        ...(embedModel && mode !== "lexical" ? { embedModel } : {}),
+        turn: this.turn,
+        opened: false,
+        cited: false,
+      };
+      // Shown again: the latest showing is the one later signals refer to.
+      this.shownPages.delete(key);
+      this.shownPages.set(key, entry);
+      if (this.options.implicit) this.write(entry, "shown");
+    }
+  }
+
+  /** A page was read in this turn (a read tool, an MCP resource): `opened`, once per showing. */
+  recordOpened(vault: VaultKind, page: string): boolean {
+    const entry = this.shownPages.get(`${vault}:${page}`);
+    if (!entry || entry.turn !== this.turn || entry.opened) return false;
+    entry.opened = true;
+    if (this.options.implicit) this.write(entry, "opened");
+    return true;
+  }
+
+  /** The assistant's answer: pages of this turn named by id or wikilink are `cited`. */
+  recordAnswer(text: string): string[] {
+    const cited: string[] = [];
+    const links = new Set([...text.matchAll(WIKILINK_ID)].map((m) => (m[1] ?? "").trim()));
+    for (const entry of this.shownPages.values()) {
+      if (entry.turn !== this.turn || entry.cited) continue;
+      if (!links.has(entry.page) && !mentionsId(text, entry.page)) continue;
+      entry.cited = true;
+      cited.push(entry.page);
+      if (this.options.implicit) this.write(entry, "cited");
+    }
+    return cited;
+  }
+
+  /** Ends the turn: its pages neither opened nor cited are `shown_only`. */
+  endTurn(): void {
+    for (const entry of this.shownPages.values()) {
+      if (entry.turn !== this.turn || entry.opened || entry.cited) continue;
+      if (this.options.implicit) this.write(entry, "shown_only");
+    }
+    this.turn += 1;
+  }
+
+  /**
+   * An explicit judgment of a page this session was shown. `corrected`
+   * writes the correction's observation page first; if that fails nothing
+   * else is written, and if the event then fails the page stands and the
+   * result says `correction_saved_feedback_pending`.
+   */
+  judge(input: JudgeInput): JudgeResult {
+    if (!(JUDGMENTS as readonly string[]).includes(input.judgment)) {
+      return refuse("feedback_invalid", `judgment must be one of ${JUDGMENTS.join(", ")}`);
+    }
+    const entry = this.find(input.vault, input.page);
+    if (!entry) {
+      return refuse(
+        "feedback_not_shown",
+        `${input.page} was not shown by a recall in this session; only a shown page can be judged`,
+      );
+    }
+    const v = this.options.vault(entry.vault);
+    const meta = v?.page(entry.page);
+    if (!v || !meta) {
+      return refuse(
+        "feedback_page_missing",
+        `${entry.page} no longer exists in the ${entry.vault} vault`,
+      );
+    }
+    const base = { ok: true, vault: entry.vault, page: entry.page, judgment: input.judgment };
+    if (input.judgment !== "corrected") {
+      if (input.correction !== undefined && input.correction.trim() !== "") {
+        return refuse(
+          "feedback_invalid",
+          "a correction is given only with the judgment `corrected`",
+        );
+      }
+      this.write(entry, input.judgment);
+      return { ...base, diagnostics: [] };
+    }
+    if (input.correction === undefined || input.correction.trim() === "") {
+      return refuse(
+        "feedback_invalid",
+        "`corrected` needs the correction: what was wrong, what holds instead",
+      );
+    }
+    let written: ReturnType<typeof writeCorrection>;
+    try {
+      written = writeCorrection(
+        v.paths,
+        {
+          corrected: meta,
+          correction: input.correction,
+          vaultId: v.vaultId,
+          queryHash: entry.queryHash,
+        },
+        this.now(),
+      );
+    } catch (error) {
+      if (error instanceof WikiError) return { ok: false, diagnostics: [error.diagnostic] };
+      throw error;
+    }
+    const correction = {
+      id: written.id ?? "",
+      path: written.path ?? "",
+      created: written.created ?? true,
+    };
+    try {
+      // A retried call found the same page: its event was written the first time.
+      if (correction.created) this.write(entry, "corrected", { observation: correction.id });
+    } catch (error) {
+      return {
+        ...base,
+        correction,
+        diagnostics: [
+          diagnostic(
+            "correction_saved_feedback_pending",
+            "warning",
+            `the correction is saved at ${correction.path}; its feedback event could not be logged (${error instanceof Error ? error.message : String(error)}) and will be replayed from the page`,
+            { path: correction.path },
+          ),
+        ],
+      };
+    }
+    return { ...base, correction, diagnostics: written.diagnostics };
+  }
+
+  /** A conflict resolution chose `selected` (outside any query): `conflict_selected`. */
+  recordConflictChoice(vault: VaultKind, selected: string, resolution: string): void {
+    const shown = this.find(vault, selected);
+    this.write(
+      {
+        vault,
+        page: selected,
+        queryHash: shown?.queryHash ?? null,
+        rank: shown?.rank ?? null,
+        mode: shown?.mode ?? "none",
+      },
+      "conflict_selected",
+      { resolution },
+    );
+  }
+}
+
+function refuse(code: string, message: string): JudgeResult {
+  return { ok: false, diagnostics: [diagnostic(code, "error", message)] };
+}
+
+/** Whether `text` names the page id as a whole token (`concepts/x`, not `concepts/xy`). */
+function mentionsId(text: string, id: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(id, from);
+    if (at < 0) return false;
+    const before = text[at - 1] ?? " ";
+    const after = text[at + id.length] ?? " ";
+    if (!/[\p{L}\p{N}_/-]/u.test(before) && !/[\p{L}\p{N}_-]/u.test(after)) return true;
+    from = at + 1;
+  }
+}

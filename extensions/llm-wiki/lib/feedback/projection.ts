@@ -1,0 +1,357 @@
+/**
+ * The feedback projection: what the logged `recall_feedback` events say
+ * about each page, decayed with a 90-day half-life and corrected for
+ * position bias, folded into one bounded adjustment per (page) and per
+ * (query hash, page). Derived only: rebuilt from `meta/events.jsonl` (and,
+ * when the log is gone, from the correction and resolution pages, which are
+ * the authoritative record of explicit choices), cached under `meta/cache/`
+ * and brought up to date by reading only the log's new bytes.
+ */
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import type { VaultPaths } from "../vault/paths.ts";
+import { type FeedbackAction, isFeedbackEvent } from "./feedback-event.ts";
+
+/** The largest effect feedback has on a page's final score (a multiplier of 1 ± this). */
+export const FEEDBACK_MAX = 0.02;
+/** Engagement without an open or a citation is weak: all of it together at most this. */
+export const SHOWN_ONLY_FLOOR = -0.005;
+export const HALF_LIFE_DAYS = 90;
+const DAY_MS = 86_400_000;
+/** Decayed sums are kept relative to this moment, so adding an event never rescales the others. */
+const EPOCH_MS = Date.UTC(2020, 0, 1);
+/** Examination falls with rank as 1/rank^η (a standard position-bias model). */
+const POSITION_ETA = 0.7;
+/** An open or citation far down the list counts at most this many times one at the top. */
+const MAX_POSITION_WEIGHT = 3;
+/** An explicit judgment of a page for one query also says this much about the page in general. */
+const GENERAL_SHARE = 0.5;
+
+/**
+ * Each action's effect before decay and position correction, in units of
+ * the final multiplier. Explicit statements are strong (one saturates the
+ * bound for its query), citations moderate, opens weak, `shown` none (it is
+ * exposure, the denominator of the others).
+ */
+export const ACTION_WEIGHTS: Readonly<Record<FeedbackAction, number>> = Object.freeze({
+  shown: 0,
+  opened: 0.003,
+  cited: 0.006,
+  shown_only: -0.001,
+  relevant: 0.02,
+  irrelevant: -0.02,
+  corrected: -0.02,
+  conflict_selected: 0.01,
+});
+
+const EXPLICIT: ReadonlySet<FeedbackAction> = new Set([
+  "relevant",
+  "irrelevant",
+  "corrected",
+  "conflict_selected",
+]);
+
+/** How much an action at `rank` (1-based) counts after position-bias correction. */
+export function positionWeight(action: FeedbackAction, rank: number | null): number {
+  if (rank === null || rank < 1 || EXPLICIT.has(action)) return 1;
+  const examined = rank ** -POSITION_ETA;
+  // A click far down says more (it was found despite the position);
+  // silence far down says less (it was likely never read).
+  if (action === "shown_only") return examined;
+  return Math.min(MAX_POSITION_WEIGHT, 1 / examined);
+}
+
+/** One signal to fold in: an event, or a choice replayed from a page. */
+export interface FeedbackSignal {
+  page: string;
+  queryHash: string | null;
+  action: FeedbackAction;
+  rank: number | null;
+  /** Milliseconds since 1970. */
+  at: number;
+}
+
+interface PageSums {
+  /** Decayed sums relative to EPOCH (see `grow`). */
+  signal: number;
+  shownOnly: number;
+}
+
+/** The projection's state, as cached on disk. */
+interface ProjectionState {
+  version: 1;
+  /** How much of the log is folded in, and a fingerprint of its start (a replaced log is read anew). */
+  logBytes: number;
+  logHead: string;
+  pages: Record<string, PageSums>;
+  /** `<query hash> <page>` → decayed explicit sum. */
+  queries: Record<string, number>;
+  /** Observation and resolution pages already counted through their events. */
+  counted: string[];
+}
+
+const STATE_VERSION = 1;
+const HEAD_BYTES = 256;
+
+/** `w`, stated at `at`, expressed at EPOCH (decay applied at read time, see `decayAt`). */
+function grow(w: number, at: number): number {
+  return w * 2 ** ((at - EPOCH_MS) / (HALF_LIFE_DAYS * DAY_MS));
+}
+
+function decayAt(now: number): number {
+  return 2 ** (-(now - EPOCH_MS) / (HALF_LIFE_DAYS * DAY_MS));
+}
+
+function clamp(x: number, bound: number): number {
+  return Math.max(-bound, Math.min(bound, x));
+}
+
+function emptyState(): ProjectionState {
+  return { version: STATE_VERSION, logBytes: 0, logHead: "", pages: {}, queries: {}, counted: [] };
+}
+
+/** The feedback adjustments of one vault. */
+export class FeedbackProjection {
+  private state: ProjectionState;
+  private readonly counted: Set<string>;
+  /** Choices replayed from pages whose events are not in the log (never cached). */
+  private overlay: FeedbackProjection | undefined;
+
+  constructor(state: ProjectionState = emptyState()) {
+    this.state = state;
+    this.counted = new Set(state.counted);
+  }
+
+  /** Folds one signal in. */
+  add(signal: FeedbackSignal): void {
+    const w = ACTION_WEIGHTS[signal.action] * positionWeight(signal.action, signal.rank);
+    if (w === 0) return;
+    const grown = grow(w, signal.at);
+    const explicit = EXPLICIT.has(signal.action);
+    const sums = this.state.pages[signal.page] ?? { signal: 0, shownOnly: 0 };
+    if (signal.action === "shown_only") sums.shownOnly += grown;
+    else sums.signal += explicit ? grown * GENERAL_SHARE : grown;
+    this.state.pages[signal.page] = sums;
+    if (explicit && signal.queryHash) {
+      const key = `${signal.queryHash} ${signal.page}`;
+      this.state.queries[key] = (this.state.queries[key] ?? 0) + grown;
+    }
+  }
+
+  /**
+   * The adjustment for `page` (and, when given, for it under `queryHash`) at
+   * `now`, within ±FEEDBACK_MAX; 0 when nothing was recorded.
+   */
+  adjustment(page: string, queryHash: string | undefined, now: number): number {
+    const own = this.raw(page, queryHash, now);
+    const extra = this.overlay?.raw(page, queryHash, now) ?? 0;
+    return clamp(own + extra, FEEDBACK_MAX);
+  }
+
+  private raw(page: string, queryHash: string | undefined, now: number): number {
+    const sums = this.state.pages[page];
+    const perQuery = queryHash ? this.state.queries[`${queryHash} ${page}`] : undefined;
+    if (sums === undefined && perQuery === undefined) return 0;
+    const d = decayAt(now);
+    const general =
+      (sums?.signal ?? 0) * d + Math.max(SHOWN_ONLY_FLOOR, (sums?.shownOnly ?? 0) * d);
+    return general + (perQuery ?? 0) * d;
+  }
+
+  /**
+   * Replays explicit choices recorded as pages (a correction's observation,
+   * a conflict's resolution) whose events the log does not hold — the log
+   * was deleted, or its append failed after the page was written.
+   */
+  replayPages(choices: ReadonlyArray<{ id: string; signal: FeedbackSignal }>): void {
+    const missing = choices.filter((c) => !this.counted.has(c.id));
+    if (missing.length === 0) {
+      this.overlay = undefined;
+      return;
+    }
+    const overlay = new FeedbackProjection();
+    for (const c of missing) overlay.add(c.signal);
+    this.overlay = overlay;
+  }
+
+  /** Pages with any recorded signal. */
+  pages(): string[] {
+    return [...new Set([...Object.keys(this.state.pages), ...(this.overlay?.pages() ?? [])])];
+  }
+
+  /** Marks an observation or resolution page as counted through its event. */
+  markCounted(id: string): void {
+    if (this.counted.has(id)) return;
+    this.counted.add(id);
+    this.state.counted.push(id);
+  }
+
+  isCounted(id: string): boolean {
+    return this.counted.has(id);
+  }
+
+  /** @internal the state to cache, and how much of the log it covers. */
+  snapshot(): ProjectionState {
+    return this.state;
+  }
+
+  /** @internal after reading more of the log. */
+  setLog(bytes: number, head: string): void {
+    this.state.logBytes = bytes;
+    this.state.logHead = head;
+  }
+}
+
+/** Where the projection is cached. */
+export function projectionFile(paths: VaultPaths): string {
+  return join(paths.meta, "cache", "feedback-projection.json");
+}
+
+function readHead(file: string, size: number): string {
+  if (size === 0) return "";
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    readSync(fd, buf, 0, buf.length, 0);
+    return buf.toString("base64");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readRange(file: string, from: number, to: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(to - from);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function loadCached(paths: VaultPaths): FeedbackProjection | undefined {
+  try {
+    const data = JSON.parse(readFileSync(projectionFile(paths), "utf8")) as ProjectionState;
+    if (
+      data?.version !== STATE_VERSION ||
+      typeof data.logBytes !== "number" ||
+      typeof data.logHead !== "string" ||
+      typeof data.pages !== "object" ||
+      typeof data.queries !== "object" ||
+      !Array.isArray(data.counted)
+    ) {
+      return undefined;
+    }
+    return new FeedbackProjection(data);
+  } catch {
+    return undefined;
+  }
+}
+
+function saveCached(paths: VaultPaths, projection: FeedbackProjection): void {
+  const file = projectionFile(paths);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(projection.snapshot()));
+    renameSync(tmp, file);
+  } catch {
+    // A cache: the next reader rebuilds it from the log.
+  }
+}
+
+/** Folds the log's lines from `text` (complete lines only); returns the bytes consumed. */
+function foldLines(projection: FeedbackProjection, text: Buffer): number {
+  const end = text.lastIndexOf(0x0a);
+  if (end < 0) return 0;
+  for (const line of text.subarray(0, end).toString("utf8").split("\n")) {
+    if (!line.includes('"recall_feedback"')) continue;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue; // a torn or hand-edited line says nothing
+    }
+    if (!isFeedbackEvent(event)) continue;
+    const at = Date.parse(event.ts);
+    if (!Number.isFinite(at)) continue;
+    projection.add({
+      page: event.page,
+      queryHash: event.query_hash,
+      action: event.action,
+      rank: event.rank,
+      at,
+    });
+    if (event.observation) projection.markCounted(event.observation);
+    if (event.resolution) projection.markCounted(event.resolution);
+  }
+  return end + 1;
+}
+
+/** Log bytes read since the cache was last written before it is written again. */
+const SAVE_EVERY_BYTES = 64 * 1024;
+
+/**
+ * The vault's projection, brought up to date with the log: `current` (or
+ * the cached state) plus the lines appended since, or a replay of the whole
+ * log when there is neither or the log was replaced. Never throws.
+ */
+export function loadProjection(
+  paths: VaultPaths,
+  current?: FeedbackProjection,
+): FeedbackProjection {
+  let size = 0;
+  try {
+    size = statSync(paths.events).size;
+  } catch {
+    size = 0;
+  }
+  const matches = (p: FeedbackProjection | undefined): p is FeedbackProjection => {
+    const snap = p?.snapshot();
+    // The first bytes identify the log: a log replaced or cut is read anew.
+    return (
+      snap !== undefined &&
+      snap.logBytes <= size &&
+      safeHead(paths.events, snap.logBytes) === snap.logHead
+    );
+  };
+  const cached = matches(current) ? current : loadCached(paths);
+  const fresh = matches(cached);
+  const projection = fresh ? cached : new FeedbackProjection();
+  const from = fresh ? projection.snapshot().logBytes : 0;
+  if (size > from) {
+    try {
+      const consumed = foldLines(projection, readRange(paths.events, from, size));
+      projection.setLog(from + consumed, safeHead(paths.events, from + consumed));
+      if (!fresh || projection !== current || consumed >= SAVE_EVERY_BYTES) {
+        saveCached(paths, projection);
+      }
+    } catch {
+      // An unreadable log: the projection as it stands.
+    }
+  }
+  return projection;
+}
+
+function safeHead(file: string, size: number): string {
+  try {
+    return readHead(file, size);
+  } catch {
+    return "";
+  }
+}
