@@ -1,9 +1,10 @@
 /**
  * llm-wiki for Pi: a Markdown wiki as long-term memory. This file only wires
  * Pi to the shared service: tools, the `/wiki-…` commands, automatic recall
- * before each user prompt, background index freshness, and guardrails that
- * keep the agent's file tools out of a vault's `raw/` and `meta/`. Everything it
- * does is in `pi/`; every decision about memory is in `lib/`.
+ * before each user prompt, recall feedback (what became of the pages recall
+ * showed), background index freshness, and guardrails that keep the agent's
+ * file tools out of a vault's `raw/` and `meta/`. Everything it does is in
+ * `pi/`; every decision about memory is in `lib/`.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { createIngestCommand, createLintCommand, createQueryCommand } from "./pi/agent-commands.ts";
@@ -19,6 +20,8 @@ import { createInitCommand } from "./pi/init-command.ts";
 import { createLintTool } from "./pi/lint-tool.ts";
 import { createLogEventTool } from "./pi/log-event-tool.ts";
 import { createObserveTool } from "./pi/observe-tool.ts";
+import { createFeedbackCapture } from "./pi/recall-feedback-capture.ts";
+import { createRecallFeedbackTool } from "./pi/recall-feedback-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
 import { createRecentTool } from "./pi/recent-tool.ts";
 import { createReindexEmbeddingsTool } from "./pi/reindex-embeddings-tool.ts";
@@ -53,6 +56,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createVerifyPageTool(host));
   pi.registerTool(createIngestTool(host));
   pi.registerTool(createResolveConflictTool(host));
+  pi.registerTool(createRecallFeedbackTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
   const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
     pi.sendUserMessage(content, options);
@@ -73,6 +77,10 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.on("tool_call", bashWatch.onToolCall);
   pi.on("tool_result", createPageChangeHandler(host));
   pi.on("tool_result", bashWatch.onToolResult);
+  // What became of the pages recall showed: read (`opened`), named in the answer, or neither.
+  const feedback = createFeedbackCapture(host);
+  pi.on("tool_result", feedback.onToolResult);
   pi.on("agent_end", bashWatch.onAgentEnd);
+  pi.on("agent_end", feedback.onAgentEnd);
   pi.on("session_shutdown", () => host.shutdown());
 }

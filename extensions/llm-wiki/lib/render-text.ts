@@ -6,6 +6,7 @@
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import { commitLine } from "./code-refs/recall-code.ts";
 import type { Diagnostic } from "./diagnostics.ts";
+import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
 import { relationPhrase } from "./recall.ts";
 import type { RecallResult } from "./recall-operation.ts";
@@ -359,4 +360,16 @@ export function renderVerifyPage(result: VerifyPageResult): string {
     return `${page} is already verified ${result.verified ?? ""}; nothing written`;
   const was = result.previous ? ` (was ${neutraliseLine(result.previous)})` : "";
   return `${page} verified ${result.verified ?? ""}${was}`;
+}
+
+/** `wiki_recall_feedback`: the judgment recorded, and for a correction its observation page. */
+export function renderRecallFeedback(result: JudgeResult): string {
+  if (!result.ok || result.page === undefined) return "";
+  const page = neutraliseLine(result.page);
+  const c = result.correction;
+  if (c === undefined) return `recorded ${page} as ${result.judgment ?? "judged"}`;
+  const where = `${neutraliseLine(c.id)} (.llm-wiki/${neutraliseLine(c.path)})`;
+  return c.created
+    ? `recorded correction of ${page}: ${where}`
+    : `the same correction of ${page} is already recorded at ${where}; nothing written`;
 }

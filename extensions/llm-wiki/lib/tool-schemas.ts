@@ -4,6 +4,8 @@
  * parameters. Hosts validate with TypeBox's `Value` and call the service.
  */
 import { type Static, Type } from "typebox";
+import { CORRECTION_MAX_CHARS } from "./feedback/correction.ts";
+import { JUDGMENTS } from "./feedback/feedback-event.ts";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
 import { RECENT_DEFAULT_DAYS, RECENT_DEFAULT_LIMIT, RECENT_MAX_LIMIT } from "./temporal/recent.ts";
@@ -233,6 +235,8 @@ export const TOOL_DESCRIPTIONS = {
     "Record the user's resolution of a conflict between two wiki pages of one vault, after the user answered unambiguously: selected_page_id is the claim the user endorsed, and the relation reads selected → other (supersedes: selected is current, other historical; qualifies: both stand, selected narrows other; applies_under: selected holds under scope, which it requires). Writes one immutable resolution page under wiki/analyses/ and never edits either claim. The same call again changes nothing; to change a recorded choice, pass the active resolution's id as replaces.",
   wiki_verify_page:
     "Mark a wiki page verified against the code after checking (and, where needed, updating) what it says: sets only its front matter's verified: date (today by default), so a page that lint or recall flagged stale because a file it names was deleted or changed since its date counts as current again. Changes no other byte of the page.",
+  wiki_recall_feedback:
+    "Record the user's explicit judgment of a page that a recall showed in this session (automatic recall, priming or wiki_recall): relevant, irrelevant, or corrected with the user's correction (what was wrong, what holds instead), which is saved as an observation page under wiki/sources/ linking the page; the page itself is never edited. Only for a page recall showed in this session, and only when the user stated the judgment explicitly: never on your own guess. Other pages are refused.",
   wiki_ingest:
     "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;
@@ -431,3 +435,28 @@ export const VerifyPageParams = Type.Object(
 );
 
 export type VerifyPageParamsT = Static<typeof VerifyPageParams>;
+
+export const RecallFeedbackParams = Type.Object(
+  {
+    page_id: PageId("The id of a page recall showed in this session, e.g. concepts/cache-ttl"),
+    judgment: literalUnion(JUDGMENTS, {
+      description:
+        "What the user said of the page: relevant, irrelevant, or corrected (it was wrong; give correction)",
+    }),
+    correction: Type.Optional(
+      Type.String({
+        maxLength: CORRECTION_MAX_CHARS,
+        description:
+          "Required for corrected, refused otherwise: the user's correction, what was wrong and what holds instead",
+      }),
+    ),
+    vault: Type.Optional(
+      Type.Union([Type.Literal("project"), Type.Literal("personal")], {
+        description: "The vault holding the page; default the one recall showed it from",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type RecallFeedbackParamsT = Static<typeof RecallFeedbackParams>;

@@ -12,6 +12,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
+import { recordShown } from "./recall-feedback-capture.ts";
 import { recallErrorStatus, recallStatus } from "./status-line.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -60,6 +61,8 @@ export function createAutoRecallHandler(host: WikiHost, shown?: () => ReadonlySe
           path: r.path,
         })),
       };
+      // Returned here, the block goes to the model with this run's first request.
+      recordShown(host, ctx, result);
       return {
         message: {
           customType: RECALL_MESSAGE_TYPE,

@@ -8,6 +8,7 @@ import type { RecallResult } from "../lib/recall-operation.ts";
 import { renderRecallResult } from "../lib/render-text.ts";
 import { EXPLICIT_DEFAULT_RESULTS } from "../lib/retrieval-policy.ts";
 import { RecallParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
+import { recordShown } from "./recall-feedback-capture.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -37,6 +38,8 @@ export function createRecallTool(
         ...(params.until !== undefined ? { until: params.until } : {}),
         ...(signal ? { signal } : {}),
       });
+      // The pages go back to the model in this result: shown, and judgeable with wiki_recall_feedback.
+      recordShown(host, ctx, result);
       return toolResult(result, renderRecallResult(result));
     },
   };

@@ -17,6 +17,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
 import type { PrimeResult } from "../lib/priming/prime.ts";
+import { recordShown } from "./recall-feedback-capture.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** `customType` of the priming message (persisted in the session, sent to the model as user content). */
@@ -83,6 +84,7 @@ export function createSessionPriming(host: WikiHost): SessionPriming {
             path: r.path,
           })),
         };
+        recordShown(host, ctx, result);
         return {
           message: {
             customType: PRIMING_MESSAGE_TYPE,

@@ -1,8 +1,9 @@
 /**
- * Session start: read the settings (reporting their problems once), bring a
- * missing, stale or interrupted project index up to date in the background so
- * a new vault gets recall at once, and, when there is no vault at all,
- * suggest creating one. A vault is never created without being asked.
+ * Session start: read the settings (reporting their problems once), start
+ * with an empty recall feedback recorder, bring a missing, stale or
+ * interrupted project index up to date in the background so a new vault
+ * gets recall at once, and, when there is no vault at all, suggest creating
+ * one. A vault is never created without being asked.
  */
 import type { ExtensionContext, SessionStartEvent } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
@@ -17,6 +18,8 @@ const NO_VAULT_HINT =
 
 export function createSessionStartHandler(host: WikiHost) {
   return (event: SessionStartEvent, ctx: ExtensionContext): void => {
+    // What an earlier session was shown is not this one's to judge.
+    host.resetFeedback();
     try {
       const service = host.service(ctx);
       if (!service.settings.autoRecall) host.setStatus(AUTO_RECALL_OFF_STATUS);

@@ -1,11 +1,13 @@
 /**
  * Per-session state of the Pi host: the one service (created on first use
- * from the session's working directory and settings), the background
- * reindexer, and the UI the background work reports to. A new session
- * loads the extension again, so nothing here outlives its session.
+ * from the session's working directory and settings), the session's recall
+ * feedback recorder, the background reindexer, and the UI the background
+ * work reports to. A new session loads the extension again, so nothing here
+ * outlives its session.
  */
 import type { ExtensionContext, ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
+import type { FeedbackSession } from "../lib/feedback/feedback-session.ts";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import type { VaultKind } from "../lib/vault/paths.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
@@ -21,6 +23,14 @@ const INDEX_WAIT_MS = 15_000;
 export interface WikiHost {
   /** The session's service; the first call reads the settings and reports their problems once. */
   service(ctx: ExtensionContext): WikiService;
+  /**
+   * The session's recall feedback recorder (what recall showed it, and what
+   * became of each page), created on first use; the only one that can judge
+   * the pages this session was shown.
+   */
+  feedback(ctx: ExtensionContext): FeedbackSession;
+  /** Forgets what was shown: a session that starts afresh judges only what it is shown itself. */
+  resetFeedback(): void;
   /**
    * Asks for a coalesced background lexical update of a vault's index;
    * `paths` are the files known to have changed, when the caller knows.
@@ -59,6 +69,7 @@ export interface WikiHostOptions {
 
 export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
   let service: WikiService | undefined;
+  let feedback: FeedbackSession | undefined;
   // Background passes outlive the event that scheduled them; they report to the latest UI.
   let ui: ExtensionUIContext | undefined;
   let firstRecallHeld = false;
@@ -108,6 +119,15 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
   return {
     service: getService,
 
+    feedback(ctx) {
+      feedback ??= getService(ctx).feedbackSession();
+      return feedback;
+    },
+
+    resetFeedback() {
+      feedback = undefined;
+    },
+
     scheduleReindex(ctx, vault, delayMs, paths) {
       getService(ctx);
       scheduler.schedule(vault, delayMs, paths);
@@ -144,6 +164,7 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
       await scheduler.dispose();
       const current = service;
       service = undefined;
+      feedback = undefined;
       ui = undefined;
       await current?.close();
     },
