@@ -21,7 +21,8 @@ describe("resolveSettings: defaults and valid values", () => {
       autoRecall: true,
       sessionPriming: true,
       recallFeedback: true,
-      feedbackRanking: false,
+      // The committed feedback benchmark's decision (benchmarks/feedback-baseline.json).
+      feedbackRanking: true,
       retrievalMode: "adaptive",
       turnBudgetMs: 1_500,
       includePersonal: true,
@@ -39,7 +40,7 @@ describe("resolveSettings: defaults and valid values", () => {
       autoRecall: false,
       sessionPriming: false,
       recallFeedback: false,
-      feedbackRanking: true,
+      feedbackRanking: false,
       retrievalMode: "lexical",
       turnBudgetMs: 50,
       includePersonal: false,

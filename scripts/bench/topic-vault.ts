@@ -875,3 +875,29 @@ export function topicVaultQuestions(pages: number): BenchmarkQuery[] {
   }
   return queries;
 }
+
+/**
+ * Other wordings of the training needs of `topicVaultQuestions(pages)`: for
+ * each of its `train` questions, the page's other question drafts, split
+ * `heldout` (ids `topic-NN-rK`). The feedback benchmark's held-out set: the
+ * same needs asked in words no training session used.
+ */
+export function topicVaultRewordings(pages: number): BenchmarkQuery[] {
+  const all = new Map(topicPages(pages).map((page) => [page.id, page]));
+  const rewordings: BenchmarkQuery[] = [];
+  for (const question of topicVaultQuestions(pages)) {
+    if (question.split !== "train") continue;
+    const pageId = question.judgments[0]?.pageId ?? "";
+    const others = (all.get(pageId)?.questions ?? []).filter((d) => d.text !== question.text);
+    others.forEach((draft, k) => {
+      rewordings.push({
+        ...question,
+        id: `${question.id}-r${k + 1}`,
+        text: draft.text,
+        category: draft.category,
+        split: "heldout",
+      });
+    });
+  }
+  return rewordings;
+}
