@@ -3,6 +3,8 @@
  * host parses its input, calls one of these and renders the structured
  * result, so the three hosts cannot drift apart.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import {
   type CaptureSourceInput,
   type CaptureSourceResult,
@@ -19,6 +21,7 @@ import {
   type JudgeResult,
 } from "./feedback/feedback-session.ts";
 import type { IndexStatus } from "./index/index-state.ts";
+import { acquireLock, type LockHandle } from "./index/lock.ts";
 import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
 import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
@@ -250,6 +253,11 @@ export function noVaultDiagnostic(explicit?: string): Diagnostic {
         },
       );
 }
+
+/** The lock file under `meta/` that serialises conflict resolutions of a vault. */
+const RESOLUTION_LOCK = "resolution.lock";
+/** How long a resolution waits for another in progress (a write takes milliseconds). */
+const RESOLUTION_LOCK_WAIT_MS = 5_000;
 
 /** A git context read at session start is used by priming up to this age (then read again). */
 export const PRIMING_PREFETCH_MAX_AGE_MS = 5 * 60_000;
@@ -513,6 +521,29 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     async resolveConflict(input) {
       const [vault] = resolveVaults(input.vault ?? "active");
       if (!vault || !vaultExists(vault)) return { ok: false, diagnostics: missing() };
+      // Two processes deciding the same pair differently at once: the lock
+      // makes the second see the first's page (its registry is re-read
+      // inside) and refuse, instead of leaving two active resolutions.
+      let lock: LockHandle;
+      try {
+        mkdirSync(vault.meta, { recursive: true });
+        lock = await acquireLock(join(vault.meta, RESOLUTION_LOCK), {
+          op: "resolve-conflict",
+          waitMs: RESOLUTION_LOCK_WAIT_MS,
+        });
+      } catch (error) {
+        const cause = failureDiagnostic(error);
+        return {
+          ok: false,
+          diagnostics: [
+            diagnostic(
+              "resolution_busy",
+              "error",
+              `another conflict resolution in this vault holds its lock (${cause.message}); nothing written, try again`,
+            ),
+          ],
+        };
+      }
       let written: ResolveConflictResult;
       try {
         // Read only to tell a page of the other vault from a missing one.
@@ -534,29 +565,31 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           },
           input,
         );
+        if (written.created && written.resolution) {
+          // The user's choice is the strongest feedback there is; the page above is its record.
+          try {
+            appendFeedback(vault, [
+              {
+                vault_id: vaultId ?? "",
+                page: written.resolution.selected,
+                query_hash: null,
+                action: "conflict_selected",
+                rank: null,
+                mode: "none",
+                index_version: INDEX_VERSION,
+                resolution: written.resolution.id,
+              },
+            ]);
+          } catch {
+            // Replayed from the resolution page (see feedback/vault-feedback.ts).
+          }
+        }
       } catch (error) {
         return { ok: false, diagnostics: [failureDiagnostic(error)] };
+      } finally {
+        lock.release();
       }
       if (!written.created || written.path === undefined) return written;
-      if (written.resolution) {
-        // The user's choice is the strongest feedback there is; the page above is its record.
-        try {
-          appendFeedback(vault, [
-            {
-              vault_id: readVaultConfig(vault).config.vault_id ?? "",
-              page: written.resolution.selected,
-              query_hash: null,
-              action: "conflict_selected",
-              rank: null,
-              mode: "none",
-              index_version: INDEX_VERSION,
-              resolution: written.resolution.id,
-            },
-          ]);
-        } catch {
-          // Replayed from the resolution page (see feedback/vault-feedback.ts).
-        }
-      }
       const indexing = await indexWrittenPage(handles.get(vault), written.path);
       return {
         ...written,
