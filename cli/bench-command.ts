@@ -3,6 +3,7 @@
  * BEIR collection through the real indexing and retrieval path in a
  * temporary vault and prints nDCG@10, Recall@100, MRR@10 and query latency.
  * The temporary vault is removed on success, on failure and on Ctrl-C.
+ * `llm-wiki bench vault` runs the vault's own corrections (bench-vault-command.ts).
  */
 import { mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +12,8 @@ import { type BeirReport, runBeir } from "../extensions/llm-wiki/lib/bench/beir-
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { intOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
+import { intOption, modeOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
+import { benchVaultCommand } from "./bench-vault-command.ts";
 import { createProgress } from "./progress.ts";
 
 /** Options of the `bench` command (besides the common ones). */
@@ -24,6 +26,9 @@ export const BENCH_OPTIONS: Record<string, OptionSpec> = {
 export const BENCH_USAGE = `  bench beir DIR [--mode M]                run a BEIR collection (corpus.jsonl, queries.jsonl,
         [--limit-queries N]                qrels/test.tsv) through indexing and retrieval
                                            in a temporary vault; mode lexical by default
+  bench vault [--mode M]                   the vault's own evaluation set: each recall correction
+                                           is a case, passing when recall with its words ranks
+                                           the correction page in the top 5
 `;
 
 function isFolder(path: string): boolean {
@@ -66,13 +71,21 @@ function renderBeirReport(report: BeirReport): string {
   ].join("\n");
 }
 
-/** Handles `bench`; the service is the host's, used only for its settings. */
+/** Handles `bench`; for `beir` the service is the host's, used only for its settings. */
 export async function benchCommand(
   service: WikiService,
   { positionals, values }: Parsed,
 ): Promise<{ ok: boolean; result: object; text: string; diagnostics: Diagnostic[] }> {
   const [suite, dir, ...extra] = positionals;
-  if (suite !== "beir") throw new UsageError("bench takes a suite: llm-wiki bench beir DIR");
+  if (suite === "vault") {
+    if (dir !== undefined) throw new UsageError("bench vault takes no folder; use --vault DIR");
+    if (values["limit-queries"] !== undefined)
+      throw new UsageError("--limit-queries is an option of bench beir");
+    const vault = typeof values.vault === "string" ? values.vault : undefined;
+    return benchVaultCommand(service, modeOption(values.mode), vault);
+  }
+  if (suite !== "beir")
+    throw new UsageError("bench takes a suite: llm-wiki bench beir DIR, or llm-wiki bench vault");
   if (dir === undefined || extra.length > 0)
     throw new UsageError("bench beir takes one folder: llm-wiki bench beir DIR");
   if (!isFolder(dir)) {

@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
+import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import {
   renderBootstrap,
@@ -21,6 +22,7 @@ import {
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
+import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
   intOption,
@@ -34,6 +36,8 @@ import {
 } from "./args.ts";
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
+import { saveCliShown } from "./cli-shown.ts";
+import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
@@ -61,7 +65,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -98,6 +102,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   capture: CAPTURE_OPTIONS,
   "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
   verify: VERIFY_OPTIONS,
+  feedback: FEEDBACK_OPTIONS,
   models: MODELS_OPTIONS,
 };
 
@@ -119,6 +124,7 @@ const HANDLERS: Record<string, Handler> = {
   capture: captureCommand,
   "resolve-conflict": resolveConflictCommand,
   verify: verifyCommand,
+  feedback: feedbackCommand,
   models: modelsCommand,
   init(service, { values }) {
     const result = service.bootstrap({
@@ -169,6 +175,7 @@ const HANDLERS: Record<string, Handler> = {
       ...(typeof values.until === "string" ? { until: values.until } : {}),
       ...nowOption(values.now),
     });
+    rememberShown(service, result);
     return {
       ok: result.ok,
       result,
@@ -205,6 +212,21 @@ const HANDLERS: Record<string, Handler> = {
 };
 
 /**
+ * Saves what this recall showed, for `llm-wiki feedback` (a CLI run has no
+ * session to remember it). A vault this user may not write keeps the
+ * previous set; the recall's answer stands either way.
+ */
+function rememberShown(service: WikiService, result: RecallResult): void {
+  const [vault] = service.resolveVaults("active");
+  if (!vault || !vaultExists(vault)) return;
+  try {
+    saveCliShown(vault, result, service.handles.models.embed.uri);
+  } catch {
+    // Only `feedback` misses it: it then refuses the pages as not shown.
+  }
+}
+
+/**
  * `--now ISO`: the moment relative dates count from (undocumented in the
  * usage: it makes a run reproducible, for tests and benchmarks).
  */
@@ -219,6 +241,7 @@ function nowOption(value: string | boolean | undefined): { now?: Date } {
 function acceptsStdin(command: string, option: string): boolean {
   if (command === "capture") return option === "text";
   if (command === "resolve-conflict") return option === "rationale";
+  if (command === "feedback") return option === "correction";
   return command in WRITING_HANDLERS && option !== "vault" && option !== "part";
 }
 

@@ -6,6 +6,7 @@
  * session-start`.
  */
 import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js";
+import type { PrimeResult } from "../extensions/llm-wiki/lib/priming/prime.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 export const PRIME_PROMPT = "prime";
@@ -30,12 +31,17 @@ export function hasPrompt(name: string): boolean {
   return PROMPTS.some((p) => p.name === name);
 }
 
-/** The `prime` prompt's messages: the priming block, or a line saying there is none. */
+/**
+ * The `prime` prompt's messages: the priming block, or a line saying there
+ * is none. `shown` hears of the priming's pages (the session's feedback).
+ */
 export async function primePrompt(
   service: WikiService,
   signal?: AbortSignal,
+  shown?: (result: PrimeResult) => void,
 ): Promise<GetPromptResult> {
   const result = await service.prime(signal ? { signal } : {});
+  if (result.ok) shown?.(result);
   return {
     description: `llm-wiki session priming (${result.results.length} note(s))`,
     messages: [

@@ -12,7 +12,10 @@ import {
   GetPromptRequestSchema,
   type JSONRPCMessage,
   ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -23,7 +26,9 @@ import {
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { listPageResources, PAGE_TEMPLATE, readPageResource } from "./page-resources.ts";
 import { hasPrompt, PROMPTS, primePrompt } from "./prompts.ts";
+import { ProtocolError } from "./protocol-error.ts";
 import type { Refusal } from "./stdio-transport.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
 import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
@@ -32,7 +37,9 @@ import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
 const INSTRUCTIONS =
   "llm-wiki is this project's long-term memory: Markdown pages written by earlier sessions. " +
   "Call wiki_recall with a question before answering anything about the project's design, " +
-  "decisions, incidents or procedures; use wiki_search for an exact page id, title or tag.";
+  "decisions, incidents or procedures; use wiki_search for an exact page id, title or tag. " +
+  "A recalled page's full text is the resource llm-wiki://<project|personal>/<page id>. " +
+  "When the user says a recalled page was relevant, irrelevant or wrong, record it with wiki_recall_feedback.";
 
 export interface McpServerOptions {
   version: string;
@@ -99,22 +106,6 @@ function toCallToolResult(output: ToolOutput): CallToolResult {
   };
 }
 
-/**
- * A JSON-RPC error thrown from a handler; its message goes on the wire as it
- * is (the SDK's McpError would prefix "MCP error <code>: ", which a client
- * then prefixes again).
- */
-class ProtocolError extends Error {
-  readonly code: number;
-  readonly data: unknown;
-
-  constructor(code: number, message: string, data?: unknown) {
-    super(message);
-    this.code = code;
-    this.data = data;
-  }
-}
-
 /** The protocol error for arguments that do not fit the tool: one readable line, the problems as data. */
 function invalidParams(error: InvalidArgumentsError): ProtocolError {
   const diagnostics = error.problems.map(
@@ -159,7 +150,9 @@ export async function callTool(
  * Hand it to the transport as its `screen`.
  */
 export function screenRequest(message: JSONRPCMessage): Refusal | undefined {
-  if (!("method" in message) || !("id" in message) || message.method !== "tools/call") return;
+  if (!("method" in message) || !("id" in message)) return;
+  if (message.method === "resources/read") return resourceReadShapeProblem(message);
+  if (message.method !== "tools/call") return;
   const problem = toolCallShapeProblem(message.params);
   if (problem) return { code: ErrorCode.InvalidParams, message: problem };
   const parsed = CallToolRequestSchema.safeParse(message);
@@ -172,13 +165,33 @@ export function screenRequest(message: JSONRPCMessage): Refusal | undefined {
   };
 }
 
+/** A `resources/read` whose params are not `{ uri: string }`: one readable line instead of the SDK's schema dump. */
+function resourceReadShapeProblem(message: JSONRPCMessage): Refusal | undefined {
+  if (ReadResourceRequestSchema.safeParse(message).success) return;
+  return {
+    code: ErrorCode.InvalidParams,
+    message: 'resources/read: "params" must be an object with the page\'s "uri" as a string',
+  };
+}
+
+/** Runs an implicit feedback capture: a log that cannot be written loses the signal, never the answer. */
+function captured(record: () => unknown): void {
+  try {
+    record();
+  } catch {
+    // Nothing to tell the client: implicit signals are best effort.
+  }
+}
+
 /** Creates the server; connect it to a transport to serve. */
 export function createMcpServer(service: WikiService, options: McpServerOptions): Server {
   const byName = new Map<string, McpTool>(TOOLS.map((t) => [t.name, t]));
   const server = new Server(
     { name: "llm-wiki", version: options.version },
-    { capabilities: { tools: {}, prompts: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
+  // One client connection is one session: what its recalls showed, which its judgments refer to.
+  const feedback = service.feedbackSession();
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [...PROMPTS] }));
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const name = request.params.name;
@@ -189,7 +202,24 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
       );
     }
     await untilAborted((options.indexReady ?? NO_WAIT.indexReady)(), extra.signal);
-    return primePrompt(service, extra.signal);
+    return primePrompt(service, extra.signal, (result) => {
+      if (!extra.signal.aborted)
+        captured(() => feedback.recordShown(result, service.handles.models.embed.uri));
+    });
+  });
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [PAGE_TEMPLATE],
+  }));
+  server.setRequestHandler(ListResourcesRequestSchema, (request) =>
+    listPageResources(service, request.params?.cursor),
+  );
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const read = readPageResource(service, request.params.uri);
+    // Reading a page a recall showed is the `opened` signal (nothing for any other page).
+    captured(() => feedback.recordOpened(read.kind, read.page.id));
+    return {
+      contents: [{ uri: request.params.uri, mimeType: "text/markdown", text: read.text }],
+    };
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
@@ -207,6 +237,7 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
       // A cancelled call (or a closing server) stops waiting for the startup index at once.
       indexReady: () => untilAborted(indexReady(), extra.signal),
       signal: extra.signal,
+      feedback,
       ...(token !== undefined
         ? {
             progress: progressReporter((params) =>

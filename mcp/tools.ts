@@ -6,6 +6,8 @@
 import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import type { FeedbackSession } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
+import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import {
   renderBootstrap,
@@ -15,6 +17,7 @@ import {
   renderLint,
   renderLogEvent,
   renderObservation,
+  renderRecallFeedback,
   renderRecallResult,
   renderReindex,
   renderResolveConflict,
@@ -34,6 +37,7 @@ import {
   LogEventParams,
   ObserveParams,
   PrimeParams,
+  RecallFeedbackParams,
   RecallParams,
   RecentParams,
   ReindexEmbeddingsParams,
@@ -73,6 +77,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Reports progress of a long operation, when the client asked for progress. */
   progress?: (event: { vault: string; phase: string; current: number; total: number }) => void;
+  /** The connection's feedback session: what its recalls showed, which judgments refer to. */
+  feedback?: FeedbackSession;
 }
 
 /** Behaviour hints for clients (MCP tool annotations). */
@@ -156,6 +162,19 @@ function reindexInput(
   };
 }
 
+/**
+ * Tells the connection's feedback session what a recall showed. A call the
+ * client cancelled is never delivered, so it showed nothing.
+ */
+function recordShown(service: WikiService, context: ToolContext, result: RecallResult): void {
+  if (!result.ok || context.signal?.aborted) return;
+  try {
+    context.feedback?.recordShown(result, service.handles.models.embed.uri);
+  } catch {
+    // A log that cannot be written (read-only vault, full disk) loses the signal, not the answer.
+  }
+}
+
 /** Every tool the server offers, in listing order. */
 export const TOOLS: readonly McpTool[] = [
   defineTool("wiki_recall", RecallParams, READ, async (service, args, context) => {
@@ -170,6 +189,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.until !== undefined ? { until: args.until } : {}),
       ...(context.signal ? { signal: context.signal } : {}),
     });
+    recordShown(service, context, result);
     return {
       ok: result.ok,
       result,
@@ -191,6 +211,7 @@ export const TOOLS: readonly McpTool[] = [
   defineTool("wiki_prime", PrimeParams, READ, async (service, _args, context) => {
     await context.indexReady();
     const result = await service.prime(context.signal ? { signal: context.signal } : {});
+    recordShown(service, context, result);
     return {
       ok: result.ok,
       result,
@@ -335,4 +356,29 @@ export const TOOLS: readonly McpTool[] = [
       diagnostics: result.diagnostics,
     };
   }),
+
+  // Explicit judgments of pages this connection's recalls showed; after the startup
+  // index, so a correction's page is indexed as in Pi.
+  defineTool(
+    "wiki_recall_feedback",
+    RecallFeedbackParams,
+    APPEND,
+    async (service, args, context) => {
+      await context.indexReady();
+      // Without the connection's session (a direct call) nothing was shown: every page is refused.
+      const session = context.feedback ?? service.feedbackSession();
+      const result = await service.recallFeedback(session, {
+        page: args.page_id,
+        judgment: args.judgment,
+        ...(args.correction !== undefined ? { correction: args.correction } : {}),
+        ...(args.vault ? { vault: args.vault } : {}),
+      });
+      return {
+        ok: result.ok,
+        result,
+        text: renderRecallFeedback(result),
+        diagnostics: result.diagnostics,
+      };
+    },
+  ),
 ];

@@ -203,10 +203,16 @@ beforeAll(async () => {
   project = join(root, "acme-notes");
   mkdirSync(home, { recursive: true });
   mkdirSync(agentDir, { recursive: true });
-  // Only the tool is compared: no automatic recall may share the store with it meanwhile.
+  // Only the tool is compared: no automatic recall may share the store with it meanwhile,
+  // and no host's `shown` events may move the next host's ranking (feedback in ranking).
   writeFileSync(
     join(agentDir, "settings.json"),
-    `${JSON.stringify({ "llm-wiki": { autoRecall: false } })}\n`,
+    `${JSON.stringify({ "llm-wiki": { autoRecall: false, recallFeedback: false } })}\n`,
+  );
+  mkdirSync(join(home, ".config", "llm-wiki"), { recursive: true });
+  writeFileSync(
+    join(home, ".config", "llm-wiki", "settings.json"),
+    `${JSON.stringify({ "llm-wiki": { recallFeedback: false } })}\n`,
   );
   cpSync(EXAMPLE, project, {
     recursive: true,

@@ -173,6 +173,19 @@ export class FeedbackSession {
     }
   }
 
+  /**
+   * Takes over pages an earlier process showed (the CLI's last recall,
+   * saved without the query), writing nothing: judgments may then name
+   * them as if this session had shown them, in the current turn.
+   */
+  restoreShown(pages: readonly Omit<ShownPage, "turn" | "opened" | "cited">[]): void {
+    for (const page of pages) {
+      const key = `${page.vault}:${page.page}`;
+      this.shownPages.delete(key);
+      this.shownPages.set(key, { ...page, turn: this.turn, opened: false, cited: false });
+    }
+  }
+
   /** A page was read in this turn (a read tool, an MCP resource): `opened`, once per showing. */
   recordOpened(vault: VaultKind, page: string): boolean {
     const entry = this.shownPages.get(`${vault}:${page}`);
