@@ -30,6 +30,8 @@ describe("resolveSettings: defaults and valid values", () => {
       models: {},
       ingestSubagent: true,
       captureAllowHosts: [],
+      // Working memory is opt-in.
+      trajectories: false,
     });
     expect(diagnostics).toEqual([]);
     expect(one(undefined)).toEqual({ settings: DEFAULT_SETTINGS, diagnostics: [] });
@@ -48,6 +50,7 @@ describe("resolveSettings: defaults and valid values", () => {
       models: { embed: "embed.gguf", rerank: "rerank.gguf", generate: "gen.gguf" },
       ingestSubagent: false,
       captureAllowHosts: ["wiki.corp", "*.corp.internal", "10.1.0.0/16", "fd00::/8"],
+      trajectories: true,
     };
     const { settings, diagnostics } = one(section);
     expect(settings).toEqual(section);
@@ -95,6 +98,7 @@ describe("resolveSettings: invalid values", () => {
     ["models", "x.gguf"],
     ["ingestSubagent", "off"],
     ["captureAllowHosts", "10.0.0.0/8"],
+    ["trajectories", "on"],
     ["captureAllowHosts", ["https://wiki.corp/"]],
   ];
 

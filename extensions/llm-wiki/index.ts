@@ -24,6 +24,7 @@ import { createFeedbackCapture } from "./pi/recall-feedback-capture.ts";
 import { createRecallFeedbackTool } from "./pi/recall-feedback-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
 import { createRecentTool } from "./pi/recent-tool.ts";
+import { createRecordCommand } from "./pi/record-command.ts";
 import { createReindexEmbeddingsTool } from "./pi/reindex-embeddings-tool.ts";
 import { createReindexTool } from "./pi/reindex-tool.ts";
 import { createResolveConflictTool } from "./pi/resolve-conflict-tool.ts";
@@ -31,10 +32,13 @@ import { createRetroTool } from "./pi/retro-tool.ts";
 import { createSearchTool } from "./pi/search-tool.ts";
 import { createSessionPriming } from "./pi/session-priming.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
+import { createSkillsCommand } from "./pi/skills-command.ts";
 import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
+import { createTrajectoriesCommand } from "./pi/trajectories-command.ts";
 import { createVerifyPageTool } from "./pi/verify-page-tool.ts";
 import { createWikiHost } from "./pi/wiki-host.ts";
+import { createWorkingMemory } from "./pi/working-memory.ts";
 
 export default function llmWiki(pi: ExtensionAPI): void {
   // Pi loads the extension once per session, so this host is the session's.
@@ -64,6 +68,12 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerCommand("wiki-ingest", createIngestCommand(send));
   pi.registerCommand("wiki-lint", createLintCommand(send));
   pi.registerCommand("wiki-status", createStatusCommand(host));
+  // Working memory is opt-in: its tools appear only while the `trajectories` setting is on.
+  const memory = createWorkingMemory(pi, host);
+  pi.registerCommand("wiki-trajectories", createTrajectoriesCommand(memory));
+  pi.registerCommand("wiki-record", createRecordCommand(pi, host, memory));
+  pi.registerCommand("wiki-skills", createSkillsCommand(host, memory));
+  pi.on("session_start", memory.onSessionStart);
 
   pi.on("session_start", createSessionStartHandler(host));
   // Priming first: its message comes right after the prompt, and the turn's

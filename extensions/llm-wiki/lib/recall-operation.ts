@@ -91,7 +91,16 @@ export interface RecallInput {
   exclude?: ReadonlySet<string>;
   /** Feedback in ranking for this call (default: the `feedbackRanking` setting); the benchmark's switch. */
   feedback?: boolean;
+  /**
+   * Only pages of these types (`skill`, `case`: "have I done this before?").
+   * Candidates are drawn from a wider pool, so other types do not crowd them
+   * out, and no relation brings in a page of another type.
+   */
+  types?: readonly string[];
 }
+
+/** Candidates per vault and in the fused list when recall is limited to some page types. */
+const TYPED_POOL = 50;
 
 export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
 
@@ -364,12 +373,17 @@ export async function recallOperation(
 ): Promise<RecallResult> {
   const policyName = input.policy ?? "explicit";
   const priming = policyName === "priming";
-  const policy =
+  const typeFilter = input.types && input.types.length > 0 ? new Set(input.types) : undefined;
+  const chosenPolicy =
     policyName === "automatic"
       ? AUTOMATIC_POLICY
       : priming
         ? PRIMING_POLICY
         : explicitPolicy(input.maxResults ?? EXPLICIT_DEFAULT_RESULTS);
+  const wanted = chosenPolicy.maxResults;
+  const policy = typeFilter
+    ? { ...chosenPolicy, maxPerVault: TYPED_POOL, maxResults: TYPED_POOL }
+    : chosenPolicy;
   // Priming is automatic recall with its own policy: unasked, quiet, never an index write.
   const automatic = policyName !== "explicit";
   const mode = input.mode ?? settings.retrievalMode;
@@ -468,13 +482,14 @@ export async function recallOperation(
     hits = moved.hits;
     feedback = moved.adjusted;
   }
+  if (typeFilter) hits = hits.filter((h) => typeFilter.has(h.type)).slice(0, wanted);
   if (priming) {
     hits = preferFresher(hits, (h) => pageDate(byKind.get(h.vault)?.view().pages.get(h.id)), now);
   }
   const assembly = assemble(hits, new Map(rv.map((v) => [v.kind, v])), {
-    maxBundles: priming ? PRIMING_MAX_NOTES : policy.maxResults,
+    maxBundles: priming ? PRIMING_MAX_NOTES : wanted,
     automatic,
-    expand: input.assembly !== false,
+    expand: input.assembly !== false && !typeFilter,
     now,
   });
   if (exclude) {

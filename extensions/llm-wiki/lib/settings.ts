@@ -67,6 +67,7 @@ const SETTING_SCHEMAS = {
   models: ModelsSchema,
   ingestSubagent: Type.Boolean(),
   captureAllowHosts: CaptureAllowHostsSchema,
+  trajectories: Type.Boolean(),
 } satisfies Record<string, TSchema>;
 
 type SchemaMap = typeof SETTING_SCHEMAS;
@@ -87,6 +88,8 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   models: {},
   ingestSubagent: true,
   captureAllowHosts: [],
+  // Working memory (trajectory capture, distilling, skill recall) is opt-in.
+  trajectories: false,
 });
 
 /**

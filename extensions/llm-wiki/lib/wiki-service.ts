@@ -37,6 +37,20 @@ import { type RecallInput, type RecallResult, recallOperation } from "./recall-o
 import { singleLineProblem } from "./safety/text.ts";
 import { DEFAULT_SETTINGS, type RetrievalMode, type WikiSettings } from "./settings.ts";
 import { type RecentInput, type RecentResult, recentChanges } from "./temporal/recent.ts";
+import {
+  type CaptureTrajectoryInput,
+  type CaptureTrajectoryResult,
+  captureTrajectory,
+} from "./trajectories/capture.ts";
+import {
+  type DistillBatchResult,
+  distillBatch,
+  type MarkDistilledResult,
+  markDistilled,
+  undistilled,
+} from "./trajectories/distill.ts";
+import { type ListSkillsResult, listSkills } from "./trajectories/list-skills.ts";
+import { type RecallSkillsInput, recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
 import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
@@ -232,6 +246,32 @@ export interface WikiService {
     session: FeedbackSession,
     input: JudgeInput,
   ): Promise<JudgeResult & { indexed?: boolean }>;
+  /**
+   * Records how a finished task was solved as a `trajectory` page (steps
+   * trimmed, redacted, neutralised; never overwriting), then indexes it.
+   */
+  captureTrajectory(
+    input: CaptureTrajectoryInput & { vault?: VaultSelector },
+  ): Promise<CaptureTrajectoryResult & { indexed?: boolean }>;
+  /** The next undistilled trajectories (or the one named) with the skill/case page schema; writes nothing. */
+  distillBatch(input?: {
+    trajectory?: string;
+    batchSize?: number;
+    vault?: VaultSelector;
+  }): DistillBatchResult;
+  /**
+   * Marks a trajectory distilled into `pages` (each a skill or case page
+   * that cites it) on its front matter, then indexes it.
+   */
+  markDistilled(input: {
+    trajectory: string;
+    pages: readonly string[];
+    vault?: VaultSelector;
+  }): Promise<MarkDistilledResult & { indexed?: boolean }>;
+  /** "Have I done this before?": explicit recall limited to skill and case pages. */
+  recallSkills(input: RecallSkillsInput): Promise<RecallResult>;
+  /** The skill and case pages of the selected vaults (default all), and the undistilled trajectories' count. */
+  listSkills(input?: { vault?: VaultSelector }): ListSkillsResult;
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
@@ -630,6 +670,61 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         indexed: indexing.indexed,
         diagnostics: [...result.diagnostics, ...indexing.diagnostics],
       };
+    },
+
+    async captureTrajectory({ vault: selector, ...input }) {
+      const written = onVault<CaptureTrajectoryResult>(
+        selector,
+        (vault) => captureTrajectory(vault, input),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!written.ok || !written.created || !written.path || !vault) return written;
+      const indexing = await indexWrittenPage(handles.get(vault), written.path);
+      return {
+        ...written,
+        indexed: indexing.indexed,
+        diagnostics: [...written.diagnostics, ...indexing.diagnostics],
+      };
+    },
+
+    distillBatch({ vault: selector, ...input } = {}) {
+      return onVault<DistillBatchResult>(
+        selector,
+        (vault) => distillBatch(vault, registry(vault), input),
+        (diagnostics) => ({ ok: false, batch: [], remaining: 0, diagnostics }),
+      );
+    },
+
+    async markDistilled({ vault: selector, ...input }) {
+      const marked = onVault<MarkDistilledResult>(
+        selector,
+        (vault) => markDistilled(vault, registry(vault), input),
+        (diagnostics) => ({ ok: false, diagnostics }),
+      );
+      const [vault] = resolveVaults(selector ?? "active");
+      const page =
+        marked.trajectory && vault ? registry(vault).pages.get(marked.trajectory) : undefined;
+      if (!marked.ok || !marked.changed || !page || !vault) return marked;
+      const indexing = await indexWrittenPage(handles.get(vault), page.path);
+      return {
+        ...marked,
+        indexed: indexing.indexed,
+        diagnostics: [...marked.diagnostics, ...indexing.diagnostics],
+      };
+    },
+
+    recallSkills(input) {
+      return this.recall(recallSkillsInput(input));
+    },
+
+    listSkills({ vault = "all" } = {}) {
+      const vaults = resolveVaults(vault).filter(vaultExists);
+      if (vaults.length === 0) return { ok: false, skills: [], diagnostics: missing() };
+      const read = vaults.map((paths) => ({ paths, registry: registry(paths) }));
+      let waiting = 0;
+      for (const { paths, registry: reg } of read) waiting += undistilled(paths, reg).length;
+      return { ok: true, skills: listSkills(read), undistilled: waiting, diagnostics: [] };
     },
 
     async verifyPage({ vault: selector, ...input }) {

@@ -1,0 +1,66 @@
+/**
+ * Writing one `llm-wiki` setting into a JSON settings file (Pi's project
+ * `.pi/settings.json`, the CLI's settings file): every other key, in and
+ * out of the namespace, is kept; a file that is not a JSON object is never
+ * replaced (a diagnostic says so); the write is atomic.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+import { SETTINGS_NAMESPACE } from "./settings.ts";
+import { writeFileAtomic } from "./vault/fs-safe.ts";
+
+export interface SettingWriteResult {
+  ok: boolean;
+  path: string;
+  diagnostics: Diagnostic[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Sets `llm-wiki.<key>` to `value` in the file at `path` (created when absent). */
+export function writeSetting(path: string, key: string, value: unknown): SettingWriteResult {
+  let data: Record<string, unknown> = {};
+  let text: string | undefined;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      return refuse(path, `cannot read it (${errorMessage(error)})`);
+    }
+  }
+  if (text !== undefined && text.trim() !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return refuse(path, `it is not valid JSON (${errorMessage(error)})`);
+    }
+    if (!isObject(parsed)) return refuse(path, "it is not a JSON object");
+    data = parsed;
+  }
+  const section = data[SETTINGS_NAMESPACE];
+  if (section !== undefined && !isObject(section)) {
+    return refuse(path, `its "${SETTINGS_NAMESPACE}" entry is not an object`);
+  }
+  data[SETTINGS_NAMESPACE] = { ...(section ?? {}), [key]: value };
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomic(path, `${JSON.stringify(data, null, 2)}\n`);
+  } catch (error) {
+    return refuse(path, `it cannot be written (${errorMessage(error)})`);
+  }
+  return { ok: true, path, diagnostics: [] };
+}
+
+function refuse(path: string, why: string): SettingWriteResult {
+  return {
+    ok: false,
+    path,
+    diagnostics: [
+      diagnostic("settings_not_written", "error", `${path} was left unchanged: ${why}`),
+    ],
+  };
+}

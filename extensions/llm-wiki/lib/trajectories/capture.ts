@@ -1,0 +1,193 @@
+/**
+ * `captureTrajectory`: records how a finished task was solved as an
+ * evidence page of type `trajectory` at `wiki/trajectories/TRJ-<day>-<nnn>.md`
+ * (the id scheme and folder `@zosmaai/pi-llm-wiki` used for its packets, so
+ * its `[[trajectories/TRJ-…]]` citations keep their shape). The page is
+ * created, never overwritten; its steps are trimmed, redacted and
+ * neutralised (see `steps.ts`) and shown as code spans, so text a tool
+ * printed never becomes a heading, a link or an instruction-looking line.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { diagnostic } from "../diagnostics.ts";
+import { neutraliseLine } from "../safety/text.ts";
+import { appendEvent } from "../vault/events.ts";
+import { createPageAtFreeSlug } from "../vault/page-write.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { type RedactionCounts, redactText } from "../vault/redaction.ts";
+import { cleanList, cleanTitle, invalid } from "../writing/input.ts";
+import type { WrittenPageResult } from "../writing/unique-page.ts";
+import { cleanSteps, cut, type TrajectoryStep, type TrajectoryStepInput } from "./steps.ts";
+
+/** Folder under `wiki/` (and, in older vaults, under `raw/`) of trajectories. */
+export const TRAJECTORY_FOLDER = "trajectories";
+export const TRAJECTORY_TYPE = "trajectory";
+export const OUTCOMES = ["success", "failure", "partial"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+const TASK_CHARS = 1_000;
+const TITLE_FROM_TASK_CHARS = 60;
+/** Enough numbers for a busy day; past it a taken slug gets `-2`, `-3`, never a replaced file. */
+const MAX_SLUG_ATTEMPTS = 50;
+
+export interface CaptureTrajectoryInput {
+  /** Short name of the task; default: the start of the task's prompt. */
+  title?: string;
+  /** The prompt that started the task; default: the first user step. */
+  task?: string;
+  outcome?: Outcome;
+  /** `provider/model` that did the work, when known. */
+  model?: string;
+  steps: readonly TrajectoryStepInput[];
+  tags?: string[];
+}
+
+export interface CaptureTrajectoryResult extends WrittenPageResult {
+  /** Steps kept on the page, and those left out of a long task's middle. */
+  stepCount?: number;
+  toolCallCount?: number;
+  omitted?: number;
+}
+
+/** A code span that holds any text: backticks become quotes, so the span cannot end early. */
+function span(text: string): string {
+  return `\`${text.replace(/`/g, "'")}\``;
+}
+
+function stepLine(step: TrajectoryStep): string {
+  if (step.role === "tool") {
+    const args = step.args ? ` ${span(step.args)}` : "";
+    const outcome = step.error ? "error" : "ok";
+    const output = step.text ? `: ${span(step.text)}` : "";
+    return `**${span(step.tool ?? "unknown")}**${args} → ${outcome}${output}`;
+  }
+  return `${step.role === "user" ? "User" : "Agent"}: ${span(step.text ?? "")}`;
+}
+
+/** The next free `TRJ-<day>-<nnn>` number, counting pages and an older vault's packets. */
+function nextNumber(vault: VaultPaths, day: string): number {
+  const prefix = `TRJ-${day}-`;
+  let max = 0;
+  for (const dir of [join(vault.wiki, TRAJECTORY_FOLDER), join(vault.raw, TRAJECTORY_FOLDER)]) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (!name.startsWith(prefix)) continue;
+      const n = Number.parseInt(name.slice(prefix.length, prefix.length + 3), 10);
+      if (Number.isFinite(n)) max = Math.max(max, n);
+    }
+  }
+  return max + 1;
+}
+
+/** Writes the trajectory page and logs `trajectory_captured`. Throws `WikiError` on bad input. */
+export function captureTrajectory(
+  vault: VaultPaths,
+  input: CaptureTrajectoryInput,
+  now: Date = new Date(),
+): CaptureTrajectoryResult {
+  if (!Array.isArray(input.steps)) invalid("steps", "must be a list of steps");
+  const outcome = input.outcome ?? "success";
+  if (!OUTCOMES.includes(outcome)) invalid("outcome", `must be one of ${OUTCOMES.join(", ")}`);
+  const redacted: RedactionCounts = {};
+  const { steps, omitted } = cleanSteps(input.steps, redacted);
+  const toolSteps = steps.filter((s) => s.role === "tool");
+  if (toolSteps.length === 0) {
+    invalid("steps", "no tool call to record: a trajectory is how a task was solved");
+  }
+  const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
+  const task = cut(neutraliseLine(redactText(rawTask, redacted)), TASK_CHARS);
+  const title =
+    input.title !== undefined
+      ? redactText(cleanTitle(input.title), redacted)
+      : task !== ""
+        ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")
+        : `Task of ${now.toISOString().slice(0, 10)}`;
+  const tags = cleanList(input.tags, "tags");
+  const model =
+    input.model === undefined ? undefined : neutraliseLine(redactText(input.model, redacted));
+  const tools = [...new Set(toolSteps.map((s) => s.tool ?? "unknown"))];
+  const failed = toolSteps.filter((s) => s.error).length;
+  const body = [
+    `# ${title}`,
+    "",
+    "## Task",
+    "",
+    task === "" ? "_No prompt recorded._" : span(task),
+    "",
+    "## Steps",
+    "",
+    ...steps.map((s, i) => `${i + 1}. ${stepLine(s)}`),
+    ...(omitted > 0 ? ["", `_${omitted} steps in the middle of the task were left out._`] : []),
+    "",
+    "## Outcome",
+    "",
+    `${outcome}: ${toolSteps.length} tool calls (${failed} failed) with ${tools.map(span).join(", ")}.`,
+    "",
+  ].join("\n");
+  const day = now.toISOString().slice(0, 10);
+  const number = String(nextNumber(vault, day)).padStart(3, "0");
+  const data: Record<string, unknown> = {
+    type: TRAJECTORY_TYPE,
+    title,
+    ...(task !== "" ? { description: cut(task, 200) } : {}),
+    tags: tags.length > 0 ? tags : ["trajectory"],
+    outcome,
+    ...(model ? { model } : {}),
+    step_count: steps.length,
+    tool_call_count: toolSteps.length,
+    tools,
+    captured: now.toISOString(),
+    created: day,
+    updated: day,
+  };
+  const place = createPageAtFreeSlug(
+    vault,
+    {
+      folder: TRAJECTORY_FOLDER,
+      base: `TRJ-${day}-${number}`,
+      data,
+      body,
+      maxAttempts: MAX_SLUG_ATTEMPTS,
+      // A trajectory is one moment's record: a taken number is never "the same".
+      isSame: () => false,
+      redacted,
+    },
+    now,
+  );
+  appendEvent(
+    vault,
+    {
+      kind: "trajectory_captured",
+      id: place.id,
+      title,
+      outcome,
+      step_count: steps.length,
+      tool_call_count: toolSteps.length,
+      ...(place.redactions ? { redactions: place.redactions } : {}),
+    },
+    now,
+  );
+  const diagnostics =
+    omitted > 0
+      ? [
+          diagnostic(
+            "trajectory_trimmed",
+            "info",
+            `${omitted} steps in the middle of a long task were left out`,
+          ),
+        ]
+      : [];
+  return {
+    ok: true,
+    ...place,
+    stepCount: steps.length,
+    toolCallCount: toolSteps.length,
+    omitted,
+    diagnostics,
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * A trajectory's steps: what the agent did to finish a task (its tool calls,
+ * each with its outcome) and what it said along the way, in the compact
+ * shape a trajectory page stores. Steps come from a host's transcript (Pi's
+ * session entries, see `session-steps.ts`) or from a caller (MCP, CLI), and
+ * every field is trimmed, redacted and neutralised here, before it reaches
+ * a page: tool output is hostile text.
+ */
+import { neutraliseLine, neutraliseText } from "../safety/text.ts";
+import { type RedactionCounts, redactText } from "../vault/redaction.ts";
+
+/** One step as given: a user prompt, the agent's prose, or a tool call with its outcome. */
+export interface TrajectoryStepInput {
+  role: "user" | "assistant" | "tool";
+  /** Prose (user, assistant) or the tool's output (tool). */
+  text?: string;
+  /** Tool steps: the tool's name. */
+  tool?: string;
+  /** Tool steps: the call's arguments (any JSON). */
+  args?: unknown;
+  /** Tool steps: whether the tool reported an error. */
+  error?: boolean;
+}
+
+/** A step as stored: every string trimmed, redacted and safe to show. */
+export interface TrajectoryStep {
+  role: "user" | "assistant" | "tool";
+  text?: string;
+  tool?: string;
+  /** The arguments as one line of JSON, cut to `ARGS_CHARS`. */
+  args?: string;
+  error?: boolean;
+}
+
+/** Longest kept prose of a user or assistant step. */
+export const PROSE_CHARS = 600;
+/** Longest kept output of one tool call: enough to see what happened, never a dump. */
+export const OUTPUT_CHARS = 400;
+/** Longest kept arguments of one tool call. */
+export const ARGS_CHARS = 300;
+/** Most steps one trajectory keeps: the first few (how it began) and the last ones (how it ended). */
+export const MAX_STEPS = 120;
+const HEAD_STEPS = 20;
+
+/** `text` cut to `max` characters at a code point, marked when cut. */
+export function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return `${chars.slice(0, max).join("").trimEnd()} …[cut]`;
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Secrets are redacted before the text is cut, so half a token never
+ * survives the cut unrecognised; then controls and bidi marks are neutralised.
+ */
+function clean(text: string, max: number, counts: RedactionCounts, oneLine: boolean): string {
+  const redacted = redactText(text, counts);
+  const safe = oneLine ? neutraliseLine(redacted) : neutraliseText(redacted).trim();
+  return cut(safe, max);
+}
+
+/** The steps as stored; `omitted` counts the middle steps left out past `MAX_STEPS`. */
+export function cleanSteps(
+  steps: readonly TrajectoryStepInput[],
+  counts: RedactionCounts,
+): { steps: TrajectoryStep[]; omitted: number } {
+  const kept =
+    steps.length <= MAX_STEPS
+      ? steps
+      : [...steps.slice(0, HEAD_STEPS), ...steps.slice(steps.length - (MAX_STEPS - HEAD_STEPS))];
+  const out: TrajectoryStep[] = [];
+  for (const step of kept) {
+    const s: TrajectoryStep = { role: step.role };
+    if (step.tool !== undefined) s.tool = clean(step.tool, 80, counts, true) || "unknown";
+    if (step.args !== undefined) {
+      const args = clean(stringify(step.args), ARGS_CHARS, counts, true);
+      if (args !== "" && args !== "{}") s.args = args;
+    }
+    if (step.text !== undefined) {
+      const max = step.role === "tool" ? OUTPUT_CHARS : PROSE_CHARS;
+      const text = clean(step.text, max, counts, step.role === "tool");
+      if (text !== "") s.text = text;
+    }
+    if (step.error) s.error = true;
+    if (s.text !== undefined || s.tool !== undefined) out.push(s);
+  }
+  return { steps: out, omitted: steps.length - kept.length };
+}
