@@ -10,6 +10,13 @@ import { appendEvent } from "./events.ts";
 import { createFileExclusive, makeDirs } from "./fs-safe.ts";
 import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
 import { type RedactionCounts, redactText } from "./redaction.ts";
+import {
+  pageTemplate,
+  SCHEMA_FILE,
+  TEMPLATE_TYPES,
+  TEMPLATES_DIR,
+  wikiSchema,
+} from "./vault-documents.ts";
 
 /** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
 export const VAULT_GITIGNORE =
@@ -86,6 +93,15 @@ function createVault(options: BootstrapOptions): BootstrapResult {
   }
   if (createFileExclusive(join(vault.dir, ".gitignore"), VAULT_GITIGNORE)) {
     createdPaths.push(".gitignore");
+  }
+  // The manual and templates are the user's once written: an existing copy
+  // (ours, edited, or one made for @zosmaai/pi-llm-wiki) is never replaced.
+  if (createFileExclusive(join(vault.dir, SCHEMA_FILE), wikiSchema())) {
+    createdPaths.push(SCHEMA_FILE);
+  }
+  for (const type of TEMPLATE_TYPES) {
+    const rel = `${TEMPLATES_DIR}/${type}.md`;
+    if (createFileExclusive(join(vault.dir, rel), pageTemplate(type))) createdPaths.push(rel);
   }
   if (!existed) {
     appendEvent(vault, { kind: "vault_initialized", name: config.name, mode: config.mode });

@@ -39,6 +39,7 @@ import { type RecordChange, syncSummary } from "./registry-summary-sync.ts";
 import { DerivedRelationGraph } from "./relation-graph.ts";
 import { saveRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
+import { isReservedWikiFile } from "./reserved-names.ts";
 import { type FolderStamp, idOf, type WikiFile, walkWiki } from "./wiki-walk.ts";
 
 export type { LinkProblem } from "./registry-links.ts";
@@ -152,6 +153,7 @@ function targetsOf(paths: VaultPaths, changed: readonly string[]): WikiFile[] | 
     const abs = isAbsolute(given) ? given : join(paths.dir, given);
     const rel = relInVault(paths, abs);
     if (rel === undefined || rel.split("/").some((part) => part.startsWith("."))) continue;
+    if (isReservedWikiFile(rel)) continue;
     let st: ReturnType<typeof lstatSync>;
     try {
       st = lstatSync(abs);

@@ -13,6 +13,11 @@ const MAX_SLUG_CHARS = 80;
  * Superscript digits (`COM¹`) are reserved too; NFKC has made them digits.
  */
 const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+/**
+ * Names OKF v0.2 (and pi-llm-wiki) reserve for a folder's catalog and the
+ * activity log: a page there would never be read as one (reserved-names.ts).
+ */
+const VIEW_RESERVED = /^(?:index|log)$/;
 /** What a reserved slug becomes: `CON` → `con-page`, the same on every OS. */
 const RESERVED_SUFFIX = "-page";
 
@@ -32,7 +37,7 @@ export function slugify(title: string): string {
     .replace(/^-+|-+$/g, "")
     .replace(/-{2,}/g, "-");
   if (slug === "") return `page-${shortHash(normal)}`;
-  if (WINDOWS_RESERVED.test(slug)) return `${slug}${RESERVED_SUFFIX}`;
+  if (WINDOWS_RESERVED.test(slug) || VIEW_RESERVED.test(slug)) return `${slug}${RESERVED_SUFFIX}`;
   const chars = [...slug];
   if (chars.length <= MAX_SLUG_CHARS) return slug;
   // A cut slug could collide with another long title's: keep them apart.

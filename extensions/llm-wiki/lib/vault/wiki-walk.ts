@@ -11,6 +11,7 @@ import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { isInside } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fileStamp } from "./registry-cache.ts";
+import { isReservedWikiFile } from "./reserved-names.ts";
 
 /** A file under `wiki/`: path relative to the vault's `.llm-wiki/` folder, size and mtime. */
 export interface WikiFile {
@@ -80,7 +81,11 @@ export function folderPages(
     const child = `${rel}/${entry.name}`;
     if (entry.isDirectory()) {
       if (!known.has(child)) return undefined;
-    } else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith(".md")) {
+    } else if (
+      (entry.isFile() || entry.isSymbolicLink()) &&
+      entry.name.endsWith(".md") &&
+      !isReservedWikiFile(entry.name)
+    ) {
       pages.add(child);
     }
   }
@@ -118,6 +123,8 @@ export function walkWiki(
       const abs = join(dir, entry.name);
       const rel = relOf(paths, abs);
       if (entry.name.startsWith(".")) continue;
+      // `index.md` and `log.md` are views (OKF's reserved names), never pages.
+      if (isReservedWikiFile(entry.name) && !entry.isDirectory()) continue;
       if (entry.isSymbolicLink()) {
         let target: string;
         try {

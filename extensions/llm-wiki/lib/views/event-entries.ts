@@ -1,0 +1,161 @@
+/**
+ * The events a generated log shows, read from the authoritative
+ * `meta/events.jsonl`: every line that parses, has a kind and a valid
+ * timestamp (`ts`, or `timestamp` as `@zosmaai/pi-llm-wiki` writes it), in
+ * file order. Internal events (recall feedback: what a session was shown,
+ * opened or judged) are for ranking, not for reading, and are left out.
+ * Read-only: the log is never rewritten here.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { FEEDBACK_EVENT_KIND } from "../feedback/feedback-event.ts";
+import { EVENT_LOG_MAX_BYTES } from "../temporal/event-log.ts";
+
+/** One event a log shows. */
+export interface LogEntry {
+  /** The timestamp as logged. */
+  ts: string;
+  /** Milliseconds since the epoch of `ts`. */
+  time: number;
+  kind: string;
+  /** Every other field of the event. */
+  detail: Record<string, unknown>;
+  /** 1-based line of the event in the file (as read): later lines break timestamp ties. */
+  line: number;
+}
+
+/** What reading the log gave. */
+export type LogRead =
+  | {
+      available: true;
+      entries: LogEntry[];
+      /** Internal events left out. */
+      internal: number;
+      diagnostics: Diagnostic[];
+    }
+  | { available: false; diagnostics: Diagnostic[] };
+
+const EVENTS_REL = "meta/events.jsonl";
+/** At most this many malformed lines are named one by one; the rest are counted. */
+const MAX_LINE_DIAGNOSTICS = 20;
+
+function readTail(path: string): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - EVENT_LOG_MAX_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, start + read);
+      if (n === 0) break;
+      read += n;
+    }
+    const text = buffer.subarray(0, read).toString("utf8");
+    // A tail read starts mid-line: its first piece is not a whole event.
+    return start > 0 ? text.slice(text.indexOf("\n") + 1) : text;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** True for events only ranking reads (recall feedback), never shown in a log. */
+export function isInternalEvent(event: Readonly<Record<string, unknown>>): boolean {
+  return event.kind === FEEDBACK_EVENT_KIND || event.visibility === "internal";
+}
+
+/**
+ * The shown events of the log at `path`. A missing or unreadable log is
+ * `available: false` with a diagnostic (the caller leaves its old views
+ * alone); a present, empty log is an empty list.
+ */
+export function readLogEntries(path: string): LogRead {
+  let text: string;
+  try {
+    text = readTail(path);
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return {
+      available: false,
+      diagnostics: [
+        diagnostic(
+          missing ? "event_source_missing" : "event_source_unreadable",
+          "warning",
+          missing
+            ? `${EVENTS_REL} is missing; the activity logs were left as they were`
+            : `${EVENTS_REL} cannot be read (${errorMessage(error)}); the activity logs were left as they were`,
+          { path: EVENTS_REL },
+        ),
+      ],
+    };
+  }
+  const entries: LogEntry[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let internal = 0;
+  let bad = 0;
+  const lines = text.split("\n");
+  // The last piece has no newline: a write in progress, or a final event without one.
+  lines.forEach((raw, i) => {
+    if (raw.trim() === "") return;
+    const line = i + 1;
+    const problem = (reason: string) => {
+      bad += 1;
+      if (bad <= MAX_LINE_DIAGNOSTICS) {
+        diagnostics.push(
+          diagnostic("event_invalid", "warning", `${EVENTS_REL}:${line}: ${reason}; not shown`, {
+            path: EVENTS_REL,
+          }),
+        );
+      }
+    };
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      problem("not a JSON line");
+      return;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      problem("not a JSON object");
+      return;
+    }
+    const event = value as Record<string, unknown>;
+    const { ts, timestamp, kind, ...detail } = event;
+    const stamp = typeof ts === "string" ? ts : typeof timestamp === "string" ? timestamp : "";
+    const time = Date.parse(stamp);
+    if (typeof kind !== "string" || kind.trim() === "") {
+      problem("no kind");
+      return;
+    }
+    if (stamp === "" || Number.isNaN(time)) {
+      problem("no valid timestamp");
+      return;
+    }
+    if (isInternalEvent(event)) {
+      internal += 1;
+      return;
+    }
+    entries.push({ ts: stamp, time, kind, detail, line });
+  });
+  if (bad > MAX_LINE_DIAGNOSTICS) {
+    diagnostics.push(
+      diagnostic(
+        "event_invalid",
+        "warning",
+        `${EVENTS_REL}: ${bad - MAX_LINE_DIAGNOSTICS} more malformed lines not shown`,
+        { path: EVENTS_REL },
+      ),
+    );
+  }
+  return { available: true, entries, internal, diagnostics };
+}
+
+/** Newest first: by time, then by line (a later line is a later event). */
+export function newestFirst(a: LogEntry, b: LogEntry): number {
+  return b.time - a.time || b.line - a.line;
+}
+
+/** The UTC day of an entry, `YYYY-MM-DD`. */
+export function dayOf(entry: LogEntry): string {
+  return new Date(entry.time).toISOString().slice(0, 10);
+}
