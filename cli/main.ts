@@ -41,6 +41,7 @@ import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-co
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
+import { OKF_HANDLERS, OKF_OPTIONS, OKF_USAGE } from "./okf-command.ts";
 import { printErr, printJson, printOut } from "./output.ts";
 import { createProgress } from "./progress.ts";
 import {
@@ -65,7 +66,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -102,6 +103,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   capture: CAPTURE_OPTIONS,
   "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
   verify: VERIFY_OPTIONS,
+  ...OKF_OPTIONS,
   feedback: FEEDBACK_OPTIONS,
   models: MODELS_OPTIONS,
 };
@@ -124,6 +126,7 @@ const HANDLERS: Record<string, Handler> = {
   capture: captureCommand,
   "resolve-conflict": resolveConflictCommand,
   verify: verifyCommand,
+  ...OKF_HANDLERS,
   feedback: feedbackCommand,
   models: modelsCommand,
   init(service, { values }) {

@@ -11,6 +11,7 @@ import {
   parsePage,
   roleOf,
 } from "../extensions/llm-wiki/lib/vault/page.ts";
+import { randomWord } from "./helpers/random-text.ts";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -218,10 +219,30 @@ describe("parsePage: malformed pages", () => {
     expect(rejected("").code).toBe("page_missing_type");
   });
 
-  it("refuses an unknown type and names it", () => {
-    const diag = rejected("---\ntype: recipe\n---\n");
-    expect(diag.code).toBe("page_unknown_type");
-    expect(diag.message).toContain('"recipe"');
+  it("keeps an unknown (OKF) type as written, as evidence, with an info diagnostic naming it", () => {
+    const type = `Attested ${randomWord(4, 8)} Computation`;
+    const result = parse(`---\ntype: ${type}\nx_vendor: {a: 1}\n---\nbody\n`);
+    if (!result.ok) throw new Error("rejected");
+    expect(result.page.type).toBe(type);
+    expect(result.page.role).toBe("evidence");
+    expect(result.page.frontmatter.x_vendor).toEqual({ a: 1 });
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        code: "page_unknown_type",
+        severity: "info",
+        path: "wiki/concepts/rag.md",
+      }),
+    ]);
+    expect(result.diagnostics[0]?.message).toContain(`"${type}"`);
+    // A known type in another case is still that type.
+    const known = parse("---\ntype: Concept\n---\n");
+    expect(known.ok && known.page.type).toBe("concept");
+  });
+
+  it("refuses a type that is not a short single-line name", () => {
+    for (const bad of ['"a\\u0007b"', '"<script>x</script>"', `"${"t".repeat(65)}"`, '"-lead"']) {
+      expect(rejected(`---\ntype: ${bad}\n---\n`).code).toBe("page_invalid_type");
+    }
   });
 
   it("refuses binary content: a NUL byte or invalid UTF-8", () => {

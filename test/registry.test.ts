@@ -206,7 +206,7 @@ describe("refreshRegistry: malformed pages", () => {
         ...PAGES,
         "concepts/bad-yaml": "---\ntype: concept\ntitle: [oops\n---\n",
         "concepts/no-type": "---\ntitle: Nothing\n---\n",
-        "concepts/odd-type": "---\ntype: recipe\n---\n",
+        "concepts/odd-type": '---\ntype: "<b>recipe</b>"\n---\n',
         "concepts/binary": new Uint8Array([0x2d, 0x2d, 0x2d, 0x0a, 0x00, 0x01, 0x02]),
         "concepts/huge": `---\ntype: concept\n---\n${"x".repeat(1024 * 1024)}`,
         "concepts/stray-percent": pageText({ type: "concept" }, "[p](100%.md)\n"),
@@ -224,7 +224,7 @@ describe("refreshRegistry: malformed pages", () => {
     expect(byPath).toEqual({
       "wiki/concepts/bad-yaml.md": "frontmatter_parse_error",
       "wiki/concepts/no-type.md": "page_missing_type",
-      "wiki/concepts/odd-type.md": "page_unknown_type",
+      "wiki/concepts/odd-type.md": "page_invalid_type",
       "wiki/concepts/binary.md": "page_binary",
       "wiki/concepts/huge.md": "page_too_large",
     });

@@ -441,7 +441,7 @@ describe("status", () => {
         "skills/dup": pageText({ type: "skill" }),
         "sources/s1": pageText({ type: "source" }),
         "sources/o1": pageText({ type: "observation" }),
-        "sources/bad": "---\ntype: recipe\n---\n",
+        "sources/bad": "---\ntitle: No type\n---\n",
         "concepts/odd": pageText({ type: "concept", status: "shiny" }),
       },
     });
@@ -467,7 +467,7 @@ describe("status", () => {
     expect(result.vault?.config).toMatchObject({ name: "Acme", topic: "billing", extra_key: 1 });
     expect(pageDiagnostics(result.diagnostics)).toEqual([
       ["page_unknown_status", "wiki/concepts/odd.md"],
-      ["page_unknown_type", "wiki/sources/bad.md"],
+      ["page_missing_type", "wiki/sources/bad.md"],
     ]);
   });
 

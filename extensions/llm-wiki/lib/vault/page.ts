@@ -95,6 +95,18 @@ const canonicalSet: ReadonlySet<string> = new Set(CANONICAL_TYPES);
 const knownTypes: ReadonlySet<string> = new Set([...CANONICAL_TYPES, ...EVIDENCE_TYPES]);
 const statusSet: ReadonlySet<string> = new Set(PAGE_STATUSES);
 
+/** Longest unknown (foreign) type name accepted, in characters. */
+const MAX_UNKNOWN_TYPE_CHARS = 64;
+/**
+ * What a foreign type may look like: a short printable name such as
+ * `Attested Computation` or `bigquery/table`. Anything else (controls, markup,
+ * a paragraph) is a malformed page, not a type.
+ */
+const UNKNOWN_TYPE = new RegExp(
+  `^[\\p{L}\\p{N}][\\p{L}\\p{N} ._/-]{0,${MAX_UNKNOWN_TYPE_CHARS - 1}}$`,
+  "u",
+);
+
 /** Role of a page type: canonical for curated knowledge, evidence otherwise. */
 export function roleOf(type: string): PageRole {
   return canonicalSet.has(type) ? "canonical" : "evidence";
@@ -211,18 +223,33 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     return fail("frontmatter_parse_error", "frontmatter is not a mapping");
   }
   const fm = data as Record<string, unknown>;
-  const rawType = asText(fm.type)?.toLowerCase();
-  if (rawType === undefined) {
+  const givenType = asText(fm.type);
+  if (givenType === undefined) {
     return fail("page_missing_type", "frontmatter has no `type`");
   }
-  if (!knownTypes.has(rawType)) {
-    return fail(
-      "page_unknown_type",
-      `unknown type "${rawType}" (expected one of ${[...knownTypes].join(", ")})`,
+  const diagnostics: Diagnostic[] = [];
+  const lowerType = givenType.toLowerCase();
+  let rawType = lowerType;
+  if (!knownTypes.has(lowerType)) {
+    // OKF v0.2: consumers tolerate unknown types. The page is kept as
+    // evidence (recallable, no card semantics); its file is never rewritten.
+    if (!UNKNOWN_TYPE.test(givenType)) {
+      return fail(
+        "page_invalid_type",
+        `type "${printable(givenType)}" is not a short single-line name (letters, digits, spaces, . _ - /, at most ${MAX_UNKNOWN_TYPE_CHARS} characters)`,
+      );
+    }
+    rawType = givenType;
+    diagnostics.push(
+      diagnostic(
+        "page_unknown_type",
+        "info",
+        `${path}: type "${printable(givenType)}" is not one of llm-wiki's; kept as evidence`,
+        { path },
+      ),
     );
   }
 
-  const diagnostics: Diagnostic[] = [];
   const statusText = asText(fm.status)?.toLowerCase();
   let status: PageStatus | undefined;
   if (statusText !== undefined) {
