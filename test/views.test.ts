@@ -14,6 +14,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -25,10 +26,7 @@ import {
   TEMPLATE_TYPES,
   TEMPLATES_DIR,
 } from "../extensions/llm-wiki/lib/vault/vault-documents.ts";
-import {
-  type RebuildMetaResult,
-  rebuildMetaOperation,
-} from "../extensions/llm-wiki/lib/views/rebuild-meta.ts";
+import type { RebuildMetaResult } from "../extensions/llm-wiki/lib/views/rebuild-meta.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
@@ -43,7 +41,7 @@ const VIEWS = ["meta/index.md", "meta/log.md", "meta/lint-report.md"];
 const OKF_VIEWS = ["wiki/index.md", "wiki/log.md"];
 
 function rebuild(service: WikiService): Promise<RebuildMetaResult> {
-  return rebuildMetaOperation(service.handles, service.resolveVaults, () => []);
+  return service.rebuildMeta();
 }
 
 /** Every file under `dir` (relative path → sha256), for "nothing else changed" checks. */
@@ -103,8 +101,14 @@ describe("rebuildMeta", () => {
       expect(made.ok).toBe(true);
     }
     const dir = join(root, ".llm-wiki");
+    // Everything but the views (this vault is OKF: wiki/**/index.md and wiki/log.md are views too).
     const authoritative = () =>
-      hashes(dir, (rel) => rel.startsWith("meta/") && rel !== "meta/events.jsonl");
+      hashes(
+        dir,
+        (rel) =>
+          (rel.startsWith("meta/") && rel !== "meta/events.jsonl") ||
+          /^wiki\/(?:.*\/)?index\.md$|^wiki\/log\.md$/.test(rel),
+      );
     const before = authoritative();
 
     const first = await rebuild(service);
@@ -121,12 +125,10 @@ describe("rebuildMeta", () => {
     const third = await rebuild(other);
     expect(third.vaults[0]?.written).toEqual([]);
 
-    // Only meta/*.md changed (this vault is OKF: wiki/index.md and wiki/log.md are views too).
-    const after = authoritative();
-    for (const okf of [...OKF_VIEWS, "wiki/concepts/index.md", "wiki/entities/index.md"]) {
-      after.delete(okf);
+    expect(authoritative()).toEqual(before);
+    for (const view of [...OKF_VIEWS, "wiki/concepts/index.md", "wiki/entities/index.md"]) {
+      expect(existsSync(join(dir, view)), view).toBe(true);
     }
-    expect(after).toEqual(before);
 
     const index = readFileSync(join(dir, "meta/index.md"), "utf8");
     for (const title of titles) expect(index).toContain(title);
@@ -240,7 +242,9 @@ describe("rebuildMeta", () => {
   });
 
   it("leaves wiki/ alone in a legacy vault, and refuses an unknown format", async () => {
+    // An older vault: no knowledge_format, and none of the OKF files a new vault starts with.
     const legacy = newVault("");
+    for (const view of OKF_VIEWS) rmSync(join(legacy.root, ".llm-wiki", view));
     legacy.service.ensurePage({ type: "concept", title: randomWords(2) });
     const userIndex = join(legacy.root, ".llm-wiki/wiki/index.md");
     writeFileSync(userIndex, `# my own index ${randomWord()}\n`);
@@ -253,6 +257,7 @@ describe("rebuildMeta", () => {
     expect(existsSync(join(legacy.root, ".llm-wiki/meta/index.md"))).toBe(true);
 
     const odd = newVault(`okf-${randomWord()}`);
+    for (const view of OKF_VIEWS) rmSync(join(odd.root, ".llm-wiki", view));
     const refused = await rebuild(odd.service);
     expect(refused.ok).toBe(false);
     expect(refused.diagnostics.map((d) => d.code)).toContain("config_invalid_knowledge_format");
@@ -302,7 +307,7 @@ describe("reserved names", () => {
 });
 
 describe("bootstrap documents", () => {
-  it("writes WIKI_SCHEMA.md and a template per type where pi-llm-wiki keeps them", () => {
+  it("writes WIKI_SCHEMA.md, a template per type where pi-llm-wiki keeps them, and the views", () => {
     const root = makeTempDir();
     const service = serviceFor(root);
     const result = service.bootstrap({ name: randomWord() });
@@ -313,6 +318,9 @@ describe("bootstrap documents", () => {
     }
     expect(schema).toContain("relations:");
     expect(result.createdPaths).toContain(SCHEMA_FILE);
+    for (const view of [...VIEWS, ...OKF_VIEWS])
+      expect(existsSync(join(dir, view)), view).toBe(true);
+    expect(readFileSync(join(dir, "meta/log.md"), "utf8")).toContain("vault initialized");
     for (const type of TEMPLATE_TYPES) {
       const template = readFileSync(join(dir, TEMPLATES_DIR, `${type}.md`), "utf8");
       expect(template.startsWith(`---\ntype: ${type}\n`)).toBe(true);

@@ -68,6 +68,12 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles, type VaultHandles } from "./vault-handles.ts";
+import {
+  type RebuildMetaInput,
+  type RebuildMetaResult,
+  rebuildMetaOperation,
+  writeVaultViews,
+} from "./views/rebuild-meta.ts";
 import { indexWrittenPage } from "./writing/index-written-page.ts";
 import { type IngestInput, type IngestResult, ingestStep } from "./writing/ingest.ts";
 import { failureDiagnostic } from "./writing/input.ts";
@@ -275,6 +281,12 @@ export interface WikiService {
   /** Per-vault handles (registry, index, open store) this service keeps. */
   readonly handles: VaultHandles;
   /** Closes open stores; call on host shutdown. */
+  /**
+   * Regenerates the vault's readable views (meta/index.md, meta/log.md,
+   * meta/lint-report.md; in OKF mode wiki/index.md and wiki/log.md) after
+   * bringing its index up to date; pages, raw/ and events are only read.
+   */
+  rebuildMeta(input?: RebuildMetaInput): Promise<RebuildMetaResult>;
   close(): Promise<void>;
 }
 
@@ -373,6 +385,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     resolveVaults,
     registry,
     handles,
+
+    rebuildMeta(input = {}) {
+      return rebuildMetaOperation(handles, resolveVaults, missing, input);
+    },
 
     async close() {
       await handles.closeAll();
@@ -491,8 +507,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           diagnostics: [error.diagnostic],
         };
       }
+      // A new vault starts with its views (catalog, log, lint report; OKF's reserved files).
+      const views = result.created ? writeVaultViews(handles, result.vault).diagnostics : [];
       const diagnostics = result.created
-        ? []
+        ? views
         : [
             diagnostic(
               "vault_exists",
