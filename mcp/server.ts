@@ -31,6 +31,7 @@ import { hasPrompt, PROMPTS, primePrompt } from "./prompts.ts";
 import { ProtocolError } from "./protocol-error.ts";
 import type { Refusal } from "./stdio-transport.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
+import { trajectoryTools } from "./trajectory-tools.ts";
 import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
 
 /** What the server tells a client about when to use it. */
@@ -87,7 +88,10 @@ function progressReporter(
   };
 }
 
-function listing(tool: McpTool): Tool {
+/** A tool of the table, or one of the working memory's (named outside the table's names). */
+type ServedTool = Omit<McpTool, "name"> & { name: string };
+
+function listing(tool: ServedTool): Tool {
   return {
     name: tool.name,
     description: tool.description,
@@ -123,7 +127,7 @@ function invalidParams(error: InvalidArgumentsError): ProtocolError {
  * (-32602, nothing run); any other failure becomes an error result.
  */
 export async function callTool(
-  tool: McpTool,
+  tool: ServedTool,
   service: WikiService,
   args: unknown,
   context: ToolContext = NO_WAIT,
@@ -185,7 +189,9 @@ function captured(record: () => unknown): void {
 
 /** Creates the server; connect it to a transport to serve. */
 export function createMcpServer(service: WikiService, options: McpServerOptions): Server {
-  const byName = new Map<string, McpTool>(TOOLS.map((t) => [t.name, t]));
+  // Working-memory tools only while the `trajectories` setting is on.
+  const tools: readonly ServedTool[] = [...TOOLS, ...trajectoryTools(service.settings)];
+  const byName = new Map<string, ServedTool>(tools.map((t) => [t.name, t]));
   const server = new Server(
     { name: "llm-wiki", version: options.version },
     { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
@@ -221,14 +227,14 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
       contents: [{ uri: request.params.uri, mimeType: "text/markdown", text: read.text }],
     };
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map(listing) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const name = request.params.name;
     const tool = byName.get(name);
     if (!tool) {
       throw new ProtocolError(
         ErrorCode.InvalidParams,
-        `unknown tool "${name}"; tools: ${TOOLS.map((t) => t.name).join(", ")}`,
+        `unknown tool "${name}"; tools: ${tools.map((t) => t.name).join(", ")}`,
       );
     }
     const token = request.params._meta?.progressToken;
