@@ -1,0 +1,252 @@
+/**
+ * The compatibility gate: a vault written by `@zosmaai/pi-llm-wiki` 0.12.2
+ * (built here by that package's own Pi tools, in OKF mode, with OKF v0.2
+ * metadata, a type of its own and producer fields) opens, recalls, lints and
+ * round-trips through `export --okf` / `import --okf` with our real CLI,
+ * and no byte of its pages changes anywhere.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
+
+afterEach(() => removeTempDirs());
+
+/** The slice of a pi-llm-wiki Pi tool the test drives. */
+interface OldTool {
+  name: string;
+  execute(
+    id: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+    onUpdate: undefined,
+    ctx: { cwd: string; hasUI: boolean },
+  ): Promise<{ content: Array<{ text: string }>; isError?: boolean }>;
+}
+interface OldPi {
+  registerTool(tool: OldTool): void;
+  on(): void;
+  registerCommand(): void;
+  sendMessage(): void;
+}
+interface OldToolsModule {
+  registerWikiBootstrap(pi: OldPi): void;
+  registerWikiEnsurePage(pi: OldPi, runtime: undefined): void;
+  registerWikiCaptureSource(pi: OldPi, runtime: undefined): void;
+}
+interface OldObservationModule {
+  registerWikiObserve(pi: OldPi, runtime: undefined, reminder: unknown): void;
+  createReminderState(): unknown;
+}
+
+const OLD_LIB = "@zosmaai/pi-llm-wiki/dist/extensions/llm-wiki/lib";
+
+/** The older system's tools, registered on a stand-in for Pi's extension API. */
+async function oldTools(): Promise<Map<string, OldTool>> {
+  const tools = new Map<string, OldTool>();
+  const pi: OldPi = {
+    registerTool: (tool) => tools.set(tool.name, tool),
+    on: () => undefined,
+    registerCommand: () => undefined,
+    sendMessage: () => undefined,
+  };
+  const lib = (await import(`${OLD_LIB}/tools.js`)) as OldToolsModule;
+  const observation = (await import(`${OLD_LIB}/observation.js`)) as OldObservationModule;
+  lib.registerWikiBootstrap(pi);
+  lib.registerWikiEnsurePage(pi, undefined);
+  lib.registerWikiCaptureSource(pi, undefined);
+  observation.registerWikiObserve(pi, undefined, observation.createReminderState());
+  return tools;
+}
+
+async function call(
+  tools: Map<string, OldTool>,
+  root: string,
+  name: string,
+  params: Record<string, unknown>,
+) {
+  const tool = tools.get(name);
+  if (!tool) throw new Error(`pi-llm-wiki has no tool ${name}`);
+  const out = await tool.execute("t", params, undefined, undefined, { cwd: root, hasUI: false });
+  expect(out.isError ?? false, out.content[0]?.text).toBe(false);
+  return out.content[0]?.text ?? "";
+}
+
+interface Built {
+  root: string;
+  /** A word only the custom-type page holds, fresh each run. */
+  runbookWord: string;
+}
+
+/** A vault written by pi-llm-wiki 0.12.2 alone. */
+async function buildOldVault(): Promise<Built> {
+  const root = join(makeTempDir("llm-wiki-okf-compat-"), "old");
+  mkdirSync(root, { recursive: true });
+  const tools = await oldTools();
+  const runbookWord = `zq${randomWord(6, 9)}`;
+  await call(tools, root, "wiki_bootstrap", { topic: "Compat gate", root });
+  await call(tools, root, "wiki_ensure_page", {
+    type: "concept",
+    title: "Cache invalidation",
+    content: [
+      "---",
+      "description: When and how cached answers are dropped.",
+      "status: draft",
+      "stale_after: 2020-01-01",
+      "generated:",
+      "  by: pi-llm-wiki/model",
+      "  at: 2026-08-02T10:00:00Z",
+      "verified:",
+      "  - by: human:reviewer",
+      "    at: 2026-08-03T09:00:00Z",
+      "sources:",
+      "  - id: SRC-2026-08-02-001",
+      "    resource: /sources/SRC-2026-08-02-001.md",
+      "domain: ai-engineering",
+      "x_vendor:",
+      "  nested: [1, two, {three: 3}]",
+      "---",
+      "# Cache invalidation",
+      "",
+      "We invalidate cached answers on every write to the ledger.",
+      "",
+    ].join("\n"),
+  });
+  await call(tools, root, "wiki_ensure_page", {
+    type: "runbook",
+    title: "Restart the ledger",
+    content: `# Restart the ledger\n\nStop the ${runbookWord} worker first, then the ledger.\n`,
+  });
+  await call(tools, root, "wiki_ensure_page", { type: "entity", title: "Ledger service" });
+  await call(tools, root, "wiki_capture_source", {
+    text: "The ledger keeps every write; caches are invalidated on write.",
+    title: "Ledger design notes",
+  });
+  await call(tools, root, "wiki_observe", {
+    title: "Cache misses after deploy",
+    content: "Right after a deploy the cache misses for a minute.",
+    relevance: "high",
+  });
+  return { root, runbookWord };
+}
+
+/** Page files (not the reserved index/log views) of a snapshot of `wiki/`. */
+function pagesOf(snapshot: Map<string, Buffer>): Map<string, Buffer> {
+  return new Map([...snapshot].filter(([rel]) => !/(^|\/)(index|log)\.md$/i.test(rel)));
+}
+
+/** The files of a vault that are records, not derived (everything but `meta/` bar its event log). */
+function authoritative(dot: string): Map<string, Buffer> {
+  return new Map(
+    [...snapshotFiles(dot)].filter(
+      ([rel]) => !rel.startsWith("meta/") || rel === "meta/events.jsonl",
+    ),
+  );
+}
+
+function cli(cwd: string, args: string[]) {
+  const run = runCli(args, { cwd, env: { HOME: cwd, WIKI_HOME: join(cwd, "no-personal") } });
+  return run;
+}
+
+function json(run: ReturnType<typeof cli>): Record<string, unknown> {
+  expect(run.stderr).not.toMatch(/^error/m);
+  return JSON.parse(run.stdout) as Record<string, unknown>;
+}
+
+describe("a vault written by @zosmaai/pi-llm-wiki 0.12.2", () => {
+  it("opens, recalls, lints and round-trips through OKF export/import with no change to its pages", async () => {
+    const { root, runbookWord } = await buildOldVault();
+    const dot = join(root, ".llm-wiki");
+    const config = JSON.parse(readFileSync(join(dot, "config.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(config.knowledge_format).toBe("okf-0.2");
+    const wikiBefore = snapshotFiles(join(dot, "wiki"));
+    const rawBefore = snapshotFiles(join(dot, "raw"));
+    const pages = pagesOf(wikiBefore);
+    // The older system writes views at the root and in each folder: they are not pages.
+    expect([...wikiBefore.keys()].filter((k) => /(^|\/)index\.md$/.test(k)).length).toBeGreaterThan(
+      1,
+    );
+    expect(pages.size).toBe(5);
+    const work = join(root, "..");
+
+    const status = json(cli(work, ["status", "--json", "--vault", root]));
+    const vault = status.vault as {
+      pages: number;
+      malformed: number;
+      byType: Record<string, number>;
+    };
+    expect(vault.pages).toBe(pages.size);
+    expect(vault.malformed).toBe(0);
+    expect(vault.byType.runbook).toBe(1);
+    const statusErrors = (status.diagnostics as Array<{ severity: string }>).filter(
+      (d) => d.severity === "error",
+    );
+    expect(statusErrors).toEqual([]);
+
+    expect(cli(work, ["reindex", "--vault", root]).status).toBe(0);
+    const recall = json(cli(work, ["recall", "cache invalidation", "--json", "--vault", root]));
+    const hits = recall.results as Array<{ id: string; freshness?: string }>;
+    expect(hits[0]?.id).toBe("concepts/cache-invalidation");
+    expect(hits[0]?.freshness).toBe("stale");
+    const text = String(recall.rendered);
+    expect(text).toContain("STALE");
+    // The type pi-llm-wiki's user defined is kept and found.
+    const runbook = json(cli(work, ["recall", runbookWord, "--json", "--vault", root]));
+    expect(
+      (runbook.results as Array<{ id: string; type: string }>).map((h) => [h.id, h.type]),
+    ).toContainEqual(["concepts/restart-the-ledger", "runbook"]);
+
+    const lint = cli(work, ["lint", "--json", "--vault", root]);
+    const findings = JSON.parse(lint.stdout) as {
+      vaults: Array<{ findings: Array<{ severity: string; code: string }> }>;
+    };
+    const lintErrors = findings.vaults
+      .flatMap((v) => v.findings)
+      .filter((f) => f.severity === "error");
+    expect(lintErrors).toEqual([]);
+    expect(lint.status).toBe(0);
+
+    const bundle = join(work, "bundle");
+    const exported = json(cli(work, ["export", "--okf", bundle, "--json", "--vault", root]));
+    expect(exported.ok).toBe(true);
+    for (const [rel, bytes] of pages)
+      expect(readFileSync(join(bundle, rel)).equals(bytes), rel).toBe(true);
+    expect(readFileSync(join(bundle, "index.md"), "utf8")).toMatch(
+      /^---\nokf_version: "0\.2"\n---\n/,
+    );
+
+    const fresh = join(work, "fresh");
+    mkdirSync(fresh);
+    expect(cli(work, ["init", "--vault", fresh]).status).toBe(0);
+    const freshBefore = authoritative(join(fresh, ".llm-wiki"));
+    const review = json(cli(work, ["import", "--okf", bundle, "--json", "--vault", fresh]));
+    expect((review.creates as Array<{ path: string }>).map((c) => c.path).sort()).toEqual(
+      [...pages.keys()].map((rel) => `wiki/${rel}`).sort(),
+    );
+    // The review is a dry run: not one file of the vault changed.
+    expect(authoritative(join(fresh, ".llm-wiki"))).toEqual(freshBefore);
+    const applied = json(
+      cli(work, ["import", "--okf", bundle, "--apply", "--json", "--vault", fresh]),
+    );
+    expect(applied.ok).toBe(true);
+    expect(applied.conflicts).toEqual([]);
+    const imported = snapshotFiles(join(fresh, ".llm-wiki", "wiki"));
+    for (const [rel, bytes] of pages) expect(imported.get(rel)?.equals(bytes), rel).toBe(true);
+
+    // The original, imported onto itself: every page identical, nothing written.
+    const back = json(cli(work, ["import", "--okf", bundle, "--apply", "--json", "--vault", root]));
+    expect(back.creates).toEqual([]);
+    expect((back.identical as unknown[]).length).toBe(pages.size);
+
+    // Nothing we did changed a byte of the original's pages or raw packets
+    // (its index.md/log.md are views, regenerated by whichever tool writes).
+    expect(pagesOf(snapshotFiles(join(dot, "wiki")))).toEqual(pages);
+    expect(snapshotFiles(join(dot, "raw"))).toEqual(rawBefore);
+  });
+});
