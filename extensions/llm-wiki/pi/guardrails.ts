@@ -17,6 +17,7 @@ import {
 import { VAULT_DIR } from "../lib/vault/paths.ts";
 import { toolPath } from "./freshness.ts";
 import { type ShellTarget, shellWriteTargets } from "./shell-writes.ts";
+import { generatedViewOf, viewRefusal } from "./view-guard.ts";
 
 /** A protected part of a vault. */
 export type ProtectedArea = "raw" | "meta";
@@ -86,8 +87,11 @@ function check(event: ToolCallEvent, cwd: string): ToolCallEventResult | undefin
   if (isToolCallEventType("write", event) || isToolCallEventType("edit", event)) {
     const path = event.input.path;
     if (typeof path !== "string") return undefined;
-    const area = protectedArea(toolPath(path, cwd));
-    return area ? { block: true, reason: refusal(event.toolName, path, area) } : undefined;
+    const abs = toolPath(path, cwd);
+    const area = protectedArea(abs);
+    if (area) return { block: true, reason: refusal(event.toolName, path, area) };
+    const view = generatedViewOf(abs);
+    return view ? { block: true, reason: viewRefusal(event.toolName, path, view) } : undefined;
   }
   if (isToolCallEventType("bash", event)) {
     const command = event.input.command;
