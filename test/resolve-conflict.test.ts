@@ -129,12 +129,19 @@ describe("resolveConflict", () => {
     expect(activeResolutions(reg.pages.values()).get(pairKey(c.a.id, c.b.id))?.page).toBe(id);
 
     const kinds = readEvents(c.vault.paths).map((e) => e.kind);
-    expect(kinds).toEqual(["page_created", "conflict_resolved"]);
+    // The choice is also the strongest recall feedback: conflict_selected for the kept claim.
+    expect(kinds).toEqual(["page_created", "conflict_resolved", "recall_feedback"]);
     expect(readEvents(c.vault.paths)[1]).toMatchObject({
       id,
       selected: c.a.id,
       other: c.b.id,
       relation: "supersedes",
+    });
+    expect(readEvents(c.vault.paths)[2]).toMatchObject({
+      action: "conflict_selected",
+      page: c.a.id,
+      query_hash: null,
+      resolution: result.resolution?.id,
     });
   });
 
