@@ -243,7 +243,7 @@ describe("capture: files", () => {
     expect(result.page).toBe("sources/design");
   });
 
-  it("converts an HTML file to Markdown and fences a JSON file", async () => {
+  it("converts an HTML file and a JSON file to Markdown", async () => {
     const { vault, service } = project();
     writeFileSync(
       join(vault.root, "page.html"),
@@ -265,12 +265,12 @@ describe("capture: files", () => {
     const json = await service.captureSource({ file: join(vault.root, "data.json") });
     expect(json.ok).toBe(true);
     expect(packetFile(vault, json.id ?? "", "source.md")).toBe(
-      '```json\n{"a": 1, "b": [true, null]}\n```\n',
+      "## a\n\n1\n\n## b\n\n- true\n- null\n",
     );
     expect(manifestOf(vault, json.id ?? "")).toMatchObject({
       title: "data.json",
       format: "json",
-      extractor: "json-fence",
+      extractor: "json-markdown",
     });
   });
 

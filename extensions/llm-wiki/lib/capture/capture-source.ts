@@ -1,7 +1,8 @@
 /**
  * Capturing a source: pasted text, a local file or an http(s) URL becomes an
  * immutable packet `raw/sources/SRC-YYYY-MM-DD-NNN/` plus a skeleton source
- * page and a `source_captured` event.
+ * page and a `source_captured` event. Text, Markdown, HTML, JSON and XML are
+ * decoded and converted; a PDF's text is extracted page by page.
  *
  * Order matters: everything that can fail or reveal a secret (reading,
  * fetching, size checks, decoding, redaction, extraction) happens before
@@ -19,8 +20,10 @@ import {
   charsetOf,
   decodeText,
   detectFormat,
+  type Extraction,
   FORMAT_EXTENSION,
   FORMAT_MIME,
+  isPdfMediaType,
   mediaType,
   type SourceFormat,
   toMarkdown,
@@ -34,6 +37,8 @@ import {
   type SourceManifest,
   writePacket,
 } from "./packet.ts";
+import { isPdf, PDF_MAX_PAGES, type PdfInfo } from "./pdf-extract.ts";
+import { preparePdf } from "./pdf-source.ts";
 import { readFileForCapture } from "./read-file.ts";
 import { allocateSourceId } from "./source-id.ts";
 import { createSourcePage, type SourcePageResult } from "./source-page.ts";
@@ -44,7 +49,7 @@ export interface CaptureSourceInput {
   text?: string;
   /** Title of the source; by default the document's own title, file name or first line. */
   title?: string;
-  /** Path of a local text, Markdown, HTML or JSON file (relative to the working directory). */
+  /** Path of a local text, Markdown, HTML, JSON, XML or PDF file (relative to the working directory). */
   file?: string;
   /** An http or https URL. */
   url?: string;
@@ -59,6 +64,10 @@ export interface CaptureLimits {
   /** Deadline of a URL fetch, headers and body. */
   timeoutMs: number;
   maxRedirects: number;
+  /** Deadline for reading a document's text (a PDF), on top of the fetch. */
+  extractTimeoutMs: number;
+  /** Most pages of a PDF read. */
+  maxPdfPages: number;
 }
 
 const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
@@ -66,6 +75,8 @@ const DEFAULT_CAPTURE_LIMITS: CaptureLimits = {
   maxTextBytes: 1024 * 1024,
   timeoutMs: 15_000,
   maxRedirects: 5,
+  extractTimeoutMs: 30_000,
+  maxPdfPages: PDF_MAX_PAGES,
 };
 
 export interface CaptureOptions {
@@ -97,14 +108,20 @@ export interface CaptureSourceResult {
   diagnostics: Diagnostic[];
 }
 
-/** A source read and checked, not yet redacted. */
+/** A source read and checked, not yet decoded nor redacted. */
 interface Acquired {
   kind: SourceKind;
   origin: string | null;
   finalUrl?: string;
   /** Name whose extension hints at the format (file path or URL path). */
   name: string;
-  text: string;
+  /** Pasted text; a file's or download's bytes are in `bytes`. */
+  text?: string;
+  bytes?: Uint8Array;
+  /** What the bytes are called in a diagnostic (the path or URL). */
+  what: string;
+  /** The charset a server declared. */
+  charset?: string;
   inputBytes: number;
   /** Declared media type, for URLs. */
   type?: string;
@@ -143,7 +160,14 @@ async function acquire(
   if (given(input.text)) {
     const bytes = Buffer.byteLength(input.text);
     if (bytes > limits.maxTextBytes) throw tooLarge("the text", bytes, limits.maxTextBytes);
-    return { kind: "text", origin: null, name: "", text: input.text, inputBytes: bytes };
+    return {
+      kind: "text",
+      origin: null,
+      name: "",
+      text: input.text,
+      what: "the text",
+      inputBytes: bytes,
+    };
   }
   if (given(input.file)) {
     const read = await readFileForCapture(input.file, options.cwd, roots, limits.maxOriginalBytes);
@@ -152,7 +176,8 @@ async function acquire(
       kind: "file",
       origin: read.realPath,
       name: read.realPath,
-      text: decodeText(read.bytes, read.path),
+      bytes: read.bytes,
+      what: read.path,
       inputBytes: read.bytes.byteLength,
       ...(extension ? { extension } : {}),
     };
@@ -174,7 +199,9 @@ async function acquire(
     origin: url.href,
     ...(fetched.finalUrl.href !== url.href ? { finalUrl: fetched.finalUrl.href } : {}),
     name: fetched.finalUrl.pathname,
-    text: decodeText(fetched.bytes, url.href, charsetOf(fetched.contentType)),
+    bytes: fetched.bytes,
+    what: url.href,
+    ...(charsetOf(fetched.contentType) ? { charset: charsetOf(fetched.contentType) } : {}),
     inputBytes: fetched.bytes.byteLength,
     ...(type !== undefined && type !== "application/octet-stream" ? { type } : {}),
   };
@@ -199,6 +226,73 @@ function originalName(source: Acquired, format: SourceFormat): string | undefine
   return `original.${source.extension ?? FORMAT_EXTENSION[format]}`;
 }
 
+/** A source converted to redacted Markdown, with what the packet keeps of the original. */
+interface Converted {
+  format: SourceFormat;
+  extraction: Extraction;
+  /** The extracted Markdown, redacted. */
+  markdown: { text: string };
+  /** The original as text (redacted), for a title from its first line; empty for a PDF. */
+  originalText: string;
+  /** The packet's original: redacted text, a PDF's bytes, or undefined when withheld. */
+  original?: string | Uint8Array;
+  /** Secrets taken out of the original and the Markdown. */
+  counts: RedactionCounts;
+  /** A PDF's own metadata. */
+  document?: PdfInfo;
+}
+
+async function convert(
+  source: Acquired,
+  limits: CaptureLimits,
+  signal: AbortSignal | undefined,
+): Promise<Converted> {
+  const bytes = source.bytes;
+  // The bytes decide (`%PDF-`); a server's `application/pdf` too, so a broken one is reported as a PDF.
+  if (bytes !== undefined && (isPdf(bytes) || isPdfMediaType(source.type))) {
+    const pdf = await preparePdf(bytes, {
+      timeoutMs: limits.extractTimeoutMs,
+      maxPages: limits.maxPdfPages,
+      maxTextBytes: limits.maxTextBytes,
+      ...(signal ? { signal } : {}),
+    });
+    return {
+      format: "pdf",
+      extraction: {
+        markdown: pdf.markdown,
+        extractor: "pdfjs",
+        ...(pdf.title === undefined ? {} : { title: pdf.title }),
+        diagnostics: pdf.diagnostics,
+      },
+      markdown: { text: pdf.markdown },
+      originalText: "",
+      ...(pdf.original === undefined ? {} : { original: pdf.original }),
+      counts: pdf.counts,
+      document: pdf.document,
+    };
+  }
+  const text = source.text ?? decodeText(bytes ?? new Uint8Array(), source.what, source.charset);
+  const format = detectFormat(
+    source.name,
+    source.type,
+    text,
+    source.kind === "text" ? "markdown" : "text",
+  );
+  // Redact the original first, then convert; the converter may decode an
+  // entity-escaped secret (`sk-&#65;…`), so its output is redacted again.
+  const original = redactSecrets(text);
+  const extraction = await toMarkdown(original.text, format);
+  const markdown = redactSecrets(extraction.markdown);
+  return {
+    format,
+    extraction,
+    markdown,
+    originalText: original.text,
+    original: original.text,
+    counts: sumCounts(original.counts, markdown.counts),
+  };
+}
+
 /** Captures `input` into `vault`; never throws for a user-facing failure (see `diagnostics`). */
 export async function captureSource(
   vault: VaultPaths,
@@ -217,18 +311,8 @@ export async function captureSource(
     // A title the caller gives is one line of visible text; a derived one is neutralised.
     if (given(input.title)) checkSingleLine(input.title.trim(), "title");
     const source = await acquire(input, options, roots, limits);
-    const format = detectFormat(
-      source.name,
-      source.type,
-      source.text,
-      source.kind === "text" ? "markdown" : "text",
-    );
-
-    // Redact the original first, then convert; the converter may decode an
-    // entity-escaped secret (`sk-&#65;…`), so its output is redacted again.
-    const original = redactSecrets(source.text);
-    const extraction = await toMarkdown(original.text, format);
-    const markdown = redactSecrets(extraction.markdown);
+    const converted = await convert(source, limits, options.signal);
+    const { format, extraction, markdown } = converted;
     const sourceBytes = Buffer.byteLength(markdown.text);
     if (sourceBytes > limits.maxTextBytes) {
       throw tooLarge("the extracted text", sourceBytes, limits.maxTextBytes);
@@ -241,13 +325,13 @@ export async function captureSource(
       titleFrom(
         given(asked)
           ? asked
-          : (extraction.title ?? defaultTitle(source.kind, origin?.text ?? null, original.text)),
+          : (extraction.title ??
+              defaultTitle(source.kind, origin?.text ?? null, converted.originalText)),
       ),
     );
     const title = titled.text === "" ? "Pasted text" : titled.text;
     const redactions = sumCounts(
-      original.counts,
-      markdown.counts,
+      converted.counts,
       origin?.counts ?? {},
       finalUrl?.counts ?? {},
       titled.counts,
@@ -256,7 +340,9 @@ export async function captureSource(
     const name = originalName(source, format);
     const content: PacketContent = {
       source: markdown.text,
-      ...(name ? { original: { name, text: original.text } } : {}),
+      ...(name && converted.original !== undefined
+        ? { original: { name, text: converted.original } }
+        : {}),
     };
     const slot = allocateSourceId(vault, now);
     const described = describeFiles(content);
@@ -275,6 +361,10 @@ export async function captureSource(
       mime: source.type ?? FORMAT_MIME[format],
       extractor: extraction.extractor,
       extraction_status: "success",
+      ...(converted.document ? { document: converted.document } : {}),
+      ...(name && converted.original === undefined
+        ? { original_withheld: "secrets" as const }
+        : {}),
       files: described.files,
       sizes: { input: source.inputBytes, ...described.sizes },
       hashes: described.hashes,
@@ -313,7 +403,7 @@ export async function captureSource(
       },
       now,
     );
-    const diagnostics = [...page.diagnostics];
+    const diagnostics = [...(extraction.diagnostics ?? []), ...page.diagnostics];
     if (countTotal(redactions) > 0) {
       diagnostics.push(
         diagnostic(

@@ -1,23 +1,28 @@
 /**
  * From captured bytes to Markdown: decoding (text only; binaries are
  * refused), format detection from the name, media type and content, and
- * conversion: HTML through node-html-markdown, JSON fenced, Markdown and
- * plain text passed through.
+ * conversion: HTML through node-html-markdown, JSON and XML to headings and
+ * lists (json-markdown.ts, xml-markdown.ts), Markdown and plain text passed
+ * through. PDFs are binary and go their own way (pdf-extract.ts).
  */
 import { extname } from "node:path";
 import { TextDecoder } from "node:util";
-import { diagnostic, WikiError } from "../diagnostics.ts";
+import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import { jsonToMarkdown } from "./json-markdown.ts";
+import { xmlToMarkdown } from "./xml-markdown.ts";
 
 /** What a captured source is, as far as extraction goes. */
-export type SourceFormat = "text" | "markdown" | "html" | "json";
+export type SourceFormat = "text" | "markdown" | "html" | "json" | "xml" | "pdf";
 
 /** Extracted Markdown and how it was made. */
 export interface Extraction {
   markdown: string;
   /** Name of the extractor, recorded in the manifest. */
-  extractor: "passthrough" | "node-html-markdown" | "json-fence";
+  extractor: string;
   /** The document's own title (HTML `<title>`, else the first heading), when it has one. */
   title?: string;
+  /** What the conversion could not do as usual (a fallback, a DTD not processed). */
+  diagnostics?: Diagnostic[];
 }
 
 /** Media type per format, for sources that did not name one. */
@@ -26,6 +31,8 @@ export const FORMAT_MIME: Record<SourceFormat, string> = {
   markdown: "text/markdown",
   html: "text/html",
   json: "application/json",
+  xml: "application/xml",
+  pdf: "application/pdf",
 };
 
 /** Extension of the packet's `original.<ext>` per format. */
@@ -34,6 +41,8 @@ export const FORMAT_EXTENSION: Record<SourceFormat, string> = {
   markdown: "md",
   html: "html",
   json: "json",
+  xml: "xml",
+  pdf: "pdf",
 };
 
 const EXTENSION_FORMAT: Record<string, SourceFormat> = {
@@ -44,6 +53,10 @@ const EXTENSION_FORMAT: Record<string, SourceFormat> = {
   ".htm": "html",
   ".xhtml": "html",
   ".json": "json",
+  ".xml": "xml",
+  ".rss": "xml",
+  ".atom": "xml",
+  ".pdf": "pdf",
 };
 
 /** Media type without parameters, lowercased (`text/html; charset=utf-8` → `text/html`). */
@@ -71,12 +84,22 @@ export function isTextualMediaType(type: string): boolean {
   );
 }
 
+/** Media types a capture accepts: the textual ones and PDF. */
+export function isCapturableMediaType(type: string): boolean {
+  return isTextualMediaType(type) || isPdfMediaType(type);
+}
+
+/** `application/pdf` and its old alias. */
+export function isPdfMediaType(type: string | undefined): boolean {
+  return type === "application/pdf" || type === "application/x-pdf";
+}
+
 function binaryRefusal(what: string, detail: string): WikiError {
   return new WikiError(
     diagnostic(
       "capture_binary",
       "error",
-      `${what} is not text (${detail}); only text, Markdown, HTML and JSON can be captured`,
+      `${what} is not text (${detail}); only text, Markdown, HTML, JSON, XML and PDF can be captured`,
     ),
   );
 }
@@ -114,16 +137,14 @@ export function detectFormat(
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
   if (type === "text/markdown" || type === "text/x-markdown") return "markdown";
   if (type === "application/json" || type?.endsWith("+json")) return "json";
+  if (type === "application/xml" || type === "text/xml" || type?.endsWith("+xml")) return "xml";
   const byName = EXTENSION_FORMAT[extname(name).toLowerCase()];
-  if (byName) return byName;
+  // A PDF is recognised by its bytes before decoding; a text file named `.pdf` is not one.
+  if (byName && byName !== "pdf") return byName;
   if (/^\s*(?:<!doctype html|<html[\s>])/i.test(text)) return "html";
+  const head = text.slice(0, 2048);
+  if (/^\uFEFF?\s*<\?xml[\s?]/.test(head)) return /<html[\s>]/i.test(head) ? "html" : "xml";
   return fallback;
-}
-
-/** A fence longer than any backtick run inside `text`, so the text cannot close it early. */
-function fenceFor(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(Math.max(3, longest + 1));
 }
 
 // Page chrome that is not the document.
@@ -170,13 +191,10 @@ export async function toMarkdown(text: string, format: SourceFormat): Promise<Ex
         ...(title ? { title } : {}),
       };
     }
-    case "json": {
-      const fence = fenceFor(body);
-      return {
-        markdown: `${fence}json\n${body.replace(/\s+$/, "")}\n${fence}\n`,
-        extractor: "json-fence",
-      };
-    }
+    case "json":
+      return jsonToMarkdown(body);
+    case "xml":
+      return xmlToMarkdown(body);
     default: {
       const title = format === "markdown" ? firstHeading(body) : undefined;
       return {

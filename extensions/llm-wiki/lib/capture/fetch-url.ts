@@ -11,7 +11,7 @@ import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { compileAllowList } from "../safety/address-policy.ts";
-import { isTextualMediaType, mediaType } from "./extract.ts";
+import { isCapturableMediaType, mediaType } from "./extract.ts";
 import { checkedAddresses, type LookupHost, pinnedGet, systemLookup } from "./pinned-request.ts";
 
 /** Limits of one fetch. */
@@ -65,7 +65,7 @@ export function checkCaptureUrl(raw: string): URL {
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 const HEADERS = {
   accept:
-    "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, text/*;q=0.5",
+    "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, application/json;q=0.8, application/xml;q=0.8, application/pdf;q=0.8, text/*;q=0.5",
   "accept-encoding": "gzip, deflate, br",
   "user-agent": "llm-wiki-capture",
 };
@@ -167,11 +167,15 @@ export async function fetchForCapture(
       const contentType = response.headers["content-type"];
       const type = mediaType(contentType);
       // An unlabelled or generic body is sniffed after download; a declared binary is not downloaded.
-      if (type !== undefined && type !== "application/octet-stream" && !isTextualMediaType(type)) {
+      if (
+        type !== undefined &&
+        type !== "application/octet-stream" &&
+        !isCapturableMediaType(type)
+      ) {
         response.destroy();
         throw fail(
           "capture_binary",
-          `${current.href} is ${type}, not text; only text, Markdown, HTML and JSON can be captured`,
+          `${current.href} is ${type}, not text; only text, Markdown, HTML, JSON, XML and PDF can be captured`,
         );
       }
       const bytes = await readCapped(response, limits.maxBytes, current);

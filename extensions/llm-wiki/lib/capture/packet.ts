@@ -1,6 +1,7 @@
 /**
  * The immutable source packet `raw/sources/SRC-YYYY-MM-DD-NNN/`: the
- * original (redacted), `source.md` (the extracted Markdown, redacted) and
+ * original (redacted; a PDF's bytes only when no secret was found in it),
+ * `source.md` (the extracted Markdown, redacted) and
  * `manifest.json`. Every file is created exclusively (never replacing one),
  * and the manifest comes last, so a packet with a manifest is complete.
  */
@@ -41,6 +42,13 @@ export interface SourceManifest {
   mime: string;
   extractor: string;
   extraction_status: "success";
+  /** What a document (PDF) says about itself: its own title, author, creation day, page count. */
+  document?: { title?: string; author?: string; created?: string; pages?: number };
+  /**
+   * Why there is no original although the source had one: a PDF cannot be
+   * redacted byte for byte, so one in which a secret was found is not kept.
+   */
+  original_withheld?: "secrets";
   files: { source: string; original?: string };
   /** Bytes received, and bytes of each file written (after redaction). */
   sizes: { input: number; source: number; original?: number };
@@ -53,10 +61,11 @@ export interface SourceManifest {
 /** What goes into a packet; everything here is already redacted. */
 export interface PacketContent {
   source: string;
-  original?: { name: string; text: string };
+  /** Text (redacted), or the bytes of a binary document (a PDF in which no secret was found). */
+  original?: { name: string; text: string | Uint8Array };
 }
 
-function create(slot: SourceSlot, name: string, content: string): void {
+function create(slot: SourceSlot, name: string, content: string | Uint8Array): void {
   if (!createFileExclusive(join(slot.dir, name), content)) {
     // The folder was created empty by this capture: something else is writing into it.
     throw new WikiError(
@@ -97,7 +106,7 @@ export function writePacket(
   content: PacketContent,
   manifest: SourceManifest,
 ): void {
-  const files: Array<[name: string, text: string]> = [];
+  const files: Array<[name: string, text: string | Uint8Array]> = [];
   if (content.original) files.push([content.original.name, content.original.text]);
   files.push(
     [SOURCE_FILE, content.source],

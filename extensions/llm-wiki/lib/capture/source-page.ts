@@ -85,6 +85,10 @@ export function createSourcePage(
       format: manifest.format,
       captured: manifest.captured,
       ...(manifest.kind === "url" ? { url: manifest.origin } : {}),
+      // A document's own author and day: `published` is what dates a source (page.ts, page-dates.ts).
+      ...(manifest.document?.author ? { author: manifest.document.author } : {}),
+      ...(manifest.document?.created ? { published: manifest.document.created } : {}),
+      ...(manifest.document?.pages ? { pages: manifest.document.pages } : {}),
     },
   };
   const first = ensurePage(vault, { ...page, title: manifest.title }, now);
