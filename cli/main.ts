@@ -37,6 +37,7 @@ import {
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { saveCliShown } from "./cli-shown.ts";
+import { DIGEST_OPTIONS, DIGEST_USAGE, digestCommand } from "./digest-command.ts";
 import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
@@ -50,13 +51,15 @@ import {
   resolveConflictCommand,
 } from "./resolve-conflict-command.ts";
 import { VERIFY_OPTIONS, VERIFY_USAGE, verifyCommand } from "./verify-command.ts";
+import { WATCH_OPTIONS, WATCH_USAGE, watchCommand } from "./watch-command.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
 
 const USAGE = `usage: llm-wiki <command> [options]
 
 commands:
   init [--name N] [--topic T] [--mode M]   create a vault here (or at --vault)
-  status                                   pages, roles, links and diagnostics
+  status                                   pages, links, index, freshness, 7-day activity, ingest
+                                           queue, orphans, embedding coverage
   search <query> [--limit N]               exact lookup by id, title, alias or tag
   recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
          [--auto]                          the automatic per-turn policy instead
@@ -66,7 +69,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -74,7 +77,7 @@ common options:
 
 const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
-  status: {},
+  status: { now: { type: "string" } },
   search: { limit: { type: "string" } },
   recall: {
     mode: { type: "string" },
@@ -99,6 +102,8 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   },
   ...WRITING_OPTIONS,
   lint: LINT_OPTIONS,
+  digest: DIGEST_OPTIONS,
+  watch: WATCH_OPTIONS,
   bench: BENCH_OPTIONS,
   capture: CAPTURE_OPTIONS,
   "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
@@ -122,6 +127,8 @@ type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome
 const HANDLERS: Record<string, Handler> = {
   ...WRITING_HANDLERS,
   lint: lintCommand,
+  digest: digestCommand,
+  watch: watchCommand,
   bench: benchCommand,
   capture: captureCommand,
   "resolve-conflict": resolveConflictCommand,
@@ -142,8 +149,9 @@ const HANDLERS: Record<string, Handler> = {
       diagnostics: result.diagnostics,
     };
   },
-  status(service) {
-    const result = service.status();
+  status(service, { values }) {
+    // A person asked: pages stale by code count too (git runs only after HEAD moved).
+    const result = service.status({ code: true, ...nowOption(values.now) });
     return { ok: result.ok, result, text: renderStatus(result), diagnostics: result.diagnostics };
   },
   search(service, { positionals, values }) {

@@ -49,7 +49,9 @@ import {
   TOOL_DESCRIPTIONS,
   type ToolName,
   VerifyPageParams,
+  WatchParams,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
+import { renderCronLine } from "../extensions/llm-wiki/lib/watch/cron-line.ts";
 import type {
   ReindexInput,
   ReindexResult,
@@ -381,4 +383,13 @@ export const TOOLS: readonly McpTool[] = [
       };
     },
   ),
+
+  // Prints the crontab line only: nothing is scheduled, so it reads like status.
+  defineTool("wiki_watch", WatchParams, READ, (service, args) => {
+    const result = service.watchSchedule({
+      interval: args.interval,
+      ...(args.vault ? { vault: args.vault } : {}),
+    });
+    return { ok: result.ok, result, text: renderCronLine(result), diagnostics: result.diagnostics };
+  }),
 ];

@@ -169,6 +169,7 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_resolve_conflict",
       "wiki_verify_page",
       "wiki_recall_feedback",
+      "wiki_watch",
     ]);
     for (const tool of tools) {
       expect(tool.description).toBe(TOOL_DESCRIPTIONS[tool.name as keyof typeof TOOL_DESCRIPTIONS]);

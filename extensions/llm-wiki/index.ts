@@ -12,6 +12,8 @@ import { createAutoRecallHandler } from "./pi/auto-recall.ts";
 import { createBashWatch } from "./pi/bash-watch.ts";
 import { createBootstrapTool } from "./pi/bootstrap-tool.ts";
 import { createCaptureTool } from "./pi/capture-tool.ts";
+import { createDashboardCommand } from "./pi/dashboard-command.ts";
+import { createDigestCommand } from "./pi/digest-command.ts";
 import { createEnsurePageTool } from "./pi/ensure-page-tool.ts";
 import { createPageChangeHandler } from "./pi/freshness.ts";
 import { createGuardrailHandler } from "./pi/guardrails.ts";
@@ -37,6 +39,7 @@ import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
 import { createTrajectoriesCommand } from "./pi/trajectories-command.ts";
 import { createVerifyPageTool } from "./pi/verify-page-tool.ts";
+import { createWatchTool } from "./pi/watch-tool.ts";
 import { createWikiHost } from "./pi/wiki-host.ts";
 import { createWorkingMemory } from "./pi/working-memory.ts";
 
@@ -61,6 +64,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createIngestTool(host));
   pi.registerTool(createResolveConflictTool(host));
   pi.registerTool(createRecallFeedbackTool(host));
+  pi.registerTool(createWatchTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
   const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
     pi.sendUserMessage(content, options);
@@ -68,6 +72,8 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerCommand("wiki-ingest", createIngestCommand(send));
   pi.registerCommand("wiki-lint", createLintCommand(send));
   pi.registerCommand("wiki-status", createStatusCommand(host));
+  pi.registerCommand("wiki-dashboard", createDashboardCommand(host));
+  pi.registerCommand("wiki-digest", createDigestCommand(host));
   // Working memory is opt-in: its tools appear only while the `trajectories` setting is on.
   const memory = createWorkingMemory(pi, host);
   pi.registerCommand("wiki-trajectories", createTrajectoriesCommand(memory));

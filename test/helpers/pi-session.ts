@@ -105,7 +105,13 @@ function recordingUI(
  */
 export async function startPi(
   dirs: PiDirs,
-  options: { projectTrusted?: boolean; project?: string; sessionManager?: SessionManager } = {},
+  options: {
+    projectTrusted?: boolean;
+    project?: string;
+    sessionManager?: SessionManager;
+    /** UI methods replacing the recording ones (e.g. `custom`, to draw a command's screen). */
+    ui?: Partial<ExtensionUIContext>;
+  } = {},
 ): Promise<PiHarness> {
   const project = options.project ?? dirs.project;
   const faux = fauxProvider();
@@ -146,7 +152,7 @@ export async function startPi(
   const statuses: PiHarness["statuses"] = [];
   const errors: ExtensionError[] = [];
   await session.bindExtensions({
-    uiContext: recordingUI(notices, statuses),
+    uiContext: { ...recordingUI(notices, statuses), ...options.ui },
     onError: (e) => errors.push(e),
   });
   const requests: Message[][] = [];

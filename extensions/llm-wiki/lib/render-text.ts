@@ -5,6 +5,7 @@
  */
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import { commitLine } from "./code-refs/recall-code.ts";
+import { overviewLines } from "./dashboard/render-overview.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
@@ -72,6 +73,7 @@ export function renderStatus(result: StatusResult): string {
     }`,
     `links   ${v.links.resolved} resolved, ${v.links.missing} missing, ${v.links.ambiguous} ambiguous`,
     `index   ${v.index.state}, ${v.index.documents} documents${v.index.pending ? `, ${v.index.pending} pending` : ""}; vectors ${v.index.vectors.present ? `yes (${v.index.vectors.model ?? "unknown model"})` : "none"}${v.index.repair && v.index.state !== "ready" ? ` (fix: ${v.index.repair})` : ""}`,
+    ...overviewLines(v),
     v.lastCommit
       ? `commit  ${neutraliseLine(commitLine(v.lastCommit))} names ${neutraliseLine(v.lastCommit.page)}`
       : undefined,

@@ -9,6 +9,7 @@ import { JUDGMENTS } from "./feedback/feedback-event.ts";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
 import { RECENT_DEFAULT_DAYS, RECENT_DEFAULT_LIMIT, RECENT_MAX_LIMIT } from "./temporal/recent.ts";
+import { CRON_INTERVALS } from "./watch/cron-line.ts";
 import type { VaultSelector } from "./wiki-service.ts";
 import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
 import { MAX_ID_CHARS } from "./writing/resolve-conflict.ts";
@@ -103,6 +104,16 @@ export const PrimeParams = Type.Object({}, { additionalProperties: false });
 
 export const StatusParams = Type.Object(
   { vault: Type.Optional(Selector) },
+  { additionalProperties: false },
+);
+
+export const WatchParams = Type.Object(
+  {
+    interval: literalUnion(CRON_INTERVALS, {
+      description: "How often the full cycle (reindex, lint, digest) runs: daily, weekly or hourly",
+    }),
+    vault: Type.Optional(Selector),
+  },
   { additionalProperties: false },
 );
 
@@ -237,6 +248,8 @@ export const TOOL_DESCRIPTIONS = {
     "Mark a wiki page verified against the code after checking (and, where needed, updating) what it says: sets only its front matter's verified: date (today by default), so a page that lint or recall flagged stale because a file it names was deleted or changed since its date counts as current again. Changes no other byte of the page.",
   wiki_recall_feedback:
     "Record the user's explicit judgment of a page that a recall showed in this session (automatic recall, priming or wiki_recall): relevant, irrelevant, or corrected with the user's correction (what was wrong, what holds instead), which is saved as an observation page under wiki/sources/ linking the page; the page itself is never edited. Only for a page recall showed in this session, and only when the user stated the judgment explicitly: never on your own guess. Other pages are refused.",
+  wiki_watch:
+    "Print a crontab line that runs the llm-wiki's full cycle (reindex, lint, digest) daily, weekly or hourly. Installs nothing: show the line to the user verbatim for them to add with crontab -e, and never claim the schedule is active.",
   wiki_ingest:
     "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;

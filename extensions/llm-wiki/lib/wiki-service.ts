@@ -12,7 +12,11 @@ import {
 } from "./capture/capture-source.ts";
 import { lastLinkedCommit } from "./code-refs/code-state.ts";
 import { type LinkedCommit, linkedCommit } from "./code-refs/recall-code.ts";
+import { staleByCode } from "./dashboard/code-stale.ts";
+import { type VaultOverview, vaultOverview } from "./dashboard/vault-overview.ts";
 import { type Diagnostic, diagnostic, WikiError } from "./diagnostics.ts";
+import type { DigestInput, DigestResult } from "./digest/digest.ts";
+import { digestOperation } from "./digest/digest-operation.ts";
 import { appendFeedback, INDEX_VERSION } from "./feedback/feedback-event.ts";
 import {
   FeedbackSession,
@@ -74,6 +78,7 @@ import {
   rebuildMetaOperation,
   writeVaultViews,
 } from "./views/rebuild-meta.ts";
+import { type CronInterval, type CronLineResult, cronLine } from "./watch/cron-line.ts";
 import { indexWrittenPage } from "./writing/index-written-page.ts";
 import { type IngestInput, type IngestResult, ingestStep } from "./writing/ingest.ts";
 import { failureDiagnostic } from "./writing/input.ts";
@@ -105,17 +110,19 @@ export interface VaultSummary {
 
 export interface StatusResult {
   ok: boolean;
-  vault?: VaultSummary & {
-    config: VaultConfig;
-    pages: number;
-    byType: Record<string, number>;
-    byRole: { canonical: number; evidence: number };
-    malformed: number;
-    links: { resolved: number; missing: number; ambiguous: number };
-    index: IndexStatus;
-    /** The newest commit whose message names a page of the vault (`[[id]]`, `wiki: id`). */
-    lastCommit?: LinkedCommit & { page: string };
-  };
+  /** The vault's counts and links, then its overview (freshness, activity, queue, orphans, embeddings). */
+  vault?: VaultSummary &
+    VaultOverview & {
+      config: VaultConfig;
+      pages: number;
+      byType: Record<string, number>;
+      byRole: { canonical: number; evidence: number };
+      malformed: number;
+      links: { resolved: number; missing: number; ambiguous: number };
+      index: IndexStatus;
+      /** The newest commit whose message names a page of the vault (`[[id]]`, `wiki: id`). */
+      lastCommit?: LinkedCommit & { page: string };
+    };
   retrieval: {
     mode: RetrievalMode;
     models: Record<ModelRole, { uri: string; source: string; available: boolean; reason?: string }>;
@@ -187,7 +194,20 @@ export interface WikiService {
     },
   ): Promise<CaptureSourceResult>;
   search(input: { query: string; limit?: number; vault?: VaultSelector }): SearchResult;
-  status(input?: { vault?: VaultSelector }): StatusResult;
+  /**
+   * A vault's pages, links, index and overview. `code: true` also counts
+   * pages stale by code (git runs only after HEAD moved); `now` dates the
+   * week of activity and staleness.
+   */
+  status(input?: { vault?: VaultSelector; now?: Date; code?: boolean }): StatusResult;
+  /**
+   * Writes the digest of the last day or week (sources, pages, lint trend)
+   * to `.llm-wiki/outputs/digest-YYYY-MM-DD.md` (never over an existing
+   * file: `-2`, `-3`… the same day) and logs `digest_generated`.
+   */
+  digest(input?: DigestInput & { vault?: VaultSelector }): DigestResult;
+  /** The crontab line that runs reindex, lint and digest on a schedule; installs nothing. */
+  watchSchedule(input: { interval: CronInterval; vault?: VaultSelector }): CronLineResult;
   /** The up-to-date registry of a vault (incremental refresh). */
   registry(vault: VaultPaths): Registry;
   /** Recalls pages for a query (explicit or automatic policy) through the one retrieval service. */
@@ -782,7 +802,19 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return { ok: true, query, hits: hits.slice(0, limit), diagnostics };
     },
 
-    status({ vault = "active" } = {}) {
+    digest({ vault: selector, ...input } = {}) {
+      const [vault] = resolveVaults(selector ?? "active");
+      return digestOperation(handles, vault, input, missing);
+    },
+
+    watchSchedule({ interval, vault: selector }) {
+      const [vault] = resolveVaults(selector ?? "active");
+      if (!vault || !vaultExists(vault))
+        return { ok: false, installed: false, diagnostics: missing() };
+      return cronLine(vault.root, interval);
+    },
+
+    status({ vault = "active", now = new Date(), code = false } = {}) {
       const [v] = resolveVaults(vault);
       const retrieval = { mode: settings.retrievalMode, models: modelsSummary() };
       if (!v) return { ok: false, retrieval, diagnostics: missing() };
@@ -812,6 +844,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ambiguous: reg.linkProblems.filter((p) => p.status === "ambiguous").length,
         },
         index,
+        ...vaultOverview(v, reg, index, now, code ? staleByCode(handle, v, reg) : undefined),
       };
       if (config.name) summary.name = config.name;
       const linked = lastLinkedCommit(handle, v, reg.pages.keys());

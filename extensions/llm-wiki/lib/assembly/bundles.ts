@@ -157,6 +157,16 @@ function isStale(page: PageMeta | undefined, now: Date): boolean {
   return due !== undefined && "due" in due && now.getTime() >= due.due.getTime();
 }
 
+/**
+ * A page's freshness as recall labels it: superseded by a standing claim →
+ * historical, past its `stale_after` → stale, else current (status counts
+ * pages by it).
+ */
+export function pageFreshness(v: AssemblyVault, id: string, now: Date): AssembledItem["freshness"] {
+  if (successorOf(v, id) !== undefined) return "historical";
+  return isStale(v.pages.get(id), now) ? "stale" : "current";
+}
+
 /** A neighbour of the card over one standing edge, with the relation as the card sees it. */
 interface Neighbour {
   id: string;

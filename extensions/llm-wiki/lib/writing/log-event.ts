@@ -32,6 +32,7 @@ const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
   "retro_recorded",
   "conflict_resolved",
   "page_verified",
+  "digest_generated",
 ]);
 
 export interface LogEventInput {

@@ -1,0 +1,140 @@
+/**
+ * `llm-wiki watch` as a person runs it: a real child process with a real
+ * file watcher keeps the vault's index current (a page written while it
+ * runs becomes recallable without anyone running reindex), a second
+ * watcher on the same vault is refused, and SIGTERM stops it cleanly.
+ * `--cron` only prints the crontab line.
+ */
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { StatusResult } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { CLI, runCli } from "./helpers/cli.ts";
+import { eventually } from "./helpers/pi-session.ts";
+import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+const children: ChildProcessWithoutNullStreams[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  removeTempDirs();
+});
+
+function env(): NodeJS.ProcessEnv {
+  const home = makeTempDir("llm-wiki-watch-home-");
+  return { HOME: home, WIKI_HOME: home };
+}
+
+interface Watcher {
+  child: ChildProcessWithoutNullStreams;
+  out(): string;
+  err(): string;
+  exited: Promise<number | null>;
+}
+
+function startWatch(cwd: string, childEnv: NodeJS.ProcessEnv): Watcher {
+  const child = spawn(process.execPath, [CLI, "watch"], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...childEnv },
+  });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+  return { child, out: () => out, err: () => err, exited };
+}
+
+describe("llm-wiki watch", () => {
+  it("indexes a page written while it runs, refuses a second watcher, stops on SIGTERM", async () => {
+    const vault = makeTempVault({
+      pages: { "concepts/first": pageText({ type: "concept", title: "First" }, "hello\n") },
+    });
+    const childEnv = env();
+    const cli = (args: string[]) => runCli(args, { cwd: vault.root, env: childEnv });
+    const watcher = startWatch(vault.root, childEnv);
+    expect(await eventually(() => watcher.err().includes("watching"), 30_000), watcher.err()).toBe(
+      true,
+    );
+    // Its first run indexed what was there.
+    expect(await eventually(() => watcher.out().includes("1 page(s) indexed"), 30_000)).toBe(true);
+
+    const second = cli(["watch"]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain("another llm-wiki watch already keeps this vault's index");
+    expect(second.stderr).toContain(`process ${watcher.child.pid}`);
+
+    vault.writePage(
+      "concepts/zebra",
+      pageText({ type: "concept", title: "Zebra crossing" }, "quuxfrobnicate striped road\n"),
+    );
+    // Status never indexes: only the watcher can make the index ready with both pages.
+    const indexed = await eventually(() => {
+      const status = JSON.parse(cli(["status", "--json"]).stdout) as StatusResult;
+      return status.vault?.index.state === "ready" && status.vault.index.documents === 2;
+    }, 30_000);
+    expect(indexed, watcher.out() + watcher.err()).toBe(true);
+    const recall = cli(["recall", "quuxfrobnicate", "--json"]);
+    expect(recall.status).toBe(0);
+    expect(JSON.parse(recall.stdout).results[0]?.id).toBe("concepts/zebra");
+
+    watcher.child.kill("SIGTERM");
+    expect(await watcher.exited).toBe(0);
+    expect(watcher.err()).not.toContain("Error");
+    expect(existsSync(join(vault.paths.meta, "watch.lock"))).toBe(false);
+
+    // Once stopped, the vault may be watched again.
+    const again = startWatch(vault.root, childEnv);
+    expect(await eventually(() => again.err().includes("watching"), 30_000)).toBe(true);
+    again.child.kill("SIGINT");
+    expect(await again.exited).toBe(0);
+  });
+
+  it("refuses without a vault", () => {
+    const dir = join(makeTempDir("llm-wiki-watch-none-"), "empty");
+    mkdirSync(dir);
+    const out = runCli(["watch"], { cwd: dir, env: env() });
+    expect(out.status).toBe(1);
+    expect(out.stderr).toContain("llm-wiki init");
+  });
+});
+
+describe("llm-wiki watch --cron", () => {
+  it("prints the crontab line for the full cycle and installs nothing", () => {
+    const root = join(makeTempDir("llm-wiki-watch-cron-"), "it's 100%");
+    mkdirSync(root);
+    makeTempVault({ root });
+    const out = runCli(["watch", "--cron", "weekly", "--json"], { cwd: root, env: env() });
+    expect(out.status, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout) as { line: string; installed: boolean; schedule: string };
+    expect(result.installed).toBe(false);
+    expect(result.schedule).toBe("0 9 * * 1");
+    expect(result.line).toMatch(
+      /^0 9 \* \* 1 \/bin\/bash -lc '.*' >> '.*' 2>&1 # llm-wiki-autoupdate$/,
+    );
+    // What cron hands the shell (`\%` back to `%`), read by a real shell: the
+    // cycle's three commands, each naming the vault as one argument.
+    const word = /^0 9 \* \* 1 \/bin\/bash -lc (.*) >> /.exec(result.line)?.[1] ?? "";
+    const cycle = spawnSync("bash", ["-c", `printf '%s' ${word.replace(/\\%/g, "%")}`], {
+      encoding: "utf8",
+    }).stdout;
+    const args = spawnSync("bash", ["-c", cycle.replace(/llm-wiki /g, "printf '%s\\n' ")], {
+      encoding: "utf8",
+    }).stdout;
+    expect(args.split("\n").filter(Boolean)).toEqual([
+      ...["reindex", "--vault", root],
+      ...["lint", "--vault", root],
+      ...["digest", "--period", "weekly", "--vault", root],
+    ]);
+    const text = runCli(["watch", "--cron", "hourly"], { cwd: root, env: env() });
+    expect(text.stdout).toContain("0 * * * * /bin/bash -lc");
+    expect(text.stdout).toContain("nothing was installed");
+    expect(runCli(["watch", "--cron", "monthly"], { cwd: root, env: env() }).status).toBe(2);
+  });
+});
