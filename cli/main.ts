@@ -46,6 +46,11 @@ import { OKF_HANDLERS, OKF_OPTIONS, OKF_USAGE } from "./okf-command.ts";
 import { printErr, printJson, printOut } from "./output.ts";
 import { createProgress } from "./progress.ts";
 import {
+  REBUILD_META_OPTIONS,
+  REBUILD_META_USAGE,
+  rebuildMetaCommand,
+} from "./rebuild-meta-command.ts";
+import {
   RESOLVE_CONFLICT_OPTIONS,
   RESOLVE_CONFLICT_USAGE,
   resolveConflictCommand,
@@ -69,7 +74,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -102,6 +107,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   },
   ...WRITING_OPTIONS,
   lint: LINT_OPTIONS,
+  "rebuild-meta": REBUILD_META_OPTIONS,
   digest: DIGEST_OPTIONS,
   watch: WATCH_OPTIONS,
   bench: BENCH_OPTIONS,
@@ -127,6 +133,7 @@ type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome
 const HANDLERS: Record<string, Handler> = {
   ...WRITING_HANDLERS,
   lint: lintCommand,
+  "rebuild-meta": rebuildMetaCommand,
   digest: digestCommand,
   watch: watchCommand,
   bench: benchCommand,

@@ -37,6 +37,7 @@ import {
   LogEventParams,
   ObserveParams,
   PrimeParams,
+  RebuildMetaParams,
   RecallFeedbackParams,
   RecallParams,
   RecentParams,
@@ -51,6 +52,7 @@ import {
   VerifyPageParams,
   WatchParams,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
+import { renderRebuildMeta } from "../extensions/llm-wiki/lib/views/render-rebuild-meta.ts";
 import { renderCronLine } from "../extensions/llm-wiki/lib/watch/cron-line.ts";
 import type {
   ReindexInput,
@@ -322,6 +324,19 @@ export const TOOLS: readonly McpTool[] = [
       ...(context.signal ? { signal: context.signal } : {}),
     });
     return { ok: result.ok, result, text: renderCapture(result), diagnostics: result.diagnostics };
+  }),
+
+  // Idempotent: the same vault gives the same bytes, and a second call writes nothing.
+  // After the startup index, so both never queue on the index lock.
+  defineTool("wiki_rebuild_meta", RebuildMetaParams, WRITE, async (service, args, context) => {
+    await context.indexReady();
+    const result = await service.rebuildMeta(args.vault ? { vault: args.vault } : {});
+    return {
+      ok: result.ok,
+      result,
+      text: renderRebuildMeta(result),
+      diagnostics: result.diagnostics,
+    };
   }),
 
   defineTool("wiki_lint", LintParams, WRITE, (service, args) => {

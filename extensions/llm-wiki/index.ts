@@ -22,6 +22,7 @@ import { createInitCommand } from "./pi/init-command.ts";
 import { createLintTool } from "./pi/lint-tool.ts";
 import { createLogEventTool } from "./pi/log-event-tool.ts";
 import { createObserveTool } from "./pi/observe-tool.ts";
+import { createRebuildMetaTool } from "./pi/rebuild-meta-tool.ts";
 import { createFeedbackCapture } from "./pi/recall-feedback-capture.ts";
 import { createRecallFeedbackTool } from "./pi/recall-feedback-tool.ts";
 import { createRecallTool } from "./pi/recall-tool.ts";
@@ -57,6 +58,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createEnsurePageTool(host));
   pi.registerTool(createCaptureTool(host));
   pi.registerTool(createLintTool(host));
+  pi.registerTool(createRebuildMetaTool(host));
   pi.registerTool(createObserveTool(host));
   pi.registerTool(createRetroTool(host));
   pi.registerTool(createLogEventTool(host));

@@ -234,6 +234,8 @@ export const TOOL_DESCRIPTIONS = {
   wiki_ensure_page: "Create a wiki page unless one with the same title exists; never overwrites.",
   wiki_capture_source:
     "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML or JSON file) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next.",
+  wiki_rebuild_meta:
+    "Regenerate the llm-wiki's readable views from its pages and event log: meta/index.md (catalog by type and folder), meta/log.md (activity, newest first), meta/lint-report.md, and in an OKF vault wiki/index.md and wiki/log.md. Brings the search index up to date first; never changes a page, raw/ or the event log, and writes the same bytes for the same vault.",
   wiki_lint:
     "Check the llm-wiki vault: malformed pages, missing or ambiguous links, knowledge gaps, duplicate titles and aliases, contradiction markers, stale pages, orphans and index state, each with its repair. fix: true only creates stub pages for knowledge gaps; it never overwrites or deletes.",
   wiki_observe:
@@ -273,6 +275,11 @@ export const LintParams = Type.Object(
 );
 
 export type LintParamsT = Static<typeof LintParams>;
+
+export const RebuildMetaParams = Type.Object(
+  { vault: Type.Optional(Selector) },
+  { additionalProperties: false },
+);
 
 const ShortList = (description: string) =>
   Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description });
