@@ -822,10 +822,11 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const handle = handles.get(v);
       const reg = handle.refresh();
       const index = handle.index.status(reg);
-      const byType: Record<string, number> = {};
+      // A Map: any type name is accepted (OKF), and "constructor" or "__proto__" must count like any other.
+      const byType = new Map<string, number>();
       const byRole = { canonical: 0, evidence: 0 };
       for (const page of reg.pages.values()) {
-        byType[page.type] = (byType[page.type] ?? 0) + 1;
+        byType.set(page.type, (byType.get(page.type) ?? 0) + 1);
         byRole[page.role] += 1;
       }
       const resolved = [...reg.links.values()].reduce((n, l) => n + l.length, 0);
@@ -835,7 +836,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         root: v.root,
         config,
         pages: reg.pages.size,
-        byType: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => (a < b ? -1 : 1))),
+        byType: Object.fromEntries([...byType].sort(([a], [b]) => (a < b ? -1 : 1))),
         byRole,
         malformed,
         links: {
