@@ -12,11 +12,13 @@ import { PAGE_FOLDERS } from "../vault/paths.ts";
 export const LOCAL_PATH = "<local path>";
 
 /**
- * ASCII punctuation with a meaning somewhere in CommonMark/GFM inline or at
- * a line's start; backslash-escaping each is always valid Markdown and
- * renders as the character itself.
+ * ASCII punctuation with an inline meaning in CommonMark/GFM (emphasis,
+ * code, links, images, tables, strikethrough); backslash-escaping each is
+ * always valid Markdown and renders as the character itself. Line-start
+ * syntax (`#`, `-`, `1.`) needs nothing: a view never starts a line with
+ * page text.
  */
-const MARKDOWN_PUNCTUATION = /[\\`*_[\]{}()#+\-.!|~]/g;
+const MARKDOWN_PUNCTUATION = /[\\`*_[\]()!|~]/g;
 
 /**
  * One line of inert Markdown text: controls and line breaks neutralised,
