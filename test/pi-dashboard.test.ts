@@ -61,8 +61,10 @@ describe("/wiki-dashboard", () => {
   it("q closes it too, and hostile names reach the screen only neutralised", async () => {
     vault.writePage(
       "concepts/evil\u001b]8;;http://x\u0007link\u202e",
-      pageText({ type: "concept", title: "Evil\u001b[2J" }),
+      pageText({ type: "concept", title: JSON.stringify("Evil\u001b[2J") }),
     );
+    // Raw control bytes in front matter make a malformed page: its path reaches the screen as a diagnostic.
+    vault.writePage("concepts/bad\u001b[31m", "---\ntype: concept\ntitle: Bad\u0007\n---\n");
     const screens = recordScreens(100);
     const pi = await fixture.start({ ui: screens.ui });
     screens.keys("q");
@@ -70,7 +72,12 @@ describe("/wiki-dashboard", () => {
     const lines = screens.screens[0]?.lines ?? [];
     expect(lines.length).toBeGreaterThan(5);
     for (const line of lines) expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
-    expect(lines.join("\n")).toContain("orphans 2 page(s)");
+    const text = lines.join("\n");
+    expect(text).toContain(
+      "orphans 2 page(s) nothing links to (concepts/backpressure, concepts/evil",
+    );
+    expect(text).toContain("1 malformed");
+    expect(text).toMatch(/error: wiki\/concepts\/bad.*\.md: frontmatter is not valid YAML/);
   });
 });
 
