@@ -21,6 +21,7 @@ import {
   captureSource,
 } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
 import type { SourceManifest } from "../extensions/llm-wiki/lib/capture/packet.ts";
+import { countTotal, redactSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
 import { DEFAULT_SETTINGS, type WikiSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { pageMeta, parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -159,14 +160,19 @@ function randomTitle(words = 3): string {
 
 /**
  * Corpus secrets that fit on one printable ASCII line (what a PDF line in
- * the standard font and an XML text node carry as is), `count` at random.
+ * the standard font and an XML text node carry as is), `count` at random;
+ * the first is one the redactor knows without its context.
  */
 function someSecrets(count: number): { cases: SecretCase[]; note: string } {
   const seed = randomInt(0, 2 ** 31);
   const fitting = secretCorpus(seed).filter(
     (c) => /^[\x20-\x7e]{1,160}$/.test(c.text) && !/[<>&]/.test(c.text) && c.pieces === undefined,
   );
-  const cases: SecretCase[] = [];
+  // First a secret recognisable on its own (no key beside it): some specs hide it in a bare value.
+  const bare = fitting.filter((c) => countTotal(redactSecrets(c.secret).counts) > 0);
+  const first = bare[randomInt(bare.length)] as SecretCase;
+  fitting.splice(fitting.indexOf(first), 1);
+  const cases: SecretCase[] = [first];
   while (cases.length < count && fitting.length > 0) {
     cases.push(...fitting.splice(randomInt(fitting.length), 1));
   }
@@ -527,6 +533,47 @@ describe("capture: XML", () => {
       expect(codes(result)).toContain("capture_redacted");
     }
     expect(leaksUnder(p.vault.paths.dir, cases), note).toEqual([]);
+  });
+});
+
+describe("capture: secrets known only by their name", () => {
+  /** A password shaped like a person's: only the key beside it says it is one. */
+  const password = () => `${randomWord(5, 8)}!${randomInt(1000, 9999)}${randomWord(4, 6)}Q`;
+
+  it("redacts <password>…</password> and an escaped JSON password, and keeps no original that holds them", async () => {
+    const { vault, service } = project();
+    const [inXml, inAttr, inJson] = [password(), password(), password()];
+    const word = randomWord();
+    writeFileSync(
+      join(vault.root, "settings.xml"),
+      `<settings><user>${word}</user><password>${inXml}</password><db secret="${inAttr}"/></settings>`,
+    );
+    // `\u0070assword`: the key is escaped too, so the original's text scan cannot see it.
+    const escapedKey = "\\u0070assword";
+    writeFileSync(
+      join(vault.root, "settings.json"),
+      `{"user": "${word}", "${escapedKey}": "\\u00${inJson.charCodeAt(0).toString(16)}${inJson.slice(1)}"}`,
+    );
+    for (const [file, leaked] of [
+      ["settings.xml", [inXml, inAttr]],
+      ["settings.json", [inJson]],
+    ] as const) {
+      const result = await service.captureSource({ file });
+      expect(result.ok, file).toBe(true);
+      expect(codes(result), file).toEqual(["capture_original_withheld", "capture_redacted"]);
+      const id = result.id ?? "";
+      expect(readdirSync(packetDir(vault, id)).sort()).toEqual(["manifest.json", "source.md"]);
+      expect(manifestOf(vault, id).original_withheld).toBe("secrets");
+      const source = packetFile(vault, id, "source.md");
+      expect(source).toContain(word);
+      expect(source).toContain("[REDACTED:");
+      for (const secret of leaked) expect(source, file).not.toContain(secret);
+    }
+    const everything = readdirSync(vault.paths.dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
+      .join("\n");
+    for (const secret of [inXml, inAttr, inJson]) expect(everything).not.toContain(secret);
   });
 });
 

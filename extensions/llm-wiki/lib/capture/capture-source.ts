@@ -283,13 +283,27 @@ async function convert(
   const original = redactSecrets(text);
   const extraction = await toMarkdown(original.text, format);
   const markdown = redactSecrets(extraction.markdown);
+  // Whatever the converted text or the keyed scan still finds, the scan of the
+  // original missed (an escape, a key's context): the original holds it.
+  const unseen = extraction.redactions ?? {};
+  const withheld = countTotal(sumCounts(unseen, markdown.counts)) > 0 && source.kind !== "text";
+  if (withheld) {
+    extraction.diagnostics = [
+      ...(extraction.diagnostics ?? []),
+      diagnostic(
+        "capture_original_withheld",
+        "warning",
+        "a secret showed only once the document was read (behind an escape or beside its key), so the original still holds it: the original was not kept, only the redacted Markdown",
+      ),
+    ];
+  }
   return {
     format,
     extraction,
     markdown,
     originalText: original.text,
-    original: original.text,
-    counts: sumCounts(original.counts, markdown.counts),
+    ...(withheld ? {} : { original: original.text }),
+    counts: sumCounts(original.counts, unseen, markdown.counts),
   };
 }
 

@@ -8,6 +8,7 @@
 import { extname } from "node:path";
 import { TextDecoder } from "node:util";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import type { RedactionCounts } from "../safety/redact.ts";
 import { jsonToMarkdown } from "./json-markdown.ts";
 import { xmlToMarkdown } from "./xml-markdown.ts";
 
@@ -23,6 +24,12 @@ export interface Extraction {
   title?: string;
   /** What the conversion could not do as usual (a fallback, a DTD not processed). */
   diagnostics?: Diagnostic[];
+  /**
+   * Secrets the converter found that the scan of the original text did not
+   * (seen only beside their key, or behind an escape): the original still
+   * holds them, so it must not be kept.
+   */
+  redactions?: RedactionCounts;
 }
 
 /** Media type per format, for sources that did not name one. */

@@ -6,8 +6,10 @@
  * fallback says why in a diagnostic.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import type { RedactionCounts } from "../safety/redact.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 import { fenced } from "./fence.ts";
+import { type KeyedValue, redactKeyed } from "./keyed-redaction.ts";
 
 /** Deepest nesting rendered as lists; deeper documents become a code block. */
 export const JSON_LIST_DEPTH = 16;
@@ -25,6 +27,8 @@ export interface JsonMarkdown {
   extractor: "json-markdown" | "json-pretty" | "json-fence";
   title?: string;
   diagnostics: Diagnostic[];
+  /** Secrets found only with their key (or behind an escape): the original still holds them. */
+  redactions?: RedactionCounts;
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -64,6 +68,44 @@ function countNodes(value: Json, limit: number): number {
 
 function isContainer(value: Json): value is Json[] | { [key: string]: Json } {
   return value !== null && typeof value === "object";
+}
+
+/**
+ * Redacts every string value in place, scanned beside its key (the nearest
+ * one for an item of a list). Iterative, like the node count.
+ */
+function redactTree(root: Json): RedactionCounts {
+  const pairs: KeyedValue[] = [];
+  const setters: Array<(value: string) => void> = [];
+  const stack: Array<[Json, string]> = [[root, ""]];
+  while (stack.length > 0) {
+    const [node, key] = stack.pop() as [Json, string];
+    if (Array.isArray(node)) {
+      node.forEach((child, i) => {
+        if (typeof child === "string") {
+          pairs.push({ key, value: child });
+          setters.push((value) => {
+            node[i] = value;
+          });
+        } else if (isContainer(child)) stack.push([child, key]);
+      });
+    } else if (isContainer(node)) {
+      for (const [name, child] of Object.entries(node)) {
+        if (typeof child === "string") {
+          pairs.push({ key: name, value: child });
+          // defineProperty: a key named `__proto__` is an own property here, not the prototype.
+          setters.push((value) => {
+            Object.defineProperty(node, name, { value, enumerable: true, writable: true });
+          });
+        } else if (isContainer(child)) stack.push([child, name]);
+      }
+    }
+  }
+  const { values, counts } = redactKeyed(pairs);
+  values.forEach((value, i) => {
+    if (value !== pairs[i]?.value) setters[i]?.(value);
+  });
+  return counts;
 }
 
 /** A scalar as list text: strings as they read (controls neutralised), the rest as JSON. */
@@ -178,6 +220,8 @@ export function jsonToMarkdown(text: string): JsonMarkdown {
       ],
     };
   }
+  const redactions = redactTree(value);
+  const found = Object.keys(redactions).length > 0 ? { redactions } : {};
   const name = recordName(value);
   const title = name === undefined ? {} : { title: name };
   const nodes = countNodes(value, JSON_LIST_NODES);
@@ -190,6 +234,7 @@ export function jsonToMarkdown(text: string): JsonMarkdown {
       markdown: fenced(neutraliseText(JSON.stringify(value, null, 2)), "json"),
       extractor: "json-pretty",
       ...title,
+      ...found,
       diagnostics: [
         diagnostic(
           "capture_json_as_block",
@@ -199,5 +244,11 @@ export function jsonToMarkdown(text: string): JsonMarkdown {
       ],
     };
   }
-  return { markdown: renderDocument(value), extractor: "json-markdown", ...title, diagnostics: [] };
+  return {
+    markdown: renderDocument(value),
+    extractor: "json-markdown",
+    ...title,
+    ...found,
+    diagnostics: [],
+  };
 }

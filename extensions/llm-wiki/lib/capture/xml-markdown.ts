@@ -13,8 +13,10 @@
  */
 import { SaxesParser } from "saxes";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import type { RedactionCounts } from "../safety/redact.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 import { fenced } from "./fence.ts";
+import { type KeyedValue, redactKeyed } from "./keyed-redaction.ts";
 
 /** Deepest element nesting rendered; deeper documents are kept as written. */
 export const XML_MAX_DEPTH = 64;
@@ -29,12 +31,16 @@ export interface XmlMarkdown {
   extractor: "xml-markdown" | "xml-fence";
   title?: string;
   diagnostics: Diagnostic[];
+  /** Secrets found only beside their element or attribute name: the original still holds them. */
+  redactions?: RedactionCounts;
 }
 
 interface XmlElement {
   name: string;
   attributes: Array<[string, string]>;
   children: Array<XmlElement | string>;
+  /** A leaf's text once redacted (set before rendering). */
+  text?: string;
 }
 
 /** Thrown from a parser handler to stop at a bound. */
@@ -116,6 +122,7 @@ function paragraphs(text: string): string[] {
 }
 
 function textOf(element: XmlElement): string {
+  if (element.text !== undefined) return element.text;
   return element.children.map((c) => (typeof c === "string" ? c : ` ${textOf(c)} `)).join("");
 }
 
@@ -171,6 +178,36 @@ function renderSection(element: XmlElement, level: number, out: string[]): void 
   if (listed) out.push("");
 }
 
+/**
+ * Redacts each leaf's text beside its element's name and each attribute
+ * beside its own (`<password>…</password>` is a secret only by its name).
+ */
+function redactTree(root: XmlElement): RedactionCounts {
+  const pairs: KeyedValue[] = [];
+  const setters: Array<(value: string) => void> = [];
+  const stack: XmlElement[] = [root];
+  while (stack.length > 0) {
+    const element = stack.pop() as XmlElement;
+    element.attributes.forEach(([name, value], i) => {
+      pairs.push({ key: name, value });
+      setters.push((redacted) => {
+        element.attributes[i] = [name, redacted];
+      });
+    });
+    if (isLeaf(element)) {
+      pairs.push({ key: element.name, value: textOf(element) });
+      setters.push((redacted) => {
+        element.text = redacted;
+      });
+    } else stack.push(...elementChildren(element));
+  }
+  const { values, counts } = redactKeyed(pairs);
+  values.forEach((value, i) => {
+    if (value !== pairs[i]?.value) setters[i]?.(value);
+  });
+  return counts;
+}
+
 /** The text of the first `title` element near the top (RSS, Atom, DocBook and the like). */
 function findTitle(root: XmlElement): string | undefined {
   const queue: Array<[XmlElement, number]> = [[root, 0]];
@@ -222,6 +259,7 @@ export function xmlToMarkdown(text: string): XmlMarkdown {
       ),
     );
   }
+  const redactions = redactTree(parsed.root);
   const out: string[] = [];
   renderSection(parsed.root, 1, out);
   const title = findTitle(parsed.root);
@@ -232,6 +270,7 @@ export function xmlToMarkdown(text: string): XmlMarkdown {
       .trimEnd()}\n`,
     extractor: "xml-markdown",
     ...(title === undefined ? {} : { title }),
+    ...(Object.keys(redactions).length > 0 ? { redactions } : {}),
     diagnostics,
   };
 }
