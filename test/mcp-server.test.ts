@@ -165,6 +165,7 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_log_event",
       "wiki_ingest",
       "wiki_capture_source",
+      "wiki_rebuild_meta",
       "wiki_lint",
       "wiki_resolve_conflict",
       "wiki_verify_page",
