@@ -172,25 +172,29 @@ describe("hostile or broken input never fails the prompt", () => {
     ],
   ];
 
-  it("exits 0 with nothing or a fenced block on stdout, never a control byte, and a reason on stderr", () => {
-    for (const [name, input] of cases()) {
-      for (const kind of ["user-prompt", "session-start"]) {
-        const run = hook([kind], input);
-        expect(run.status, `${kind}: ${name}`).toBe(0);
-        expect(CONTROL.test(run.stdout), `${kind}: ${name} (stdout)`).toBe(false);
-        expect(CONTROL.test(run.stderr), `${kind}: ${name} (stderr)`).toBe(false);
-        if (run.stdout !== "") {
-          expect(run.stdout.startsWith("<wiki-recall"), `${kind}: ${name}`).toBe(true);
-          expect(run.stdout.match(/<\/wiki-recall>/g)?.length, `${kind}: ${name}`).toBe(1);
-        } else if (name !== "a huge prompt" && kind === "user-prompt") {
-          expect(
-            run.stderr.split("\n").filter(Boolean).length,
-            `${kind}: ${name}`,
-          ).toBeLessThanOrEqual(2);
+  // One test per hook: each spawns a CLI per case, and a loaded machine runs them slowly.
+  it.each(["user-prompt", "session-start"])(
+    "%s exits 0 with nothing or a fenced block on stdout, never a control byte, and a reason on stderr",
+    (kind) => {
+      for (const [name, input] of cases()) {
+        {
+          const run = hook([kind], input);
+          expect(run.status, `${kind}: ${name}`).toBe(0);
+          expect(CONTROL.test(run.stdout), `${kind}: ${name} (stdout)`).toBe(false);
+          expect(CONTROL.test(run.stderr), `${kind}: ${name} (stderr)`).toBe(false);
+          if (run.stdout !== "") {
+            expect(run.stdout.startsWith("<wiki-recall"), `${kind}: ${name}`).toBe(true);
+            expect(run.stdout.match(/<\/wiki-recall>/g)?.length, `${kind}: ${name}`).toBe(1);
+          } else if (name !== "a huge prompt" && kind === "user-prompt") {
+            expect(
+              run.stderr.split("\n").filter(Boolean).length,
+              `${kind}: ${name}`,
+            ).toBeLessThanOrEqual(2);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it("answers an unknown hook or option with exit 0 and a reason", () => {
     for (const args of [["pre-tool-use"], ["user-prompt", "--shell"], []]) {
@@ -210,6 +214,11 @@ describe("parity with Pi", () => {
     makeRepo(pi.dirs.project, BRANCH, SUBJECTS);
     await serviceFor(pi.dirs.project).reindex({});
     await closeServices();
+    // The same vault state for both: Pi's implicit feedback (pages shown) would move the hook's ranking.
+    writeFileSync(
+      join(pi.dirs.agentDir, "settings.json"),
+      JSON.stringify({ "llm-wiki": { recallFeedback: false } }),
+    );
     const session = await pi.start();
     session.script("ok", "ok");
     await session.session.prompt(UNRELATED);
