@@ -1,15 +1,11 @@
 /**
  * `llm-wiki export --okf DIR [--with-raw]` and `llm-wiki import --okf DIR
  * [--apply] [--with-raw]`: OKF v0.2 bundles out of and into the vault.
- * DIR is read against the working directory here, so the service sees an
- * absolute path.
+ * The user names DIR here, so any folder goes (a model's tools keep it in
+ * the project: see okf-confine.ts); the service reads it against the
+ * working directory.
  */
-import { resolve } from "node:path";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
-import {
-  okfExportOperation,
-  okfImportOperation,
-} from "../extensions/llm-wiki/lib/okf/okf-operations.ts";
 import { renderOkfExport, renderOkfImport } from "../extensions/llm-wiki/lib/okf/okf-render.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { type OptionSpec, type Parsed, UsageError } from "./args.ts";
@@ -38,7 +34,7 @@ function bundleDir(args: Parsed, command: string): string {
     throw new UsageError(`${command} needs --okf DIR (the only bundle format)`);
   }
   if (args.positionals.length > 0) throw new UsageError(`${command} takes no positional arguments`);
-  return resolve(process.cwd(), dir);
+  return dir;
 }
 
 /** The `export` and `import` handlers. */
@@ -47,7 +43,7 @@ export const OKF_HANDLERS: Record<
   (service: WikiService, args: Parsed) => Promise<Outcome> | Outcome
 > = {
   export(service, args) {
-    const result = okfExportOperation(service, {
+    const result = service.okfExport({
       dir: bundleDir(args, "export"),
       withRaw: args.values["with-raw"] === true,
     });
@@ -59,7 +55,7 @@ export const OKF_HANDLERS: Record<
     };
   },
   async import(service, args) {
-    const result = await okfImportOperation(service, {
+    const result = await service.okfImport({
       dir: bundleDir(args, "import"),
       apply: args.values.apply === true,
       withRaw: args.values["with-raw"] === true,

@@ -7,6 +7,7 @@ import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import type { FeedbackSession } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
+import { renderOkfExport, renderOkfImport } from "../extensions/llm-wiki/lib/okf/okf-render.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import {
@@ -36,6 +37,8 @@ import {
   LintParams,
   LogEventParams,
   ObserveParams,
+  OkfExportParams,
+  OkfImportParams,
   PrimeParams,
   RebuildMetaParams,
   RecallFeedbackParams,
@@ -118,6 +121,8 @@ const WRITE: ToolHints = {
 };
 /** Adds a record each call (an observation, a log line): calling twice is not calling once. */
 const APPEND: ToolHints = { ...WRITE, idempotentHint: false };
+/** Replaces what a previous call wrote outside the vault (an OKF export's own files). */
+const REPLACE: ToolHints = { ...WRITE, destructiveHint: true };
 
 function defineTool<S extends TSchema>(
   name: ToolName,
@@ -406,5 +411,41 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.vault ? { vault: args.vault } : {}),
     });
     return { ok: result.ok, result, text: renderCronLine(result), diagnostics: result.diagnostics };
+  }),
+
+  // The model names the folder, so it stays in the project (`confined`); the
+  // same vault exports the same bytes, replacing only the previous export's files.
+  defineTool("wiki_okf_export", OkfExportParams, REPLACE, (service, args) => {
+    const result = service.okfExport({
+      dir: args.dir,
+      confined: true,
+      ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
+      ...(args.vault ? { vault: args.vault } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderOkfExport(result),
+      diagnostics: result.diagnostics,
+    };
+  }),
+
+  // A dry run unless `apply`; applying again creates nothing (identical pages are skipped).
+  // After the startup index, so the created pages are indexed as in Pi.
+  defineTool("wiki_okf_import", OkfImportParams, WRITE, async (service, args, context) => {
+    await context.indexReady();
+    const result = await service.okfImport({
+      dir: args.dir,
+      confined: true,
+      apply: args.apply === true,
+      ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
+      ...(args.vault ? { vault: args.vault } : {}),
+    });
+    return {
+      ok: result.ok,
+      result,
+      text: renderOkfImport(result, "apply: true"),
+      diagnostics: result.diagnostics,
+    };
   }),
 ];

@@ -171,6 +171,8 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_verify_page",
       "wiki_recall_feedback",
       "wiki_watch",
+      "wiki_okf_export",
+      "wiki_okf_import",
     ]);
     for (const tool of tools) {
       expect(tool.description).toBe(TOOL_DESCRIPTIONS[tool.name as keyof typeof TOOL_DESCRIPTIONS]);

@@ -22,6 +22,8 @@ import { createInitCommand } from "./pi/init-command.ts";
 import { createLintTool } from "./pi/lint-tool.ts";
 import { createLogEventTool } from "./pi/log-event-tool.ts";
 import { createObserveTool } from "./pi/observe-tool.ts";
+import { createOkfExportTool } from "./pi/okf-export-tool.ts";
+import { createOkfImportTool } from "./pi/okf-import-tool.ts";
 import { createRebuildMetaTool } from "./pi/rebuild-meta-tool.ts";
 import { createFeedbackCapture } from "./pi/recall-feedback-capture.ts";
 import { createRecallFeedbackTool } from "./pi/recall-feedback-tool.ts";
@@ -67,6 +69,8 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createResolveConflictTool(host));
   pi.registerTool(createRecallFeedbackTool(host));
   pi.registerTool(createWatchTool(host));
+  pi.registerTool(createOkfExportTool(host));
+  pi.registerTool(createOkfImportTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
   const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
     pi.sendUserMessage(content, options);

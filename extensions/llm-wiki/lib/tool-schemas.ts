@@ -252,6 +252,10 @@ export const TOOL_DESCRIPTIONS = {
     "Record the user's explicit judgment of a page that a recall showed in this session (automatic recall, priming or wiki_recall): relevant, irrelevant, or corrected with the user's correction (what was wrong, what holds instead), which is saved as an observation page under wiki/sources/ linking the page; the page itself is never edited. Only for a page recall showed in this session, and only when the user stated the judgment explicitly: never on your own guess. Other pages are refused.",
   wiki_watch:
     "Print a crontab line that runs the llm-wiki's full cycle (reindex, lint, digest) daily, weekly or hourly. Installs nothing: show the line to the user verbatim for them to add with crontab -e, and never claim the schedule is active.",
+  wiki_okf_export:
+    "Export the llm-wiki's pages as an Open Knowledge Format (OKF v0.2) bundle: each page byte for byte at its concept path (secrets redacted), generated index.md files, nothing from meta/; raw source packets only with with_raw. dir must lie inside the project (the project's folder or the working directory) and be missing, empty or a previous export; anything else is refused and left as it was. Only when the user asked for an export.",
+  wiki_okf_import:
+    "Review an Open Knowledge Format (OKF v0.2) bundle against the llm-wiki: by default a dry run that writes nothing and lists what would be created, what is identical and each conflict. Show the review to the user; only when they agree, call again with apply: true, which creates the new pages only (never overwriting one), logs okf_import and indexes them. dir must lie inside the project (the project's folder or the working directory).",
   wiki_ingest:
     "Ingest a captured source into the llm-wiki: returns the text of a skeleton source (the oldest waiting, or the one named) in numbered parts of about 12,000 characters, with the page schema, for you to write pages from with wiki_ensure_page. Ask for the next part with part; when the pages are written, mark the source with mark_ingested: true.",
 } as const;
@@ -480,3 +484,44 @@ export const RecallFeedbackParams = Type.Object(
 );
 
 export type RecallFeedbackParamsT = Static<typeof RecallFeedbackParams>;
+
+/** A bundle folder a model names: the hosts keep it inside the project (okf-confine.ts). */
+const BundleDir = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 4_096, description });
+
+const OkfVault = Type.Union([Type.Literal("project"), Type.Literal("personal")], {
+  description: "The vault; default the active one",
+});
+
+export const OkfExportParams = Type.Object(
+  {
+    dir: BundleDir(
+      "The bundle folder, relative to the working directory; inside the project, and missing, empty or a previous export",
+    ),
+    with_raw: Type.Optional(
+      Type.Boolean({ description: "Also carry the raw source packets (hidden .llm-wiki-raw/)" }),
+    ),
+    vault: Type.Optional(OkfVault),
+  },
+  { additionalProperties: false },
+);
+
+export const OkfImportParams = Type.Object(
+  {
+    dir: BundleDir("The bundle folder, relative to the working directory; inside the project"),
+    apply: Type.Optional(
+      Type.Boolean({
+        description:
+          "Create the reviewed pages (never overwriting one); only after the user agreed to the dry run's review. Default false: a dry run",
+      }),
+    ),
+    with_raw: Type.Optional(
+      Type.Boolean({ description: "Also restore the bundle's raw source packets (create-only)" }),
+    ),
+    vault: Type.Optional(OkfVault),
+  },
+  { additionalProperties: false },
+);
+
+export type OkfExportParamsT = Static<typeof OkfExportParams>;
+export type OkfImportParamsT = Static<typeof OkfImportParams>;

@@ -4,7 +4,7 @@
  * result, so the three hosts cannot drift apart.
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   type CaptureSourceInput,
   type CaptureSourceResult,
@@ -30,6 +30,10 @@ import { type ModelRole, resolveModels } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
 import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
 import type { LintResult } from "./lint/types.ts";
+import { okfModelRoots } from "./okf/okf-confine.ts";
+import type { OkfExportInput, OkfExportResult } from "./okf/okf-export.ts";
+import type { OkfImportInput, OkfImportResult } from "./okf/okf-import.ts";
+import { okfExportOperation, okfImportOperation } from "./okf/okf-operations.ts";
 import { readGitContext } from "./priming/git-context.ts";
 import {
   type GitPrefetch,
@@ -307,6 +311,22 @@ export interface WikiService {
    * bringing its index up to date; pages, raw/ and events are only read.
    */
   rebuildMeta(input?: RebuildMetaInput): Promise<RebuildMetaResult>;
+  /**
+   * Writes the selected vault's pages as an OKF v0.2 bundle in `dir`
+   * (relative to the working directory; missing, empty or a previous
+   * export). `confined` — a model named `dir` (Pi, MCP) — keeps it inside
+   * the project, symlinks resolved (`okf_dir_outside`, see okf-confine.ts).
+   */
+  okfExport(input: OkfExportInput & { vault?: VaultSelector; confined?: boolean }): OkfExportResult;
+  /**
+   * Reviews an OKF bundle in `dir` against the selected vault (a dry run
+   * writing nothing), or with `apply` creates what is new (never
+   * overwriting), logs `okf_import` and indexes it. `confined` as for
+   * `okfExport`.
+   */
+  okfImport(
+    input: OkfImportInput & { vault?: VaultSelector; confined?: boolean },
+  ): Promise<OkfImportResult>;
   close(): Promise<void>;
 }
 
@@ -368,6 +388,14 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   let prefetch: (GitPrefetch & { at: number }) | undefined;
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
+
+  /** A bundle folder made absolute; one a model named (`confined`) must stay in the project. */
+  const okfPlacement = (dir: string, confined: boolean | undefined) => {
+    const abs = resolve(options.cwd, dir);
+    if (!confined) return { dir: abs };
+    const project = resolveVaults("project").find((v) => v.kind === "project");
+    return { dir: abs, roots: okfModelRoots(project?.root, options.cwd, env.HOME) };
+  };
 
   /**
    * Runs a write on the selected vault (default: the active one): no vault,
@@ -763,6 +791,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       let waiting = 0;
       for (const { paths, registry: reg } of read) waiting += undistilled(paths, reg).length;
       return { ok: true, skills: listSkills(read), undistilled: waiting, diagnostics: [] };
+    },
+
+    okfExport({ vault, confined, dir, ...input }) {
+      return okfExportOperation(
+        { resolveVaults, handles, missing },
+        { ...input, ...okfPlacement(dir, confined), ...(vault ? { vault } : {}) },
+      );
+    },
+
+    okfImport({ vault, confined, dir, ...input }) {
+      return okfImportOperation(
+        { resolveVaults, handles, missing },
+        { ...input, ...okfPlacement(dir, confined), ...(vault ? { vault } : {}) },
+      );
     },
 
     async verifyPage({ vault: selector, ...input }) {

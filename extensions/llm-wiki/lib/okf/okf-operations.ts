@@ -1,17 +1,30 @@
 /**
- * The OKF operations as every host calls them: the vault chosen like any
- * other operation's (`active` by default), a missing vault and any failure
- * turned into diagnostics, never an exception.
+ * The OKF operations as the service runs them for every host: the vault
+ * chosen like any other operation's (`active` by default), a bundle folder a
+ * model chose confined to `roots` (see okf-confine.ts), a missing vault and
+ * any failure turned into diagnostics, never an exception.
  */
 import type { Diagnostic } from "../diagnostics.ts";
-import { vaultExists } from "../vault/paths.ts";
-import { noVaultDiagnostic, type VaultSelector, type WikiService } from "../wiki-service.ts";
+import { type VaultPaths, vaultExists } from "../vault/paths.ts";
+import type { VaultHandles } from "../vault-handles.ts";
+import type { VaultSelector } from "../wiki-service.ts";
 import { failureDiagnostic } from "../writing/input.ts";
+import { okfDirOutside } from "./okf-confine.ts";
 import { exportOkf, type OkfExportInput, type OkfExportResult } from "./okf-export.ts";
 import { importOkf, type OkfImportInput, type OkfImportResult } from "./okf-import.ts";
 
-function noVault(): Diagnostic[] {
-  return [noVaultDiagnostic()];
+/** What an OKF operation needs of the service (a narrow view: no import cycle). */
+export interface OkfHost {
+  resolveVaults(selector?: VaultSelector): VaultPaths[];
+  readonly handles: VaultHandles;
+  /** The diagnostics of "no vault here" in the service's words. */
+  missing(): Diagnostic[];
+}
+
+/** Which vault, and where the bundle may be: inside `roots` (a model chose `dir`), or anywhere when absent (the user did). */
+export interface OkfPlacement {
+  vault?: VaultSelector;
+  roots?: readonly string[];
 }
 
 const failedExport = (diagnostics: Diagnostic[]): OkfExportResult => ({
@@ -35,29 +48,33 @@ const failedImport = (diagnostics: Diagnostic[]): OkfImportResult => ({
   diagnostics,
 });
 
-/** Exports the selected vault as an OKF v0.2 bundle (see okf-export.ts). */
+/** Exports the selected vault as an OKF v0.2 bundle (see okf-export.ts); `input.dir` is absolute. */
 export function okfExportOperation(
-  service: WikiService,
-  input: OkfExportInput & { vault?: VaultSelector },
+  host: OkfHost,
+  { vault: selector, roots, ...input }: OkfExportInput & OkfPlacement,
 ): OkfExportResult {
-  const [vault] = service.resolveVaults(input.vault ?? "active");
-  if (!vault || !vaultExists(vault)) return failedExport(noVault());
+  const [vault] = host.resolveVaults(selector ?? "active");
+  if (!vault || !vaultExists(vault)) return failedExport(host.missing());
+  const outside = roots && okfDirOutside(input.dir, roots, "export");
+  if (outside) return failedExport([outside]);
   try {
-    return exportOkf(service.handles.get(vault), input);
+    return exportOkf(host.handles.get(vault), input);
   } catch (error) {
     return failedExport([failureDiagnostic(error)]);
   }
 }
 
-/** Reviews (and with `apply`, imports) an OKF bundle into the selected vault (see okf-import.ts). */
+/** Reviews (and with `apply`, imports) an OKF bundle into the selected vault (see okf-import.ts); `input.dir` is absolute. */
 export async function okfImportOperation(
-  service: WikiService,
-  input: OkfImportInput & { vault?: VaultSelector },
+  host: OkfHost,
+  { vault: selector, roots, ...input }: OkfImportInput & OkfPlacement,
 ): Promise<OkfImportResult> {
-  const [vault] = service.resolveVaults(input.vault ?? "active");
-  if (!vault || !vaultExists(vault)) return failedImport(noVault());
+  const [vault] = host.resolveVaults(selector ?? "active");
+  if (!vault || !vaultExists(vault)) return failedImport(host.missing());
+  const outside = roots && okfDirOutside(input.dir, roots, "import");
+  if (outside) return failedImport([outside]);
   try {
-    return await importOkf(service.handles.get(vault), input);
+    return await importOkf(host.handles.get(vault), input);
   } catch (error) {
     return failedImport([failureDiagnostic(error)]);
   }

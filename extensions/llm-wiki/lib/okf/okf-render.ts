@@ -33,8 +33,13 @@ export function renderOkfExport(r: OkfExportResult): string {
   return lines.join("\n");
 }
 
-/** The text of an OKF import review (dry run) or apply. */
-export function renderOkfImport(r: OkfImportResult): string {
+/**
+ * The text of an OKF import review (dry run) or apply; `applyWith` is how
+ * this host asks to apply (`--apply` on the command line, `apply: true` for a tool).
+ */
+export function renderOkfImport(r: OkfImportResult, applyWith = "--apply"): string {
+  // Refused before the bundle was read (no vault, a folder outside the project).
+  if (!r.ok && r.dir === undefined) return "OKF import: nothing read, nothing written";
   const head = r.applied
     ? `OKF import applied from ${neutraliseLine(r.dir ?? "")}`
     : `OKF import review of ${neutraliseLine(r.dir ?? "")} (dry run: nothing written)`;
@@ -50,6 +55,6 @@ export function renderOkfImport(r: OkfImportResult): string {
   if (r.creates.length + r.identical.length + r.conflicts.length + r.rejected.length === 0) {
     lines.push("no concept documents found");
   }
-  if (!r.applied && r.creates.length > 0) lines.push("run again with --apply to create them");
+  if (!r.applied && r.creates.length > 0) lines.push(`run again with ${applyWith} to create them`);
   return lines.join("\n");
 }
