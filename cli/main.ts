@@ -55,6 +55,8 @@ import {
   RESOLVE_CONFLICT_USAGE,
   resolveConflictCommand,
 } from "./resolve-conflict-command.ts";
+import { SKILLS_OPTIONS, SKILLS_USAGE, skillsCommand } from "./skills-command.ts";
+import { TRAJECTORY_OPTIONS, TRAJECTORY_USAGE, trajectoryCommand } from "./trajectory-command.ts";
 import { VERIFY_OPTIONS, VERIFY_USAGE, verifyCommand } from "./verify-command.ts";
 import { WATCH_OPTIONS, WATCH_USAGE, watchCommand } from "./watch-command.ts";
 import { WRITING_HANDLERS, WRITING_OPTIONS, WRITING_USAGE } from "./writing-commands.ts";
@@ -74,7 +76,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -115,6 +117,8 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   "resolve-conflict": RESOLVE_CONFLICT_OPTIONS,
   verify: VERIFY_OPTIONS,
   ...OKF_OPTIONS,
+  trajectory: TRAJECTORY_OPTIONS,
+  skills: SKILLS_OPTIONS,
   feedback: FEEDBACK_OPTIONS,
   models: MODELS_OPTIONS,
 };
@@ -141,6 +145,8 @@ const HANDLERS: Record<string, Handler> = {
   "resolve-conflict": resolveConflictCommand,
   verify: verifyCommand,
   ...OKF_HANDLERS,
+  trajectory: trajectoryCommand,
+  skills: skillsCommand,
   feedback: feedbackCommand,
   models: modelsCommand,
   init(service, { values }) {
