@@ -51,7 +51,11 @@ async function start(
   return { client, vault };
 }
 
-async function call(client: Client, name: string, args: object): Promise<CallToolResult> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 

@@ -213,10 +213,12 @@ describe("wiki_rebuild_meta in every host", () => {
       (second as unknown as RebuildMetaResult).vaults[0],
     );
     expect(textOf(results[0] ?? never())).toContain("meta/index.md");
-    expect((status?.vault as { pages: number; malformed: number }).pages).toBe(3);
-    expect((status?.vault as { pages: number; malformed: number }).malformed).toBe(0);
+    expect((status?.vault as { pages: number; malformed: number } | undefined)?.pages).toBe(3);
+    expect((status?.vault as { pages: number; malformed: number } | undefined)?.malformed).toBe(0);
     // The vault's name is only in wiki/index.md's heading: no page answers it.
-    expect((recall?.results as Array<{ id: string }>).map((r) => r.id)).not.toContain("index");
+    expect(((recall?.results ?? []) as Array<{ id: string }>).map((r) => r.id)).not.toContain(
+      "index",
+    );
     checkViews(root, f);
   });
 

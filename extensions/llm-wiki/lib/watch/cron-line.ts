@@ -45,6 +45,7 @@ function shellWord(text: string): string {
  */
 export function cronLine(root: string, interval: CronInterval): CronLineResult {
   // A line break would end the crontab entry; cron reads `%` as one.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
   if (/[\u0000-\u001f\u007f]/u.test(root)) {
     return {
       ok: false,
