@@ -136,13 +136,16 @@ describe("the validated mirror", () => {
     await reindexOk(service);
 
     const gen = liveGeneration(vault.paths);
+    // A type we do not know is kept as evidence (OKF readers tolerate unknown types).
     expect(Object.keys(readManifest(gen)?.entries ?? {})).toEqual([
       "concepts/alpha",
+      "concepts/odd-type",
       "sources/gamma",
     ]);
     expect([...mirrorFiles(gen).keys()].sort()).toEqual(
       [
         `${collectionOf("concepts/alpha", "canonical")}/concepts/alpha.md`,
+        `${collectionOf("concepts/odd-type", "evidence")}/concepts/odd-type.md`,
         `${collectionOf("sources/gamma", "evidence")}/sources/gamma.md`,
       ].sort(),
     );
@@ -152,9 +155,10 @@ describe("the validated mirror", () => {
       "utf8",
     );
     expect(text).toBe("# Alpha\n\nThe zephyr wind.\n");
-    expect(await recalled(service, "wombat")).toEqual([]);
+    // Of the wombat pages only the one of an unknown type is a page; the rest were refused.
+    expect(await recalled(service, "wombat")).toEqual(["concepts/odd-type"]);
     expect(await recalled(service, "zephyr")).toEqual(["concepts/alpha"]);
-    expect(indexStatus(service)).toMatchObject({ state: "ready", documents: 2, pending: 0 });
+    expect(indexStatus(service)).toMatchObject({ state: "ready", documents: 3, pending: 0 });
   });
 
   it("mirrors every accepted page under its exact id, whatever characters the id holds", async () => {
