@@ -6,8 +6,14 @@
  * doc comments of the type declarations of every package the lockfile
  * installs, read in path order, cut into passages of about a page, and
  * tokenized exactly as the index tokenizes. The model is each term's number
- * of passages. The same lockfile gives the same bytes;
- * `--check` exits 1 when the committed model differs from a rebuild.
+ * of passages.
+ *
+ * Which packages are read is pinned in scripts/background-packages.txt
+ * (`name@version` lines), so adding a dependency does not move automatic
+ * recall's weights; the same list and lockfile give the same bytes.
+ * `--check` exits 1 when the committed model differs from a rebuild (or a
+ * listed package is no longer installed); `--repin` rewrites the list from
+ * what is installed now and rebuilds.
  */
 import {
   type Dirent,
@@ -23,6 +29,7 @@ import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 const root = join(import.meta.dirname, "..");
 const store = join(root, "node_modules", ".pnpm");
 const out = join(root, "extensions", "llm-wiki", "lib", "lexical", "background-terms.ts");
+const pinned = join(root, "scripts", "background-packages.txt");
 /** Terms per passage: about one vault page. */
 const PASSAGE_TERMS = 200;
 /** Terms in fewer passages are left out (typos, hashes, names of one package). */
@@ -46,8 +53,32 @@ function files(dir: string, into: string[]): void {
   }
 }
 
+/** A package folder's `name@version`, or undefined without a readable manifest. */
+function identity(dir: string): string | undefined {
+  try {
+    const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    if (typeof manifest !== "object" || manifest === null) return undefined;
+    const { name, version } = manifest as { name?: unknown; version?: unknown };
+    return typeof name === "string" && typeof version === "string"
+      ? `${name}@${version}`
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pinned `name@version` set. */
+export function pinnedPackages(): Set<string> {
+  return new Set(
+    readFileSync(pinned, "utf8")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#")),
+  );
+}
+
 /** Every package folder of the store, in name order. */
-function packages(): string[] {
+function installedPackages(): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(store).sort()) {
     const modules = join(store, entry, "node_modules");
@@ -80,9 +111,34 @@ function prose(path: string, text: string): string {
   return (text.match(/\/\*\*[\s\S]*?\*\//g) ?? []).join("\n");
 }
 
-/** Counts every kept term's passages over the installed packages' text. */
-export function buildModel(): { passages: number; packages: number; terms: Map<string, number> } {
-  const dirs = packages();
+/** The installed folders of the pinned packages; throws naming any pinned package not installed. */
+function packages(pins: Set<string>): string[] {
+  // One folder per package: pnpm keeps a copy per peer combination, and a
+  // new dependency can add a combination without adding any text.
+  const dirs: string[] = [];
+  const found = new Set<string>();
+  for (const dir of installedPackages()) {
+    const id = identity(dir);
+    if (id === undefined || !pins.has(id) || found.has(id)) continue;
+    found.add(id);
+    dirs.push(dir);
+  }
+  const missing = [...pins].filter((pin) => !found.has(pin));
+  if (missing.length > 0) {
+    throw new Error(
+      `pinned packages not installed: ${missing.slice(0, 5).join(", ")}${missing.length > 5 ? ` (+${missing.length - 5})` : ""}; run pnpm background-model --repin`,
+    );
+  }
+  return dirs;
+}
+
+/** Counts every kept term's passages over the pinned packages' text. */
+export function buildModel(pins: Set<string> = pinnedPackages()): {
+  passages: number;
+  packages: number;
+  terms: Map<string, number>;
+} {
+  const dirs = packages(pins);
   const paths: string[] = [];
   for (const dir of dirs) files(dir, paths);
   const seen = new Set<string>();
@@ -125,6 +181,15 @@ export const BACKGROUND_TERMS =
 }
 
 if (import.meta.main) {
+  if (process.argv.includes("--repin")) {
+    const ids = [...new Set(installedPackages().map(identity))].filter(
+      (id): id is string => id !== undefined,
+    );
+    writeFileSync(
+      pinned,
+      `# The packages whose documents build the background model (scripts/build-background-model.ts).\n${ids.sort().join("\n")}\n`,
+    );
+  }
   const text = renderModel(buildModel());
   if (process.argv.includes("--check")) {
     const same = readFileSync(out, "utf8") === text;

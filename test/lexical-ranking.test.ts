@@ -20,7 +20,7 @@ import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 import { poissonSurprise, termEvidence } from "../extensions/llm-wiki/lib/recall-evidence.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { buildModel, renderModel } from "../scripts/build-background-model.ts";
+import { buildModel, pinnedPackages, renderModel } from "../scripts/build-background-model.ts";
 
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "llm-wiki-lexical-ranking-"));
@@ -266,5 +266,11 @@ describe("scoring parts", () => {
       "utf8",
     );
     expect(renderModel(buildModel())).toBe(committed);
+  });
+
+  it("refuses to build from a pin list naming a package that is not installed", () => {
+    const ghost = `ghost-package-${Math.random().toString(36).slice(2)}@1.0.0`;
+    const pins = new Set([...pinnedPackages(), ghost]);
+    expect(() => buildModel(pins)).toThrow(ghost);
   });
 });
