@@ -53,6 +53,7 @@ import { recallWindow } from "./temporal/recall-window.ts";
 import type { TimeWindow } from "./temporal/time-window.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
+import { type TrustState, trustState } from "./vault/provenance.ts";
 import type { VaultHandle, VaultHandles } from "./vault-handles.ts";
 
 /** `priming`: session priming (lib/priming/prime.ts), automatic in every respect but its policy. */
@@ -101,6 +102,8 @@ export interface RecallInput {
 
 /** Candidates per vault and in the fused list when recall is limited to some page types. */
 const TYPED_POOL = 50;
+/** Sources listed per recalled page; the page itself names the rest. */
+const MAX_SOURCES_SHOWN = 3;
 
 export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
 
@@ -140,6 +143,10 @@ export interface RecallItem extends RetrievalHit {
   staleReason?: string;
   /** The newest commit whose message names the page (`[[id]]`, `wiki: id`). */
   lastCommit?: LinkedCommit;
+  /** OKF trust, for a page declaring `generated` or `verified`. */
+  trust?: TrustState;
+  /** The page's `sources` (ids or paths), the first few, for following a claim to its evidence. */
+  sources?: string[];
   /** The feedback adjustment its score was multiplied by (1 + this), when recorded feedback moved it. */
   feedback?: number;
 }
@@ -318,6 +325,10 @@ function recallItems(
     if (date) item.date = date;
     if (a.scope) item.scope = a.scope;
     if (a.successor) item.successor = a.successor;
+    const trust = trustState(meta?.provenance);
+    if (trust) item.trust = trust;
+    const sources = meta?.sources.slice(0, MAX_SOURCES_SHOWN) ?? [];
+    if (sources.length > 0) item.sources = sources;
     results.push(item);
     const r: RenderableHit = {
       id: a.id,
@@ -339,6 +350,8 @@ function recallItems(
     if (a.relation) r.relation = a.relation;
     if (a.scope) r.scope = a.scope;
     if (a.successor) r.successor = a.successor;
+    if (trust) r.trust = trust;
+    if (sources.length > 0) r.sources = sources;
     if (body && (item.type === "skill" || item.type === "case")) r.body = body;
     renderable.push(r);
   }

@@ -6,6 +6,7 @@
  */
 import type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
 import { neutraliseLine, neutraliseText } from "./safety/text.ts";
+import type { TrustState } from "./vault/provenance.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
 export interface RenderableHit {
@@ -36,6 +37,10 @@ export interface RenderableHit {
   staleReason?: string;
   /** The last commit naming the page, one line. */
   lastCommit?: string;
+  /** OKF trust, for a page declaring `generated` or `verified`. */
+  trust?: TrustState;
+  /** The first few of the page's `sources`. */
+  sources?: string[];
 }
 
 /** An unresolved conflict between two rendered pages of one vault. */
@@ -257,6 +262,9 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     hit.freshness === "historical"
       ? `HISTORICAL, superseded by ${line(hit.successor ?? "a later claim")}`
       : undefined,
+    hit.trust === "verification-outdated"
+      ? "VERIFICATION OUTDATED (checked before its last generation)"
+      : hit.trust,
     hit.relation ? relationPhrase(hit.relation) : undefined,
     hit.scope ? `applies under: ${line(clip(hit.scope, 120))}` : undefined,
   ]
@@ -275,6 +283,9 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     hit.date ? `date: ${line(hit.date)}` : undefined,
     hit.lastCommit ? `last commit: ${line(clip(hit.lastCommit, 140))}` : undefined,
     hit.heading && hit.excerpt ? `section: ${line(clip(hit.heading, 120))}` : undefined,
+    hit.sources?.length
+      ? `sources: ${hit.sources.map((s) => line(clip(s, 120))).join(", ")}`
+      : undefined,
   ]
     .filter(Boolean)
     .join(" · ");

@@ -164,6 +164,8 @@ export function renderRecallResult(result: RecallResult): string {
       r.lastCommit ? `last commit ${neutraliseLine(commitLine(r.lastCommit))}` : undefined,
       r.successor ? `superseded by ${neutraliseLine(r.successor)}` : undefined,
       r.scope ? `scope: ${neutraliseLine(r.scope)}` : undefined,
+      r.trust,
+      r.sources?.length ? `sources: ${r.sources.map(neutraliseLine).join(", ")}` : undefined,
     ].filter(Boolean);
     const indent =
       r.part === "card" || (i > 0 && result.results[i - 1]?.bundle !== r.bundle) ? "" : "  ";

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { type Frontmatter, FrontmatterLanguageError, readFrontmatter } from "./frontmatter.ts";
+import { type Provenance, parseProvenance } from "./provenance.ts";
 import { parseRelations, parseResolution, type Relation, type Resolution } from "./relations.ts";
 
 /** Types whose pages are the vault's curated knowledge. */
@@ -72,6 +73,8 @@ export interface PageMeta {
    */
   date?: string;
   staleAfter?: string;
+  /** OKF `generated` / `verified`, when the page declares either. */
+  provenance?: Provenance;
   recallTriggers: string[];
   /** Typed relations declared in front matter (valid-shaped; unknown types kept, inert). */
   relations?: Relation[];
@@ -290,6 +293,8 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     if (text !== undefined) Object.assign(page, { [key]: text });
   }
   if (status !== undefined) page.status = status;
+  const provenance = parseProvenance(fm.generated, fm.verified);
+  if (provenance !== undefined) page.provenance = provenance;
   const relations = parseRelations(fm.relations, path);
   diagnostics.push(...relations.diagnostics);
   if (relations.relations.length > 0) page.relations = relations.relations;
