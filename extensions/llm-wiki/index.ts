@@ -37,6 +37,7 @@ import { createRetroTool } from "./pi/retro-tool.ts";
 import { createSearchTool } from "./pi/search-tool.ts";
 import { createSessionPriming } from "./pi/session-priming.ts";
 import { createSessionStartHandler } from "./pi/session-start.ts";
+import { createSettingsCommand } from "./pi/settings-command.ts";
 import { createSkillsCommand } from "./pi/skills-command.ts";
 import { createStatusCommand } from "./pi/status-command.ts";
 import { createStatusTool } from "./pi/status-tool.ts";
@@ -85,6 +86,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerCommand("wiki-trajectories", createTrajectoriesCommand(memory));
   pi.registerCommand("wiki-record", createRecordCommand(pi, host, memory));
   pi.registerCommand("wiki-skills", createSkillsCommand(host, memory));
+  pi.registerCommand("wiki-settings", createSettingsCommand(memory));
   pi.on("session_start", memory.onSessionStart);
 
   pi.on("session_start", createSessionStartHandler(host));

@@ -6,8 +6,9 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { Value } from "typebox/value";
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
-import { SETTINGS_NAMESPACE } from "./settings.ts";
+import { SETTING_SCHEMAS, SETTINGS_NAMESPACE } from "./settings.ts";
 import { writeFileAtomic } from "./vault/fs-safe.ts";
 
 export interface SettingWriteResult {
@@ -20,7 +21,26 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Sets `llm-wiki.<key>` to `value` in the file at `path` (created when absent). */
+/**
+ * Why `value` is not a valid `key` setting, in its schema's words (the check
+ * a settings file gets when it is read), or undefined when it is valid.
+ */
+export function settingProblem(key: string, value: unknown): string | undefined {
+  if (!Object.hasOwn(SETTING_SCHEMAS, key)) return `"${key}" is not a setting`;
+  const schema = SETTING_SCHEMAS[key as keyof typeof SETTING_SCHEMAS];
+  if (Value.Check(schema, value)) return undefined;
+  const errors = Value.Errors(schema, value);
+  // A union of literals reports one "must be equal to constant" per literal: name them instead.
+  const allowed = errors.flatMap((e) => (e.keyword === "const" ? [e.params.allowedValue] : []));
+  if (allowed.length > 0) return `${key} must be one of ${allowed.join(", ")}`;
+  const first = errors[0];
+  return `${key}${first?.instancePath ?? ""} ${first?.message ?? "is not valid"}`;
+}
+
+/**
+ * Sets `llm-wiki.<key>` to `value` in the file at `path` (created when
+ * absent); `undefined` removes the key, so the next file or the default applies.
+ */
 export function writeSetting(path: string, key: string, value: unknown): SettingWriteResult {
   let data: Record<string, unknown> = {};
   let text: string | undefined;

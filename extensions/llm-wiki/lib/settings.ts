@@ -55,7 +55,7 @@ const CaptureAllowHostsSchema = Type.Array(
 );
 
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
-const SETTING_SCHEMAS = {
+export const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
   sessionPriming: Type.Boolean(),
   recallFeedback: Type.Boolean(),

@@ -1,0 +1,133 @@
+/**
+ * `/wiki-settings [project|global]`: every `llm-wiki` setting with its value
+ * and where it comes from, changed on a screen of Pi's components; changes go
+ * to the project's `.pi/settings.json` (the default in a trusted project) or
+ * Pi's global settings. Without a screen (print mode, RPC) the same list is a
+ * notice, and `/wiki-settings set <key> <value> [--global]` or
+ * `/wiki-settings unset <key> [--global]` change one setting, validated the
+ * same way. The session reads its settings when it starts, so most changes
+ * apply after /reload; `trajectories` applies at once, as /wiki-trajectories does.
+ */
+import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { renderDiagnostics } from "../lib/render-text.ts";
+import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
+import { SettingsScreen } from "./settings-screen.ts";
+import {
+  type ChangeResult,
+  changeSetting,
+  readSettingsSnapshot,
+  type SettingFiles,
+  type SettingScope,
+  settingFiles,
+  settingsTable,
+} from "./settings-state.ts";
+import type { WorkingMemory } from "./working-memory.ts";
+
+const USAGE =
+  "usage: /wiki-settings [project|global] · /wiki-settings set <key> <value> [--global] · /wiki-settings unset <key> [--global]";
+const UNTRUSTED =
+  "llm-wiki: this project is not trusted, so its .pi/settings.json is not read; trust it first, or use /wiki-settings global";
+
+/** The list as a notice: rows, the two files, the files' problems, how to change one. */
+export function settingsText(files: SettingFiles): string {
+  const { rows, diagnostics } = readSettingsSnapshot(files);
+  const problems = renderDiagnostics(diagnostics);
+  return terminalSafe(
+    [
+      "llm-wiki settings (setting, from, value):",
+      ...settingsTable(rows),
+      "",
+      `project: ${neutraliseLine(files.project)}${files.projectTrusted ? "" : " (not read: the project is not trusted)"}`,
+      `global:  ${neutraliseLine(files.global)}`,
+      ...(problems ? ["", problems] : []),
+      "",
+      "change one: /wiki-settings set <key> <value> [--global] · unset <key> [--global]",
+    ].join("\n"),
+  );
+}
+
+export function createSettingsCommand(
+  memory: WorkingMemory,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+  return {
+    description:
+      "llm-wiki settings: every key with its value and source; change them in the project's or Pi's global settings",
+    async handler(args, ctx) {
+      const files = settingFiles(ctx);
+      const words = args
+        .trim()
+        .split(/\s+/)
+        .filter((w) => w !== "");
+      const flags = words.filter((w) => w.startsWith("--"));
+      const rest = words.filter((w) => !w.startsWith("--"));
+      const [verb, id, ...value] = rest;
+      const unknownFlag = flags.find((f) => f !== "--global" && f !== "--project");
+      if (unknownFlag !== undefined) {
+        ctx.ui.notify(USAGE, "warning");
+        return;
+      }
+      const asked: SettingScope | undefined =
+        verb === "project" || flags.includes("--project")
+          ? "project"
+          : verb === "global" || flags.includes("--global")
+            ? "global"
+            : undefined;
+      if (asked === "project" && !files.projectTrusted) {
+        ctx.ui.notify(UNTRUSTED, "warning");
+        return;
+      }
+      const scope = asked ?? (files.projectTrusted ? "project" : "global");
+      const change = (to: SettingScope, key: string, raw: string) =>
+        changeAndApply(memory, ctx, files, to, key, raw);
+
+      if (verb === "set" || verb === "unset") {
+        const raw = value.join(" ");
+        if (id === undefined || (verb === "set" ? raw === "" : raw !== "")) {
+          ctx.ui.notify(USAGE, "warning");
+          return;
+        }
+        const result = change(scope, id, verb === "set" ? raw : "");
+        ctx.ui.notify(terminalSafe(`llm-wiki: ${result.message}`), result.ok ? "info" : "warning");
+        return;
+      }
+      if (rest.length > 1 || (verb !== undefined && verb !== "project" && verb !== "global")) {
+        ctx.ui.notify(USAGE, "warning");
+        return;
+      }
+      // Print mode or RPC: no screen to draw on, the list as a notice.
+      if (!ctx.hasUI) {
+        const problems = readSettingsSnapshot(files).diagnostics.length > 0;
+        ctx.ui.notify(settingsText(files), problems ? "warning" : "info");
+        return;
+      }
+      await ctx.ui.custom<void>((tui, theme, _keybindings, done) => {
+        return new SettingsScreen({
+          files,
+          scope,
+          theme,
+          change,
+          close: () => done(undefined),
+          requestRender: () => tui.requestRender(),
+        });
+      });
+    },
+  };
+}
+
+/** Writes one change; a `trajectories` change adds or removes the working-memory tools at once. */
+function changeAndApply(
+  memory: WorkingMemory,
+  ctx: ExtensionCommandContext,
+  files: SettingFiles,
+  scope: SettingScope,
+  id: string,
+  raw: string,
+): ChangeResult {
+  if (id !== "trajectories") return changeSetting(files, scope, id, raw);
+  const before = memory.enabled(ctx);
+  const result = changeSetting(files, scope, id, raw);
+  const after = memory.enabled(ctx);
+  if (after && !before) memory.enable();
+  if (!after && before) memory.disable();
+  return result;
+}
