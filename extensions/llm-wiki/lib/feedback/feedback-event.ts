@@ -6,7 +6,7 @@
  * durable: it exists only in the memory of the process that recalled.
  */
 import { createHash } from "node:crypto";
-import { appendEvent } from "../vault/events.ts";
+import { appendEvents } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 
 export const FEEDBACK_EVENT_KIND = "recall_feedback";
@@ -92,22 +92,20 @@ export function isFeedbackEvent(value: unknown): value is FeedbackEvent & { ts: 
   );
 }
 
-/** Appends feedback events to the vault's log (one write each, redacted like every event). */
+/** Appends feedback events to the vault's log in one write, redacted like every event. */
 export function appendFeedback(
   paths: VaultPaths,
   events: readonly Omit<FeedbackEvent, "kind" | "schema" | "visibility">[],
   now: Date = new Date(),
 ): void {
-  for (const event of events) {
-    appendEvent(
-      paths,
-      {
-        kind: FEEDBACK_EVENT_KIND,
-        schema: FEEDBACK_SCHEMA,
-        visibility: "internal",
-        ...event,
-      },
-      now,
-    );
-  }
+  appendEvents(
+    paths,
+    events.map((event) => ({
+      kind: FEEDBACK_EVENT_KIND,
+      schema: FEEDBACK_SCHEMA,
+      visibility: "internal",
+      ...event,
+    })),
+    now,
+  );
 }

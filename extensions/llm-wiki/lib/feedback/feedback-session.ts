@@ -115,12 +115,28 @@ export class FeedbackSession {
     action: FeedbackAction,
     extra: Partial<Pick<FeedbackEvent, "observation" | "resolution">> = {},
   ): void {
-    const v = this.options.vault(entry.vault);
-    if (!v) return;
-    appendFeedback(
-      v.paths,
-      [
-        {
+    this.writeAll([entry], action, extra);
+  }
+
+  /** Logs `action` for each entry, one append per vault (a turn's signals in one write). */
+  private writeAll(
+    entries: ReadonlyArray<
+      Pick<ShownPage, "vault" | "page" | "mode" | "embedModel"> & {
+        queryHash: string | null;
+        rank: number | null;
+      }
+    >,
+    action: FeedbackAction,
+    extra: Partial<Pick<FeedbackEvent, "observation" | "resolution">> = {},
+  ): void {
+    const now = this.now();
+    for (const kind of ["project", "personal"] as const) {
+      const mine = entries.filter((e) => e.vault === kind);
+      const v = mine.length > 0 ? this.options.vault(kind) : undefined;
+      if (!v) continue;
+      appendFeedback(
+        v.paths,
+        mine.map((entry) => ({
           vault_id: v.vaultId,
           page: entry.page,
           query_hash: entry.queryHash,
@@ -130,10 +146,10 @@ export class FeedbackSession {
           index_version: INDEX_VERSION,
           ...(entry.embedModel ? { embed_model: entry.embedModel } : {}),
           ...extra,
-        },
-      ],
-      this.now(),
-    );
+        })),
+        now,
+      );
+    }
   }
 
   /**
@@ -150,6 +166,7 @@ export class FeedbackSession {
     const mode = result.modeUsed;
     let rank = 0;
     const seen = new Set<string>();
+    const fresh: ShownPage[] = [];
     for (const item of result.results) {
       const key = `${item.vault}:${item.id}`;
       if (seen.has(key)) continue;
@@ -169,8 +186,9 @@ export class FeedbackSession {
       // Shown again: the latest showing is the one later signals refer to.
       this.shownPages.delete(key);
       this.shownPages.set(key, entry);
-      if (this.options.implicit) this.write(entry, "shown");
+      fresh.push(entry);
     }
+    if (this.options.implicit) this.writeAll(fresh, "shown");
   }
 
   /**
@@ -198,24 +216,27 @@ export class FeedbackSession {
   /** The assistant's answer: pages of this turn named by id or wikilink are `cited`. */
   recordAnswer(text: string): string[] {
     const cited: string[] = [];
+    const entries: ShownPage[] = [];
     const links = new Set([...text.matchAll(WIKILINK_ID)].map((m) => (m[1] ?? "").trim()));
     for (const entry of this.shownPages.values()) {
       if (entry.turn !== this.turn || entry.cited) continue;
       if (!links.has(entry.page) && !mentionsId(text, entry.page)) continue;
       entry.cited = true;
       cited.push(entry.page);
-      if (this.options.implicit) this.write(entry, "cited");
+      entries.push(entry);
     }
+    if (this.options.implicit) this.writeAll(entries, "cited");
     return cited;
   }
 
   /** Ends the turn: its pages neither opened nor cited are `shown_only`. */
   endTurn(): void {
-    for (const entry of this.shownPages.values()) {
-      if (entry.turn !== this.turn || entry.opened || entry.cited) continue;
-      if (this.options.implicit) this.write(entry, "shown_only");
-    }
+    const unused = [...this.shownPages.values()].filter(
+      (entry) => entry.turn === this.turn && !entry.opened && !entry.cited,
+    );
+    // The turn ends even when the log cannot be written.
     this.turn += 1;
+    if (this.options.implicit) this.writeAll(unused, "shown_only");
   }
 
   /**

@@ -56,20 +56,40 @@ function redactedLine(event: Record<string, unknown>): {
 /**
  * Appends `event` with a timestamp, redacted (see `redactedLine`); secrets
  * found are added to the event's `redactions` counts, and returned. One
- * `write` per line keeps concurrent appends whole.
+ * `write` per call keeps concurrent appends whole.
  */
 export function appendEvent(
   paths: VaultPaths,
   event: WikiEvent,
   now: Date = new Date(),
 ): RedactionCounts {
+  return appendEvents(paths, [event], now);
+}
+
+/**
+ * Appends `events` in order, each as `appendEvent` would, in one `write`:
+ * a turn's signals cost one system call, and another process's lines never
+ * land between them. Returns the secrets found across all of them.
+ */
+export function appendEvents(
+  paths: VaultPaths,
+  events: readonly WikiEvent[],
+  now: Date = new Date(),
+): RedactionCounts {
+  if (events.length === 0) return {};
   mkdirSync(dirname(paths.events), { recursive: true });
-  const { line, counts } = redactedLine({ ts: now.toISOString(), ...event });
-  const found = sumCounts(counts);
-  const text =
-    countTotal(found) > 0
-      ? `${line.slice(0, -1)},${JSON.stringify({ redactions: found }).slice(1)}`
-      : line;
-  appendFileSync(paths.events, `${text}\n`, { encoding: "utf8", flag: "a" });
+  const ts = now.toISOString();
+  let found: RedactionCounts = {};
+  let text = "";
+  for (const event of events) {
+    const { line, counts } = redactedLine({ ts, ...event });
+    const mine = sumCounts(counts);
+    found = sumCounts(found, mine);
+    text +=
+      countTotal(mine) > 0
+        ? `${line.slice(0, -1)},${JSON.stringify({ redactions: mine }).slice(1)}\n`
+        : `${line}\n`;
+  }
+  appendFileSync(paths.events, text, { encoding: "utf8", flag: "a" });
   return found;
 }
