@@ -194,6 +194,7 @@ describe("hostile or broken input never fails the prompt", () => {
         }
       }
     },
+    180_000,
   );
 
   it("answers an unknown hook or option with exit 0 and a reason", () => {

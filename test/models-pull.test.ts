@@ -103,7 +103,7 @@ describe("llm-wiki models pull", () => {
     const again = await run(["models", "pull", "--role", "embed", "--json"], env);
     expect(JSON.parse(again.stdout).models[0].status).toBe("present");
     expect(requests.length).toBe(seen);
-  });
+  }, 180_000);
 
   it("fetches every part of a split model", async () => {
     const { cache, env } = envFor("hf:org/repo/big-00001-of-00002.gguf");
