@@ -11,11 +11,15 @@ import type {
   JudgeResult,
   VaultKind,
 } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
+import {
+  CLI_SHOWN_MAX_AGE_MS,
+  type LoadedShown,
+  loadCliShown,
+} from "../extensions/llm-wiki/lib/feedback/saved-shown.ts";
 import { renderRecallFeedback } from "../extensions/llm-wiki/lib/render-text.ts";
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { noVaultDiagnostic, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { type OptionSpec, type Parsed, UsageError } from "./args.ts";
-import { CLI_SHOWN_MAX_AGE_MS, type LoadedShown, loadCliShown } from "./cli-shown.ts";
 
 /** Options of `feedback` beyond the common ones. */
 export const FEEDBACK_OPTIONS: Record<string, OptionSpec> = {

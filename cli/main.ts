@@ -4,6 +4,7 @@
  * reported errors, 2 usage.
  */
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { saveCliShown } from "../extensions/llm-wiki/lib/feedback/saved-shown.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
@@ -36,7 +37,6 @@ import {
 } from "./args.ts";
 import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
-import { saveCliShown } from "./cli-shown.ts";
 import { DIGEST_OPTIONS, DIGEST_USAGE, digestCommand } from "./digest-command.ts";
 import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
 import { HOOK_USAGE } from "./hook-command.ts";

@@ -6,6 +6,7 @@
  * (`trajectories_off`), as the MCP server then offers no such tool.
  */
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { saveCliShown } from "../extensions/llm-wiki/lib/feedback/saved-shown.ts";
 import {
   EXPLICIT_DEFAULT_RESULTS,
   EXPLICIT_MAX_RESULTS,
@@ -16,7 +17,6 @@ import { renderRecallSkills } from "../extensions/llm-wiki/lib/trajectories/rend
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { intOption, modeOption, type OptionSpec, type Parsed, UsageError } from "./args.ts";
-import { saveCliShown } from "./cli-shown.ts";
 import { trajectoriesOff } from "./trajectory-command.ts";
 
 /** Options of `skills` beyond the common ones. */

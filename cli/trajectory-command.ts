@@ -14,6 +14,8 @@ import { Value } from "typebox/value";
 import { type Diagnostic, diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { cliSettingsPath } from "../extensions/llm-wiki/lib/settings.ts";
 import { writeSetting } from "../extensions/llm-wiki/lib/settings-write.ts";
+// The MCP server's wording of a bad argument: the same steps are refused in the same words.
+import { argumentProblems } from "../extensions/llm-wiki/lib/tool-arguments.ts";
 import { OUTCOMES } from "../extensions/llm-wiki/lib/trajectories/capture.ts";
 import {
   renderCaptureTrajectory,
@@ -25,8 +27,6 @@ import {
   type CaptureTrajectoryParamsT,
 } from "../extensions/llm-wiki/lib/trajectories/tool-schemas.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-// The MCP server's wording of a bad argument: the same steps are refused in the same words.
-import { argumentProblems } from "../mcp/validate.ts";
 import { intOption, type OptionSpec, type Parsed, readStdin, UsageError } from "./args.ts";
 
 /** Options of `trajectory` beyond the common ones. */

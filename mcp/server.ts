@@ -25,6 +25,7 @@ import {
   WikiError,
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
+import { InvalidArgumentsError } from "../extensions/llm-wiki/lib/tool-arguments.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { listPageResources, PAGE_TEMPLATE, readPageResource } from "./page-resources.ts";
 import { hasPrompt, PROMPTS, primePrompt } from "./prompts.ts";
@@ -32,7 +33,7 @@ import { ProtocolError } from "./protocol-error.ts";
 import type { Refusal } from "./stdio-transport.ts";
 import { type McpTool, TOOLS, type ToolContext, type ToolOutput } from "./tools.ts";
 import { trajectoryTools } from "./trajectory-tools.ts";
-import { InvalidArgumentsError, toolCallShapeProblem } from "./validate.ts";
+import { toolCallShapeProblem } from "./validate.ts";
 
 /** What the server tells a client about when to use it. */
 const INSTRUCTIONS =

@@ -29,6 +29,10 @@ import {
 } from "../extensions/llm-wiki/lib/render-text.ts";
 import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import {
+  argumentProblems,
+  InvalidArgumentsError,
+} from "../extensions/llm-wiki/lib/tool-arguments.ts";
+import {
   BootstrapParams,
   CaptureSourceParams,
   DEPRECATED_EMBEDDINGS,
@@ -63,7 +67,6 @@ import type {
   WikiService,
 } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.ts";
-import { argumentProblems, InvalidArgumentsError } from "./validate.ts";
 
 /** What a tool call hands back before it becomes an MCP result. */
 export interface ToolOutput {

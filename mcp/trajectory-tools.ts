@@ -10,6 +10,10 @@ import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { WikiSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import {
+  argumentProblems,
+  InvalidArgumentsError,
+} from "../extensions/llm-wiki/lib/tool-arguments.ts";
+import {
   renderCaptureTrajectory,
   renderDistillBatch,
   renderMarkDistilled,
@@ -23,7 +27,6 @@ import {
   type TrajectoryToolName,
 } from "../extensions/llm-wiki/lib/trajectories/tool-schemas.ts";
 import type { McpTool, ToolHints } from "./tools.ts";
-import { argumentProblems, InvalidArgumentsError } from "./validate.ts";
 
 /** An MCP tool of the working memory (its name is not in the always-on table). */
 export type TrajectoryMcpTool = Omit<McpTool, "name"> & { name: TrajectoryToolName };

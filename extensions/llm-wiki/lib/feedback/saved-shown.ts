@@ -1,19 +1,16 @@
 /**
- * The command line's stand-in for a session: `llm-wiki recall` saves what
+ * A shown set saved between processes — the command line's stand-in for a
+ * session: `llm-wiki recall` saves what
  * its last run showed (page ids, vault kind, rank, mode, the query's hash —
  * never its text) to `meta/cache/cli-shown.json` of the active vault, and
  * `llm-wiki feedback` judges only those pages, for an hour.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  FeedbackSession,
-  type ShownPage,
-  type VaultKind,
-} from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
-import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
-import { writeFileAtomic } from "../extensions/llm-wiki/lib/vault/fs-safe.ts";
-import type { VaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import type { RecallResult } from "../recall-operation.ts";
+import { writeFileAtomic } from "../vault/fs-safe.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+import { FeedbackSession, type ShownPage, type VaultKind } from "./feedback-session.ts";
 
 /** How long a recall's shown set can be judged. */
 export const CLI_SHOWN_MAX_AGE_MS = 60 * 60_000;
