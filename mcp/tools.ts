@@ -151,6 +151,14 @@ function defineTool<S extends TSchema>(
   };
 }
 
+/** The output of an operation's `result`: the shared rendering as text, its diagnostics. */
+export function toolOutput<R extends { ok: boolean; diagnostics: Diagnostic[] }>(
+  result: R,
+  render: (result: R) => string,
+): ToolOutput {
+  return { ok: result.ok, result, text: render(result), diagnostics: result.diagnostics };
+}
+
 function reindexOutput(result: ReindexResult, deprecated?: string): ToolOutput {
   const text = renderReindex(result);
   return {
@@ -202,12 +210,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(context.signal ? { signal: context.signal } : {}),
     });
     recordShown(service, context, result);
-    return {
-      ok: result.ok,
-      result,
-      text: renderRecallResult(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderRecallResult);
   }),
 
   defineTool("wiki_recent", RecentParams, READ, (service, args) => {
@@ -217,19 +220,14 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return { ok: result.ok, result, text: renderRecent(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderRecent);
   }),
 
   defineTool("wiki_prime", PrimeParams, READ, async (service, _args, context) => {
     await context.indexReady();
     const result = await service.prime(context.signal ? { signal: context.signal } : {});
     recordShown(service, context, result);
-    return {
-      ok: result.ok,
-      result,
-      text: renderRecallResult(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderRecallResult);
   }),
 
   defineTool("wiki_search", SearchParams, READ, (service, args) => {
@@ -238,12 +236,12 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderSearch);
   }),
 
   defineTool("wiki_status", StatusParams, READ, (service, args) => {
     const result = service.status(args.vault ? { vault: args.vault } : {});
-    return { ok: result.ok, result, text: renderStatus(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderStatus);
   }),
 
   defineTool("wiki_reindex", ReindexParams, WRITE, async (service, args, context) =>
@@ -275,42 +273,27 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.topic !== undefined ? { topic: args.topic } : {}),
       ...(args.mode !== undefined ? { mode: args.mode } : {}),
     });
-    return {
-      ok: result.ok,
-      result,
-      text: renderBootstrap(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderBootstrap);
   }),
 
   defineTool("wiki_ensure_page", EnsurePageParams, WRITE, (service, args) => {
     const result = service.ensurePage(args);
-    return {
-      ok: result.ok,
-      result,
-      text: renderEnsurePage(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderEnsurePage);
   }),
 
   defineTool("wiki_observe", ObserveParams, APPEND, (service, args) => {
     const result = service.observe(args);
-    return {
-      ok: result.ok,
-      result,
-      text: renderObservation(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderObservation);
   }),
 
   defineTool("wiki_retro", RetroParams, APPEND, (service, args) => {
     const result = service.retro(args);
-    return { ok: result.ok, result, text: renderRetro(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderRetro);
   }),
 
   defineTool("wiki_log_event", LogEventParams, APPEND, (service, args) => {
     const result = service.logEvent(args);
-    return { ok: result.ok, result, text: renderLogEvent(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderLogEvent);
   }),
 
   defineTool("wiki_ingest", IngestParams, WRITE, (service, args) => {
@@ -323,7 +306,7 @@ export const TOOLS: readonly McpTool[] = [
             ...(args.part !== undefined ? { part: args.part } : {}),
             ...(args.mark_ingested !== undefined ? { markIngested: args.mark_ingested } : {}),
           });
-    return { ok: result.ok, result, text: renderIngest(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderIngest);
   }),
 
   defineTool("wiki_capture_source", CaptureSourceParams, APPEND, async (service, args, context) => {
@@ -331,7 +314,7 @@ export const TOOLS: readonly McpTool[] = [
       ...args,
       ...(context.signal ? { signal: context.signal } : {}),
     });
-    return { ok: result.ok, result, text: renderCapture(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderCapture);
   }),
 
   // Idempotent: the same vault gives the same bytes, and a second call writes nothing.
@@ -339,17 +322,12 @@ export const TOOLS: readonly McpTool[] = [
   defineTool("wiki_rebuild_meta", RebuildMetaParams, WRITE, async (service, args, context) => {
     await context.indexReady();
     const result = await service.rebuildMeta(args.vault ? { vault: args.vault } : {});
-    return {
-      ok: result.ok,
-      result,
-      text: renderRebuildMeta(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderRebuildMeta);
   }),
 
   defineTool("wiki_lint", LintParams, WRITE, (service, args) => {
     const result = service.lint(args);
-    return { ok: result.ok, result, text: renderLint(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderLint);
   }),
 
   // Idempotent: the same decision again returns the page already written.
@@ -361,12 +339,7 @@ export const TOOLS: readonly McpTool[] = [
     async (service, args, context) => {
       await context.indexReady();
       const result = await service.resolveConflict(args);
-      return {
-        ok: result.ok,
-        result,
-        text: renderResolveConflict(result),
-        diagnostics: result.diagnostics,
-      };
+      return toolOutput(result, renderResolveConflict);
     },
   ),
 
@@ -374,12 +347,7 @@ export const TOOLS: readonly McpTool[] = [
   defineTool("wiki_verify_page", VerifyPageParams, WRITE, async (service, args, context) => {
     await context.indexReady();
     const result = await service.verifyPage(args);
-    return {
-      ok: result.ok,
-      result,
-      text: renderVerifyPage(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderVerifyPage);
   }),
 
   // Explicit judgments of pages this connection's recalls showed; after the startup
@@ -398,12 +366,7 @@ export const TOOLS: readonly McpTool[] = [
         ...(args.correction !== undefined ? { correction: args.correction } : {}),
         ...(args.vault ? { vault: args.vault } : {}),
       });
-      return {
-        ok: result.ok,
-        result,
-        text: renderRecallFeedback(result),
-        diagnostics: result.diagnostics,
-      };
+      return toolOutput(result, renderRecallFeedback);
     },
   ),
 
@@ -413,7 +376,7 @@ export const TOOLS: readonly McpTool[] = [
       interval: args.interval,
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return { ok: result.ok, result, text: renderCronLine(result), diagnostics: result.diagnostics };
+    return toolOutput(result, renderCronLine);
   }),
 
   // The model names the folder, so it stays in the project (`confined`); the
@@ -425,12 +388,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return {
-      ok: result.ok,
-      result,
-      text: renderOkfExport(result),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, renderOkfExport);
   }),
 
   // A dry run unless `apply`; applying again creates nothing (identical pages are skipped).
@@ -444,11 +402,6 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return {
-      ok: result.ok,
-      result,
-      text: renderOkfImport(result, "apply: true"),
-      diagnostics: result.diagnostics,
-    };
+    return toolOutput(result, (r) => renderOkfImport(r, "apply: true"));
   }),
 ];

@@ -26,7 +26,7 @@ import {
   TRAJECTORY_TOOL_DESCRIPTIONS,
   type TrajectoryToolName,
 } from "../extensions/llm-wiki/lib/trajectories/tool-schemas.ts";
-import type { McpTool, ToolHints } from "./tools.ts";
+import { type McpTool, type ToolHints, toolOutput } from "./tools.ts";
 
 /** An MCP tool of the working memory (its name is not in the always-on table). */
 export type TrajectoryMcpTool = Omit<McpTool, "name"> & { name: TrajectoryToolName };
@@ -56,12 +56,7 @@ export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
     async call(service, raw) {
       const args = checked("wiki_capture_trajectory", CaptureTrajectoryParams, raw);
       const result = await service.captureTrajectory({ ...args, steps: args.steps ?? [] });
-      return {
-        ok: result.ok,
-        result,
-        text: renderCaptureTrajectory(result),
-        diagnostics: result.diagnostics,
-      };
+      return toolOutput(result, renderCaptureTrajectory);
     },
   },
   {
@@ -117,12 +112,7 @@ export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
           // A log that cannot be written loses the signal, not the answer.
         }
       }
-      return {
-        ok: result.ok,
-        result,
-        text: renderRecallSkills(result),
-        diagnostics: result.diagnostics,
-      };
+      return toolOutput(result, renderRecallSkills);
     },
   },
 ];
