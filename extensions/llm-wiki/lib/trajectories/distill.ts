@@ -8,15 +8,15 @@
  * two front-matter lines and changes no other byte; a page that changed
  * while this ran is left alone.
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
-import { isInside, writeFileAtomic } from "../vault/fs-safe.ts";
 import { type PageMeta, parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
+import { appendToBlock, commitEdit, openFrontmatter } from "../writing/frontmatter-edit.ts";
 import { TRAJECTORY_TYPE } from "./capture.ts";
 
 /** Default and largest number of trajectories handed out at once. */
@@ -57,8 +57,6 @@ export interface MarkDistilledResult {
   changed?: boolean;
   diagnostics: Diagnostic[];
 }
-
-const FRONTMATTER = /^(\uFEFF?---[ \t]*(\r?\n))([\s\S]*?\r?\n)?(---|\.\.\.)[ \t]*(\r?\n|$)/;
 
 function fail(code: string, message: string, path?: string): never {
   throw new WikiError(diagnostic(code, "error", message, path ? { path } : {}));
@@ -212,18 +210,18 @@ export function markDistilled(
     }
   }
   const rel = meta.path;
-  const abs = join(vault.dir, rel);
-  if (!isInside(vault.wiki, abs) || lstatSync(abs).isSymbolicLink()) {
+  const site = openFrontmatter(vault, rel);
+  if (site === "unsafe") {
     return fail(
       "distill_page_unsafe",
       `${rel} is not a plain file under wiki/; left unchanged`,
       rel,
     );
   }
-  const before = readFileSync(abs);
-  const text = before.toString("utf8");
-  const fm = FRONTMATTER.exec(text);
-  if (!fm) return fail("distill_no_frontmatter", `${rel} has no front matter; left unchanged`, rel);
+  if (site === "no_frontmatter") {
+    return fail("distill_no_frontmatter", `${rel} has no front matter; left unchanged`, rel);
+  }
+  const { text, eol } = site;
   const day = now.toISOString().slice(0, 10);
   const current = asRecord(readFrontmatter(text).data);
   const already = Array.isArray(current.distilled_into)
@@ -239,12 +237,9 @@ export function markDistilled(
       rel,
     );
   }
-  const start = fm[1]?.length ?? 0;
-  const block = fm[3] ?? "";
-  const eol = fm[2] ?? "\n";
   // Ids are JSON strings: a flow list YAML reads back exactly.
   const lines = `distilled: ${day}${eol}distilled_into: [${pages.map((p) => JSON.stringify(p)).join(", ")}]${eol}`;
-  const after = `${text.slice(0, start + block.length)}${lines}${text.slice(start + block.length)}`;
+  const after = appendToBlock(site, lines);
   const parsed = parsePage(id, rel, Buffer.from(after, "utf8"));
   const into = parsed.ok ? parsed.page.frontmatter.distilled_into : undefined;
   if (!parsed.ok || !Array.isArray(into) || into.length !== pages.length) {
@@ -255,10 +250,9 @@ export function markDistilled(
     );
   }
   // A concurrent editor may have saved since the read: their change wins.
-  if (!readFileSync(abs).equals(before)) {
+  if (!commitEdit(site, after)) {
     return fail("distill_page_changed", `${rel} changed while being marked; try again`, rel);
   }
-  writeFileAtomic(abs, after);
   appendEvent(vault, { kind: "trajectory_distilled", id, pages }, now);
   return { ok: true, trajectory: id, distilled: day, pages, changed: true, diagnostics: [] };
 }

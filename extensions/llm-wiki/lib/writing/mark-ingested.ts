@@ -4,16 +4,15 @@
  * The page is copied under `meta/backups/` first, the new text replaces the
  * old atomically, and a page that changed while this ran is left alone.
  */
-import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
-import { createFileExclusive, isInside, writeFileAtomic } from "../vault/fs-safe.ts";
+import { createFileExclusive } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { commitEdit, openFrontmatter } from "./frontmatter-edit.ts";
 import type { SourceRef } from "./ingest-sources.ts";
 
-const FRONTMATTER = /^(\uFEFF?---[ \t]*\r?\n)([\s\S]*?\r?\n)?(---|\.\.\.)[ \t]*(\r?\n|$)/;
 /** A top-level `status:` line; the value may be quoted and followed by a comment. */
 const STATUS_LINE = /^status:[ \t]*(["']?)([^"'\r\n#]*?)\1[ \t]*(?:#[^\r\n]*)?$/gm;
 
@@ -54,20 +53,18 @@ export function markIngested(
       `${name} has no source page to mark; create one with wiki_ensure_page (type source) first`,
     );
   }
-  const abs = join(vault.dir, rel);
-  if (!isInside(vault.wiki, abs) || lstatSync(abs).isSymbolicLink()) {
+  const site = openFrontmatter(vault, rel);
+  if (site === "unsafe") {
     return fail(
       "ingest_page_unsafe",
       `${rel} is not a plain file under wiki/; left unchanged`,
       rel,
     );
   }
-  const before = readFileSync(abs);
-  const text = before.toString("utf8");
-  const fm = FRONTMATTER.exec(text);
-  if (!fm) return fail("ingest_status_not_found", `${rel} has no frontmatter; left unchanged`, rel);
-  const start = fm[1]?.length ?? 0;
-  const block = fm[2] ?? "";
+  if (site === "no_frontmatter") {
+    return fail("ingest_status_not_found", `${rel} has no frontmatter; left unchanged`, rel);
+  }
+  const { text, start, block } = site;
   const lines = [...block.matchAll(STATUS_LINE)];
   if (lines.length !== 1 || !lines[0]) {
     return fail(
@@ -105,16 +102,15 @@ export function markIngested(
       rel,
     );
   }
-  const saved = backup(vault, rel, before, now);
+  const saved = backup(vault, rel, site.before, now);
   // A concurrent editor may have saved since the read: their change wins, nothing is lost.
-  if (!readFileSync(abs).equals(before)) {
+  if (!commitEdit(site, after)) {
     return fail(
       "ingest_page_changed",
       `${rel} changed while being marked; left unchanged, try again`,
       rel,
     );
   }
-  writeFileAtomic(abs, after);
   appendEvent(
     vault,
     {

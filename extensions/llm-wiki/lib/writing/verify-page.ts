@@ -5,15 +5,12 @@
  * is rewritten, reformatted or redacted. A page that changed while this ran
  * is left alone; the write is atomic.
  */
-import { lstatSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { appendEvent } from "../vault/events.ts";
-import { isInside, writeFileAtomic } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { appendToBlock, commitEdit, openFrontmatter } from "./frontmatter-edit.ts";
 
-const FRONTMATTER = /^(\uFEFF?---[ \t]*(\r?\n))([\s\S]*?\r?\n)?(---|\.\.\.)[ \t]*(\r?\n|$)/;
 /** A top-level `verified:` line; the value may be quoted and followed by a comment. */
 const VERIFIED_LINE = /^verified:[^\r\n]*$/gm;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -65,21 +62,18 @@ export function verifyPage(
 ): VerifyPageResult {
   const day = date ?? now.toISOString().slice(0, 10);
   if (!isDay(day)) return fail("invalid_input", `date: "${day}" is not a day like 2026-03-01`);
-  const abs = join(vault.dir, rel);
-  if (!isInside(vault.wiki, abs) || lstatSync(abs).isSymbolicLink()) {
+  const site = openFrontmatter(vault, rel);
+  if (site === "unsafe") {
     return fail(
       "verify_page_unsafe",
       `${rel} is not a plain file under wiki/; left unchanged`,
       rel,
     );
   }
-  const before = readFileSync(abs);
-  const text = before.toString("utf8");
-  const fm = FRONTMATTER.exec(text);
-  if (!fm) return fail("verify_no_frontmatter", `${rel} has no front matter; left unchanged`, rel);
-  const start = fm[1]?.length ?? 0;
-  const block = fm[3] ?? "";
-  const eol = fm[2] ?? "\n";
+  if (site === "no_frontmatter") {
+    return fail("verify_no_frontmatter", `${rel} has no front matter; left unchanged`, rel);
+  }
+  const { text, start, block } = site;
   const lines = [...block.matchAll(VERIFIED_LINE)];
   if (lines.length > 1) {
     return fail("verify_ambiguous", `${rel} has more than one verified line; left unchanged`, rel);
@@ -97,7 +91,7 @@ export function verifyPage(
   }
   const after = line
     ? `${text.slice(0, start + line.index)}verified: ${day}${text.slice(start + line.index + line[0].length)}`
-    : `${text.slice(0, start + block.length)}verified: ${day}${eol}${text.slice(start + block.length)}`;
+    : appendToBlock(site, `verified: ${day}${site.eol}`);
   const parsed = parsePage(id, rel, Buffer.from(after, "utf8"));
   const value = parsed.ok ? parsed.page.frontmatter.verified : undefined;
   const readBack = value instanceof Date ? value.toISOString().slice(0, 10) : value;
@@ -105,10 +99,9 @@ export function verifyPage(
     return fail("verify_not_written", `${rel}: the verified line could not be written safely`, rel);
   }
   // A concurrent editor may have saved since the read: their change wins.
-  if (!readFileSync(abs).equals(before)) {
+  if (!commitEdit(site, after)) {
     return fail("verify_page_changed", `${rel} changed while being verified; try again`, rel);
   }
-  writeFileAtomic(abs, after);
   appendEvent(vault, { kind: "page_verified", page: id, verified: day }, now);
   const result: VerifyPageResult = {
     ok: true,
