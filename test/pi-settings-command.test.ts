@@ -414,6 +414,7 @@ describe("hostile settings files", () => {
     const notices: Array<{ message: string; type: string | undefined }> = [];
     const memory: WorkingMemory = {
       enabled: () => false,
+      usable: () => false,
       enable: () => undefined,
       disable: () => undefined,
       onSessionStart: () => undefined,

@@ -20,13 +20,7 @@ export function createRecordCommand(
   return {
     description: "Record the task just finished (its tool calls) as an llm-wiki trajectory",
     async handler(args, ctx) {
-      if (!memory.enabled(ctx)) {
-        ctx.ui.notify(
-          "llm-wiki working memory is off; turn it on with /wiki-trajectories on",
-          "warning",
-        );
-        return;
-      }
+      if (!memory.usable(ctx)) return;
       const { steps, task, model } = trajectoryFromEntries(ctx.sessionManager.getBranch());
       const title = args.trim();
       const result = await host.service(ctx).captureTrajectory({

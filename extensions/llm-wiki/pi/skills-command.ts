@@ -18,13 +18,7 @@ export function createSkillsCommand(
   return {
     description: "List the llm-wiki's skill and case pages, or those matching a task",
     async handler(args, ctx) {
-      if (!memory.enabled(ctx)) {
-        ctx.ui.notify(
-          "llm-wiki working memory is off; turn it on with /wiki-trajectories on",
-          "warning",
-        );
-        return;
-      }
+      if (!memory.usable(ctx)) return;
       const service = host.service(ctx);
       const query = args.trim();
       if (query === "") {

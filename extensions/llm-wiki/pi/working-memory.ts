@@ -22,6 +22,8 @@ export const TRAJECTORY_TOOLS: readonly TrajectoryToolName[] = [
 export interface WorkingMemory {
   /** Whether the setting is on now (read from the settings files, not the session's first read). */
   enabled(ctx: ExtensionContext): boolean;
+  /** `enabled`, telling the user how to turn it on when it is off (for commands). */
+  usable(ctx: ExtensionContext): boolean;
   /** Registers the tools (once) and makes them active. */
   enable(): void;
   /** Takes the tools out of the active set. */
@@ -37,6 +39,14 @@ export function createWorkingMemory(pi: ExtensionAPI, host: WikiHost): WorkingMe
     enabled(ctx) {
       return loadPiSettings({ cwd: ctx.cwd, projectTrusted: ctx.isProjectTrusted() }).settings
         .trajectories;
+    },
+    usable(ctx) {
+      if (memory.enabled(ctx)) return true;
+      ctx.ui.notify(
+        "llm-wiki working memory is off; turn it on with /wiki-trajectories on",
+        "warning",
+      );
+      return false;
     },
     enable() {
       if (!registered) {
