@@ -11,20 +11,13 @@ import type {
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
-import type { RecallResult } from "../lib/recall-operation.ts";
 import { recordShown } from "./recall-feedback-capture.ts";
+import { recallMessage } from "./recall-message.ts";
 import { recallErrorStatus, recallStatus } from "./status-line.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** `customType` of the recall message (persisted in the session, sent to the model as user content). */
 const RECALL_MESSAGE_TYPE = "llm-wiki-recall";
-
-/** What the session keeps about a recall besides the text the model saw. */
-interface RecallMessageDetails {
-  modeUsed: RecallResult["modeUsed"];
-  durationMs: number;
-  pages: Array<{ id: string; vault: string; score: number; path: string }>;
-}
 
 /**
  * `shown`: pages (`vault:id`) already in the context this turn (the session's
@@ -51,26 +44,12 @@ export function createAutoRecallHandler(host: WikiHost, shown?: () => ReadonlySe
       if (result.modeUsed === "none" && result.diagnostics.length === 0) return undefined;
       host.setStatus(recallStatus(result));
       if (result.rendered === "") return undefined;
-      const details: RecallMessageDetails = {
-        modeUsed: result.modeUsed,
-        durationMs: result.durationMs,
-        pages: result.results.map((r) => ({
-          id: r.id,
-          vault: r.vault,
-          score: r.score,
-          path: r.path,
-        })),
-      };
       // Returned here, the block goes to the model with this run's first request.
       recordShown(host, ctx, result);
-      return {
-        message: {
-          customType: RECALL_MESSAGE_TYPE,
-          content: result.rendered,
-          display: false,
-          details,
-        },
-      };
+      return recallMessage(RECALL_MESSAGE_TYPE, result, {
+        modeUsed: result.modeUsed,
+        durationMs: result.durationMs,
+      });
     } catch (error) {
       host.setStatus(recallErrorStatus(errorMessage(error)));
       return undefined;

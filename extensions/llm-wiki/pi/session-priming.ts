@@ -18,18 +18,11 @@ import type {
 import { errorMessage } from "../lib/diagnostics.ts";
 import type { PrimeResult } from "../lib/priming/prime.ts";
 import { recordShown } from "./recall-feedback-capture.ts";
+import { recallMessage } from "./recall-message.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** `customType` of the priming message (persisted in the session, sent to the model as user content). */
 export const PRIMING_MESSAGE_TYPE = "llm-wiki-priming";
-
-/** What the session keeps about priming besides the text the model saw. */
-interface PrimingMessageDetails {
-  query: string;
-  durationMs: number;
-  gitMs: number;
-  pages: Array<{ id: string; vault: string; score: number; path: string }>;
-}
 
 export interface SessionPriming {
   /** `before_agent_start` handler; register it before automatic recall's. */
@@ -73,26 +66,12 @@ export function createSessionPriming(host: WikiHost): SessionPriming {
         });
         if (result.rendered === "") return undefined;
         for (const r of result.results) shown.add(`${r.vault}:${r.id}`);
-        const details: PrimingMessageDetails = {
+        recordShown(host, ctx, result);
+        return recallMessage(PRIMING_MESSAGE_TYPE, result, {
           query: result.query,
           durationMs: result.durationMs,
           gitMs: result.gitMs,
-          pages: result.results.map((r) => ({
-            id: r.id,
-            vault: r.vault,
-            score: r.score,
-            path: r.path,
-          })),
-        };
-        recordShown(host, ctx, result);
-        return {
-          message: {
-            customType: PRIMING_MESSAGE_TYPE,
-            content: result.rendered,
-            display: false,
-            details,
-          },
-        };
+        });
       } catch (error) {
         host.setStatus(`wiki: priming failed (${errorMessage(error)})`);
         return undefined;
