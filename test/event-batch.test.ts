@@ -61,7 +61,10 @@ describe("a session's implicit signals", () => {
     let clock = Date.UTC(2026, 11, 1);
     const session = new FeedbackSession({
       implicit: true,
-      now: () => new Date((clock += 1000)),
+      now: () => {
+        clock += 1000;
+        return new Date(clock);
+      },
       vault: (kind) =>
         kind === "project"
           ? { paths, vaultId: "v-test", page: (id) => ({ id, title: id, path: `wiki/${id}.md` }) }

@@ -6,6 +6,7 @@
  * through the service and through the CLI as a person runs it; words and
  * hostile actor names are fresh each run.
  */
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecallItem } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import {
