@@ -149,7 +149,8 @@ describe("working memory in Pi", () => {
     const skillTitle = `Deploying ${word}`;
     const unrelated = randomWord(6, 8);
     harness.script(
-      fauxToolCall("wiki_distill_skills", {}),
+      // The hand-off: with a model, Pi's default is the sub-agent pass (pi-distill-subagent.test.ts).
+      fauxToolCall("wiki_distill_skills", { mode: "handoff" }),
       // A page that does not cite the trajectory: refused, nothing marked.
       fauxToolCall("wiki_ensure_page", {
         type: "skill",
