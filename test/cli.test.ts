@@ -90,7 +90,7 @@ describe("llm-wiki status", () => {
           name: "Acme",
           mode: "project",
           vault_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-          knowledge_format: "okf",
+          knowledge_format: "okf-0.2",
         },
         pages: 0,
         byType: {},

@@ -3,13 +3,14 @@
  * (built here by that package's own Pi tools, in OKF mode, with OKF v0.2
  * metadata, a type of its own and producer fields) opens, recalls, lints and
  * round-trips through `export --okf` / `import --okf` with our real CLI,
- * and no byte of its pages changes anywhere.
+ * and no byte of its pages changes anywhere. And the reverse: a vault our
+ * CLI creates and writes opens in that package's own status and lint.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.ts";
-import { randomWord } from "./helpers/random-text.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
 
 afterEach(() => removeTempDirs());
@@ -23,7 +24,11 @@ interface OldTool {
     signal: AbortSignal | undefined,
     onUpdate: undefined,
     ctx: { cwd: string; hasUI: boolean },
-  ): Promise<{ content: Array<{ text: string }>; isError?: boolean }>;
+  ): Promise<{
+    content: Array<{ text: string }>;
+    isError?: boolean;
+    details?: Record<string, unknown>;
+  }>;
 }
 interface OldPi {
   registerTool(tool: OldTool): void;
@@ -35,6 +40,8 @@ interface OldToolsModule {
   registerWikiBootstrap(pi: OldPi): void;
   registerWikiEnsurePage(pi: OldPi, runtime: undefined): void;
   registerWikiCaptureSource(pi: OldPi, runtime: undefined): void;
+  registerWikiStatus(pi: OldPi): void;
+  registerWikiLint(pi: OldPi, runtime: undefined): void;
 }
 interface OldObservationModule {
   registerWikiObserve(pi: OldPi, runtime: undefined, reminder: unknown): void;
@@ -57,11 +64,15 @@ async function oldTools(): Promise<Map<string, OldTool>> {
   lib.registerWikiBootstrap(pi);
   lib.registerWikiEnsurePage(pi, undefined);
   lib.registerWikiCaptureSource(pi, undefined);
+  // Without a background runtime, its lint runs inline and returns its report.
+  lib.registerWikiStatus(pi);
+  lib.registerWikiLint(pi, undefined);
   observation.registerWikiObserve(pi, undefined, observation.createReminderState());
   return tools;
 }
 
-async function call(
+/** Runs one of the older system's tools, which must not report an error; its text and details. */
+async function callFull(
   tools: Map<string, OldTool>,
   root: string,
   name: string,
@@ -71,7 +82,16 @@ async function call(
   if (!tool) throw new Error(`pi-llm-wiki has no tool ${name}`);
   const out = await tool.execute("t", params, undefined, undefined, { cwd: root, hasUI: false });
   expect(out.isError ?? false, out.content[0]?.text).toBe(false);
-  return out.content[0]?.text ?? "";
+  return { text: out.content[0]?.text ?? "", details: out.details ?? {} };
+}
+
+async function call(
+  tools: Map<string, OldTool>,
+  root: string,
+  name: string,
+  params: Record<string, unknown>,
+) {
+  return (await callFull(tools, root, name, params)).text;
 }
 
 interface Built {
@@ -249,4 +269,60 @@ describe("a vault written by @zosmaai/pi-llm-wiki 0.12.2", () => {
     expect(pagesOf(snapshotFiles(join(dot, "wiki")))).toEqual(pages);
     expect(snapshotFiles(join(dot, "raw"))).toEqual(rawBefore);
   }, 180_000);
+});
+
+describe("a vault our CLI creates, opened by @zosmaai/pi-llm-wiki 0.12.2", () => {
+  // Plain `init` (our defaults), and one naming a topic and the older
+  // system's own mode word: both are OKF vaults that system must accept.
+  const inits: Array<[string, () => string[]]> = [
+    ["with init's defaults", () => []],
+    [
+      "with a name, a topic and a mode",
+      () => ["--name", randomWords(2), "--topic", randomWords(3), "--mode", "company"],
+    ],
+  ];
+
+  it.each(inits)(
+    "%s: its wiki_status reports no blocking problem and its wiki_lint runs",
+    async (_label, initArgs) => {
+      const work = makeTempDir("llm-wiki-okf-reverse-");
+      const root = join(work, "ours");
+      mkdirSync(root);
+      expect(cli(work, ["init", "--vault", root, ...initArgs()]).status).toBe(0);
+      const title = `${randomWords(2)} ${randomWord(6, 9)}`;
+      const written = cli(work, [
+        "page",
+        "--vault",
+        root,
+        "--type",
+        "concept",
+        "--title",
+        title,
+        "--description",
+        randomWords(5),
+        "--tag",
+        randomWord(),
+        "--content",
+        `${randomWords(8)}.`,
+      ]);
+      expect(written.status, written.stderr).toBe(0);
+      const config = JSON.parse(
+        readFileSync(join(root, ".llm-wiki", "config.json"), "utf8"),
+      ) as Record<string, unknown>;
+      expect(config.knowledge_format).toBe("okf-0.2");
+
+      const tools = await oldTools();
+      const status = await callFull(tools, root, "wiki_status", {});
+      expect(status.details.knowledgeFormat, status.text).toBe("okf-0.2");
+      expect(status.details.blockingDiagnostics, status.text).toEqual([]);
+      expect(status.text).not.toMatch(/config_invalid|okf_version_mismatch|Blocking/);
+
+      const lint = await call(tools, root, "wiki_lint", {});
+      expect(lint).toContain("lint complete");
+      expect(lint).not.toContain("Projection-blocking");
+      // It found the page our CLI wrote, as a page.
+      expect(lint).toMatch(/^- Pages: 1$/m);
+    },
+    180_000,
+  );
 });

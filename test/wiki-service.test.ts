@@ -65,7 +65,7 @@ describe("bootstrap", () => {
       name: "Acme",
       topic: "billing",
       mode: "project",
-      knowledge_format: "okf",
+      knowledge_format: "okf-0.2",
     });
     expect(config.vault_id).toMatch(/^[0-9a-f-]{36}$/);
 

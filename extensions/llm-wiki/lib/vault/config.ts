@@ -64,9 +64,14 @@ export function readVaultConfig(paths: VaultPaths): {
   return { config, diagnostics };
 }
 
-/** A fresh config for `init`. */
+/**
+ * A fresh config for `init`. The format is spelled `okf-0.2`, as
+ * `@zosmaai/pi-llm-wiki` 0.12.2 spells it: that version refuses any other
+ * value (`config_invalid_knowledge_format`, blocking), so a vault we create
+ * stays usable from it. Earlier versions of ours wrote `okf`, still read.
+ */
 export function newVaultConfig(name: string, topic: string | undefined, mode: string): VaultConfig {
-  const config: VaultConfig = { name, mode, vault_id: randomUUID(), knowledge_format: "okf" };
+  const config: VaultConfig = { name, mode, vault_id: randomUUID(), knowledge_format: "okf-0.2" };
   if (topic) config.topic = topic;
   return config;
 }

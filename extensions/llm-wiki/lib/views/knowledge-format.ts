@@ -1,10 +1,10 @@
 /**
  * The vault's knowledge format (`config.json` `knowledge_format`), which
  * decides whether OKF's reserved views `wiki/index.md` and `wiki/log.md`
- * are generated. `okf` (ours) and `okf-0.2` (`@zosmaai/pi-llm-wiki`'s) mean
- * OKF v0.2; a missing field or `legacy` means an older vault whose
- * `wiki/index.md` may be the user's own; anything else fails closed: no
- * file under `wiki/` is written.
+ * are generated. `okf-0.2` (written by `init`, and by `@zosmaai/pi-llm-wiki`)
+ * and `okf` (written by our earlier versions) mean OKF v0.2; a missing field
+ * or `legacy` means an older vault whose `wiki/index.md` may be the user's
+ * own; anything else fails closed: no file under `wiki/` is written.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { VaultConfig } from "../vault/config.ts";
