@@ -7,15 +7,18 @@
  * calls with secrets redacted and control bytes gone; `/wiki-record` records
  * without a model turn and the next recording starts after it;
  * `wiki_distill_skills` hands out the batch and marks a trajectory only when
- * a page cites it; `wiki_recall_skill` returns only skill and case pages.
+ * a page cites it; `wiki_recall_skill` returns only skill and case pages;
+ * `/wiki-skills` lists them and `/wiki-skills <task>` recalls them, without
+ * a model turn.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { pageText } from "./helpers/temp-vault.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 const TOOLS = ["wiki_capture_trajectory", "wiki_distill_skills", "wiki_recall_skill"];
@@ -28,6 +31,15 @@ beforeEach(() => {
 
 function globalSettings(values: Record<string, unknown>): void {
   writeFileSync(join(pi.dirs.agentDir, "settings.json"), JSON.stringify({ "llm-wiki": values }));
+}
+
+/** Writes a page into the project's vault; returns its id. */
+function writePage(folder: string, type: string, title: string, body: string): string {
+  const slug = title.toLowerCase().replace(/\s+/g, "-");
+  const dir = join(pi.dirs.project, ".llm-wiki", "wiki", folder);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${slug}.md`), pageText({ type, title, status: "current" }, body));
+  return `${folder}/${slug}`;
 }
 
 function toolNames(harness: PiHarness): string[] {
@@ -209,5 +221,47 @@ describe("working memory in Pi", () => {
     const ids = details.results.map((r) => r.id);
     expect(ids).toContain("skills/release-checklist");
     expect(ids).toContain("cases/stale-sidebar-after-rename");
+  });
+
+  it("/wiki-skills lists the skill and case pages and /wiki-skills <task> recalls them, with no model request", async () => {
+    globalSettings({ trajectories: true });
+    const word = randomWord(9, 12);
+    const skill = writePage(
+      "skills",
+      "skill",
+      `Rotate ${randomWord(5, 8)} keys`,
+      `1. Drain the ${word} queue.\n2. Rotate.\n`,
+    );
+    const kase = writePage(
+      "cases",
+      "case",
+      `Outage ${randomWord(5, 8)}`,
+      `The ${word} queue stalled; draining it first fixed it.\n`,
+    );
+    // A page of another type that matches the task just as well is no skill.
+    const concept = writePage(
+      "concepts",
+      "concept",
+      `Queue ${randomWord(5, 8)}`,
+      `What the ${word} queue is.\n`,
+    );
+    const harness = await pi.start();
+    const before = harness.requests.length;
+
+    await harness.session.prompt("/wiki-skills");
+    const listed = harness.notices.at(-1)?.message ?? "";
+    for (const id of [skill, kase, "skills/release-checklist", "cases/stale-sidebar-after-rename"])
+      expect(listed).toContain(id);
+    expect(listed).not.toContain(concept);
+
+    await harness.session.prompt(`/wiki-skills drain the ${word} queue`);
+    const recalled = harness.notices.at(-1)?.message ?? "";
+    expect(recalled).not.toBe(listed);
+    expect(recalled).toContain(skill);
+    expect(recalled).toContain(kase);
+    expect(recalled).not.toContain(concept);
+    expect(recalled).not.toContain("skills/release-checklist");
+
+    expect(harness.requests.length).toBe(before);
   });
 });
