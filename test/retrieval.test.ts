@@ -12,6 +12,7 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
+import { loadOrdinaryPrompts } from "../scripts/bench/auto-precision.ts";
 import {
   capabilities,
   type RecallInput,
@@ -42,6 +43,7 @@ afterAll(removeTempDirs);
 const REPO = join(import.meta.dirname, "..");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 const FIXTURE = loadBenchmarkFixture(join(REPO, "test", "fixtures", "retrieval", "queries.json"));
+const ORDINARY_PROMPTS = join(REPO, "test", "fixtures", "retrieval", "ordinary-prompts.json");
 
 // ---------------------------------------------------------------------------
 // The small vault: a dozen pages about a notes app, plus two pairs of twins
@@ -948,6 +950,39 @@ describe("automatic recall stays silent", () => {
         expect(steps(r), q.id).toEqual(["lexical", "vector"]);
         expect(r.results, q.id).toEqual([]);
       }
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("when the reranker ran: it orders pages but admits none without lexical evidence", async () => {
+    // Ordinary coding prompts, a fresh sample each run, plus the fixture's negatives.
+    const prompts = loadOrdinaryPrompts(ORDINARY_PROMPTS).map((p) => p.text);
+    const sample = [...prompts].sort(() => Math.random() - 0.5).slice(0, 12);
+    const negatives = FIXTURE.queries.filter((q) => q.autoExpectation === "none").map((q) => q.text);
+    const root = makeTempDir("llm-wiki-fixture-");
+    cpSync(FIXTURE.vaultRoot, root, {
+      recursive: true,
+      filter: (src) => !src.split(sep).includes("meta"),
+    });
+    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: DEFAULT_SETTINGS });
+    try {
+      const built = await s.reindex({ scope: "all", components: ["lexical", "vectors"] });
+      expect(built.ok).toBe(true);
+      for (const query of [...negatives, ...sample]) {
+        const r = await s.recall({ query, policy: "automatic", mode: "quality" });
+        expect(steps(r), query).toEqual(["lexical", "vector", "expanded"]);
+        expect(r.results, query).toEqual([]);
+        expect(r.rendered, query).toBe("");
+      }
+      // A prompt about the vault still gets its page through the reranked list.
+      const asked = await s.recall({
+        query: "How does reciprocal rank fusion combine lexical and vector lists?",
+        policy: "automatic",
+        mode: "quality",
+      });
+      expect(steps(asked)).toContain("expanded");
+      expect(ids(asked)).toContain("concepts/reciprocal-rank-fusion");
     } finally {
       await s.close();
     }

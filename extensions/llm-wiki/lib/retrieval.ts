@@ -199,6 +199,27 @@ function candidatesOf(hits: QmdHit[]): Candidate[] {
 }
 
 /**
+ * The reranked list as candidates, each carrying what the lexical list said of
+ * its page (confidence and matched terms; nothing when only the expansion or
+ * the vectors found it). The reranker orders and judges usefulness, but it
+ * is no candidate generator and no evidence (the design's "cannot create
+ * evidence"): automatic recall admits a reranked page on this lexical
+ * evidence alone, as it does a fused one.
+ */
+function withLexicalEvidence(reranked: QmdHit[], lex: QmdHit[]): Candidate[] {
+  const lexical = new Map(lex.map((h) => [h.pageId, h]));
+  return candidatesOf(reranked).map((candidate) => {
+    const own = lexical.get(candidate.hit.pageId);
+    const { matches: _reranked, ...hit } = candidate.hit;
+    return {
+      ...candidate,
+      hit: own?.matches ? { ...hit, matches: own.matches } : hit,
+      lexical: own ? confidenceOf(own) : 0,
+    };
+  });
+}
+
+/**
  * Fuses a lexical and a vector list by rank; a page's confidence is its best
  * evidence, its standing its fused reciprocal rank (plus QMD's top-rank
  * bonus) over the best one's, and the list is in standing order. The two
@@ -359,7 +380,7 @@ async function runVault(
         ...(req.signal ? { signal: req.signal } : {}),
       }),
     );
-    return { candidates: candidatesOf(expanded), mode: req.mode, reranked: true };
+    return { candidates: withLexicalEvidence(expanded, lex), mode: req.mode, reranked: true };
   } catch (error) {
     fallback("expanded", error, "hybrid");
     return current;

@@ -78,8 +78,10 @@ export function scoreVault(
     contained.delete(window.anchor);
     span.delete(window.anchor);
   }
-  // A reranker's score is its own evidence; lexical and fused lists are gated by specificity.
-  const gated = policy.minEvidence !== undefined && !run.reranked;
+  // Every list is gated by lexical specificity, a reranked one too: a model's
+  // score orders pages but is no evidence (none can be calibrated without the
+  // real model, and a page unrelated to the prompt still scores above zero).
+  const gated = policy.minEvidence !== undefined;
   let said: string | undefined;
   const queryTerms = () => {
     said ??= ` ${ftsTokens(query).join(" ")} `;
@@ -143,14 +145,16 @@ export function scoreVault(
   for (const { hit, confidence, lexical, standing } of run.candidates) {
     if (seen.has(hit.pageId)) continue;
     seen.add(hit.pageId);
-    // Automatic recall injects unasked: raw vector similarity is no evidence
-    // there (unrelated text still scores well above zero, and no threshold
-    // can be calibrated without the real model), so a fused hit counts only
-    // what the lexical list says of it. Reranker scores still count.
+    // Automatic recall injects unasked: raw vector similarity and reranker
+    // scores are no evidence there (unrelated text still scores well above
+    // zero, and no threshold can be calibrated without the real model), so a
+    // fused or reranked hit counts only what the lexical list says of it.
     add(
       hit.pageId,
       hit,
-      policy.name === "automatic" && hit.source === "hybrid" ? lexical : confidence,
+      policy.name === "automatic" && (run.reranked || hit.source === "hybrid")
+        ? lexical
+        : confidence,
       standing,
     );
   }
