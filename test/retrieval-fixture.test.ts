@@ -259,8 +259,12 @@ describe("retrieval benchmark fixture", () => {
     }
   });
 
-  it("links every judged evidence page of an evidence request to a judged card by supports or derived_from", () => {
-    for (const query of queries.filter((q) => q.category === "evidence_request")) {
+  it("links every judged evidence page of an evidence request or a conflict to a judged card by supports or derived_from", () => {
+    // A card reaches its evidence only through a declared relation: a conflict
+    // judged as a card's evidence that no relation connects could never come
+    // with that card, whatever the ranking does.
+    const withEvidence = new Set(["evidence_request", "contradiction"]);
+    for (const query of queries.filter((q) => withEvidence.has(q.category))) {
       const cards = query.judgments.filter((j) => j.role === "canonical").map((j) => j.pageId);
       for (const evidence of query.judgments.filter((j) => j.role === "evidence")) {
         expect(
