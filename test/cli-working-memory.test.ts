@@ -5,14 +5,19 @@
  * `trajectory on|off` writes the setting and keeps the file's other keys
  * (`--pi`: the project's `.pi/settings.json` instead); `trajectory capture`
  * takes the steps as MCP does (secrets redacted, control bytes gone, a bad
- * step refused in MCP's words); `trajectory distill` hands the batch out and
+ * step refused in MCP's words; a long task keeps its first and last steps,
+ * says how many were left out, and cuts an oversized output with a marker);
+ * `trajectory distill` hands the batch out and
  * marks only after a cited skill page exists; `skills` lists and recalls it.
  * Words and secrets are fresh each run.
  */
 // biome-ignore-all lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+
+import { randomInt } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MAX_STEPS, OUTPUT_CHARS } from "../extensions/llm-wiki/lib/trajectories/steps.ts";
 import { runCli } from "./helpers/cli.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import {
@@ -232,5 +237,50 @@ describe("working memory on", () => {
     expect(notJson.status).toBe(2);
     expect(notJson.stderr).toContain("not JSON");
     expect(readdirSync(trajectoryDir())).toHaveLength(1);
+  });
+
+  it("keeps a long task's first and last steps, says how many were left out, and cuts an oversized output", () => {
+    const word = `zq${randomWord(7, 9)}`;
+    const total = MAX_STEPS + randomInt(1, 80);
+    // A marker per step that no other step's marker contains.
+    const marker = (i: number) => `m${i}x${word}`;
+    const given: Array<Record<string, unknown>> = [
+      { role: "user", text: `${marker(0)} deploy it` },
+    ];
+    for (let i = 1; i < total - 1; i++) {
+      given.push({ role: "tool", tool: "bash", args: { n: i }, text: `${marker(i)} ok` });
+    }
+    // The last step, always kept, prints far more than a step may keep.
+    const lost = `tail${randomWord(8, 10)}`;
+    given.push({
+      role: "tool",
+      tool: "bash",
+      text: `${marker(total - 1)} ${randomWords(OUTPUT_CHARS)} ${lost}`,
+    });
+    const run = cli(["trajectory", "capture", "--steps", "-", "--json"], JSON.stringify(given));
+    expect(run.status, run.stderr).toBe(0);
+    const result = json(run);
+    const omitted = total - MAX_STEPS;
+    expect(result.omitted).toBe(omitted);
+    expect(result.stepCount).toBe(MAX_STEPS);
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ code: "trajectory_trimmed", severity: "info" }),
+    );
+    const page = readFileSync(join(vault.paths.dir, result.path as string), "utf8");
+    expect(page).toContain(`step_count: ${MAX_STEPS}\n`);
+
+    // What is kept is a run from the start and a run to the end; the middle is gone.
+    const kept = Array.from({ length: total }, (_, i) => page.includes(marker(i)));
+    const head = kept.indexOf(false);
+    expect(head).toBeGreaterThan(0);
+    expect(kept.lastIndexOf(false)).toBe(head + omitted - 1);
+    expect(kept.filter(Boolean)).toHaveLength(MAX_STEPS);
+    expect(kept[total - 1]).toBe(true);
+    expect(page).toContain(`_${omitted} steps in the middle of the task were left out._`);
+
+    // The oversized output: its start kept, its end cut off, and the cut marked.
+    const last = page.split("\n").find((l) => l.includes(marker(total - 1))) ?? "";
+    expect(last).toContain("…[cut]");
+    expect(page).not.toContain(lost);
   });
 });
