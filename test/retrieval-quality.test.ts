@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
+import { MEMORY_GATES, memoryGateFailures } from "../scripts/bench/memory-gates.ts";
 import { type ModeRun, runFixture } from "../scripts/bench/retrieval-run.ts";
 
 /** The old heuristic scorer's figures on the same fixture: the floor to beat. */
@@ -46,6 +47,17 @@ describe("lexical retrieval on the seed fixture", () => {
     expect(run.report.all.autoFalsePositiveRate).toBeLessThanOrEqual(
       OLD_SCORER.all.autoFalsePositiveRate,
     );
+  });
+
+  it("meets the memory gates: every judged conflict whole, the card in the top three, the evidence found, no false positive", () => {
+    // Absolute thresholds (scripts/bench/memory-gates.ts), not the baseline's
+    // figures: a change that drops a conflict's other side fails here.
+    const assembled = run.candidateBundles.assembled.all;
+    expect(assembled.contradictionCoverage).toBe(MEMORY_GATES.minContradictionCoverage);
+    expect(assembled.canonicalAt3).toBeGreaterThanOrEqual(MEMORY_GATES.minCanonicalAt3);
+    expect(assembled.evidenceRecall20).toBeGreaterThanOrEqual(MEMORY_GATES.minEvidenceRecall20);
+    expect(run.answers.assembled.all.autoFalsePositiveRate).toBe(0);
+    expect(memoryGateFailures(run)).toEqual([]);
   });
 
   it("beats the old scorer on the held-out queries: Recall@20 and MRR", () => {
