@@ -1,17 +1,21 @@
 /**
  * `llm-wiki watch` as a person runs it: a real child process with a real
  * file watcher keeps the vault's index current (a page written while it
- * runs becomes recallable without anyone running reindex), a second
- * watcher on the same vault is refused, and SIGTERM stops it cleanly.
+ * runs becomes recallable without anyone running reindex), a burst of
+ * quick writes is indexed in one run (the debounce), a second watcher on the
+ * same vault is refused, and SIGTERM stops it cleanly.
  * `--cron` only prints the crontab line.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StatusResult } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { CLI, runCli } from "./helpers/cli.ts";
 import { eventually } from "./helpers/pi-session.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -94,6 +98,43 @@ describe("llm-wiki watch", () => {
     expect(await eventually(() => again.err().includes("watching"), 30_000)).toBe(true);
     again.child.kill("SIGINT");
     expect(await again.exited).toBe(0);
+  });
+
+  it("indexes a burst of quick writes in one run", async () => {
+    const vault = makeTempVault({
+      pages: { "concepts/first": pageText({ type: "concept", title: "First" }, "hello\n") },
+    });
+    const watcher = startWatch(vault.root, env());
+    // One line per run: "<vault>: <what> in <n> ms (index …)".
+    const runs = () =>
+      watcher
+        .out()
+        .split("\n")
+        .filter((l) => / in \d+ ms \(index /.test(l));
+    const indexed = (lines: string[]) =>
+      lines.reduce((n, l) => n + Number(/ (\d+) page\(s\) indexed/.exec(l)?.[1] ?? 0), 0);
+    expect(await eventually(() => runs().length === 1, 30_000), watcher.err()).toBe(true);
+
+    // Writes a few tens of milliseconds apart: each lands well inside the
+    // quiet period the watcher waits for, yet in an event-loop turn of its own.
+    const count = randomInt(3, 7);
+    for (let i = 0; i < count; i++) {
+      const word = randomWord(8, 12);
+      vault.writePage(
+        `concepts/${word}`,
+        pageText({ type: "concept", title: `${word} ${i}` }, `${randomWords(6)}\n`),
+      );
+      await sleep(30);
+    }
+    const burstRuns = () => runs().slice(1);
+    expect(await eventually(() => indexed(burstRuns()) >= count, 30_000), watcher.out()).toBe(true);
+    // Long past the debounce: a second run, had there been one, has printed.
+    await sleep(1_500);
+    expect(burstRuns(), watcher.out()).toHaveLength(1);
+    expect(indexed(burstRuns())).toBe(count);
+
+    watcher.child.kill("SIGTERM");
+    expect(await watcher.exited).toBe(0);
   });
 
   it("refuses without a vault", () => {
