@@ -8,74 +8,45 @@
  * held-out wordings, and on prompts that must inject nothing — mean and
  * 95 % t-interval over seeds. Writes benchmarks/feedback-baseline.json with
  * the decision (`--no-write`: print only; `--seeds N`, `--rounds N`).
+ *
+ * `--check` (CI): run, write nothing, and exit 1 when the fresh decision
+ * differs from the committed one (benchmarks/feedback-baseline.json) or
+ * from the default of `feedbackRanking` — a change that breaks learning,
+ * or one that makes it pass where it failed, must come with a new baseline.
  */
-import { cpSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
-import { BENCHMARK_NOW, loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
-import { FEEDBACK_MAX, HALF_LIFE_DAYS } from "../extensions/llm-wiki/lib/feedback/projection.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
-import { loadOrdinaryPrompts } from "./bench/auto-precision.ts";
-import { DEFAULT_CLICK_MODEL } from "./bench/feedback-click-model.ts";
-import { type ReplayOutcome, type ReplayVault, runReplay } from "./bench/feedback-replay.ts";
-import { type Comparison, compare, formatComparison } from "./bench/feedback-stats.ts";
-import { topicVaultQuestions, topicVaultRewordings, writeTopicVault } from "./bench/topic-vault.ts";
+import {
+  aggregateChecks,
+  decideFeedbackGate,
+  FEEDBACK_GATE_RULE,
+  type VaultFigures,
+  vaultFigures,
+} from "./bench/feedback-gate.ts";
+import { type ReplayOutcome, runReplay } from "./bench/feedback-replay.ts";
+import {
+  DEFAULT_REPLAY,
+  DEFAULT_SEED_COUNT,
+  FEEDBACK_BASELINE,
+  feedbackVaults,
+  replayParameters,
+  seedList,
+} from "./bench/feedback-setup.ts";
+import { formatComparison } from "./bench/feedback-stats.ts";
 
-const root = join(import.meta.dirname, "..");
-const reportPath = join(root, "benchmarks", "feedback-baseline.json");
-const write = !process.argv.includes("--no-write");
+const reportPath = FEEDBACK_BASELINE;
+const check = process.argv.includes("--check");
+const write = !check && !process.argv.includes("--no-write");
 const argNumber = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(name);
   const value = at >= 0 ? Number(process.argv[at + 1]) : fallback;
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
   return value;
 };
-const SEEDS = Array.from({ length: argNumber("--seeds", 10) }, (_, i) => i + 1);
-const REPLAY = {
-  rounds: argNumber("--rounds", 3),
-  turnsPerSession: 5,
-  // Four asks in ten carry an edit; the rest repeat the need word for word.
-  noiseRate: 0.4,
-  now: BENCHMARK_NOW,
-};
-/** The gate (the report states it): the rule, and the held-out loss tolerated. */
-const HELDOUT_MAX_LOSS = 0.01;
-const RULE =
-  "on by default only if, on every vault, repeated-use nDCG@10 gains (mean Δ > 0 and the 95 % CI's lower bound ≥ 0), held-out nDCG@10 loses at most 0.01 (mean Δ ≥ −0.01), and the automatic false-positive rate is not higher (mean Δ ≤ 0)";
-
-const fixtures = join(root, "test", "fixtures", "retrieval");
-const fixture = loadBenchmarkFixture(join(fixtures, "queries.json"));
-const prompts = loadOrdinaryPrompts(join(fixtures, "ordinary-prompts.json")).map((p) => p.text);
-const TOPIC_PAGES = 1_000;
-const topicQuestions = topicVaultQuestions(TOPIC_PAGES);
-
-const vaults: ReplayVault[] = [
-  {
-    name: "fixture",
-    write: (dir) =>
-      cpSync(fixture.vaultRoot, dir, {
-        recursive: true,
-        filter: (src) => !src.includes(join(".llm-wiki", "meta")),
-      }),
-    train: fixture.queries.filter((q) => q.split === "train"),
-    heldout: fixture.queries.filter((q) => q.split === "heldout"),
-    negatives: [
-      ...fixture.queries.filter((q) => q.autoExpectation === "none").map((q) => q.text),
-      ...prompts,
-    ],
-  },
-  {
-    name: "topic-1k",
-    write: (dir) => writeTopicVault(dir, TOPIC_PAGES),
-    train: topicQuestions.filter((q) => q.split === "train"),
-    // Other wordings of the training needs, and the held-out questions (other pages).
-    heldout: [
-      ...topicVaultRewordings(TOPIC_PAGES),
-      ...topicQuestions.filter((q) => q.split === "heldout"),
-    ],
-    negatives: prompts,
-  },
-];
+const SEEDS = seedList(argNumber("--seeds", DEFAULT_SEED_COUNT));
+const REPLAY = { ...DEFAULT_REPLAY, rounds: argNumber("--rounds", DEFAULT_REPLAY.rounds) };
+const vaults = feedbackVaults();
 
 const started = performance.now();
 const outcomes = new Map<string, ReplayOutcome[]>();
@@ -91,62 +62,19 @@ for (const vault of vaults) {
   outcomes.set(vault.name, runs);
 }
 
-interface VaultFigures {
-  repeated: { ndcg10: Comparison; mrr: Comparison };
-  heldout: { ndcg10: Comparison; mrr: Comparison };
-  autoFalsePositiveRate: Comparison;
-}
-const figures = new Map<string, VaultFigures>();
-for (const [name, runs] of outcomes) {
-  const series = (pick: (r: ReplayOutcome) => { off: number; on: number }): Comparison =>
-    compare(
-      runs.map((r) => pick(r).off),
-      runs.map((r) => pick(r).on),
-    );
-  const slice = (key: "repeated" | "heldout") => ({
-    ndcg10: series((r) => ({ off: r[key].off.ndcg10 ?? 0, on: r[key].on.ndcg10 ?? 0 })),
-    mrr: series((r) => ({ off: r[key].off.mrr ?? 0, on: r[key].on.mrr ?? 0 })),
-  });
-  figures.set(name, {
-    repeated: slice("repeated"),
-    heldout: slice("heldout"),
-    autoFalsePositiveRate: series((r) => ({
-      off: r.autoFalsePositive.off / Math.max(1, r.autoFalsePositive.negatives),
-      on: r.autoFalsePositive.on / Math.max(1, r.autoFalsePositive.negatives),
-    })),
-  });
-}
-
-// The decision: every vault must pass every part of the rule.
-const failures: string[] = [];
-for (const [name, f] of figures) {
-  const gain = f.repeated.ndcg10.delta;
-  if (!(gain.mean > 0)) failures.push(`${name}: repeated-use nDCG@10 Δ ${gain.mean} ≤ 0`);
-  else if (gain.ci95 && gain.ci95[0] < 0)
-    failures.push(`${name}: repeated-use nDCG@10 Δ's CI lower bound ${gain.ci95[0]} < 0`);
-  const loss = f.heldout.ndcg10.delta.mean;
-  if (loss < -HELDOUT_MAX_LOSS)
-    failures.push(`${name}: held-out nDCG@10 Δ ${loss} < −${HELDOUT_MAX_LOSS}`);
-  const fp = f.autoFalsePositiveRate.delta.mean;
-  if (fp > 0) failures.push(`${name}: automatic false-positive rate Δ ${fp} > 0`);
-}
-const propertyFailures = [...outcomes.values()]
-  .flat()
-  .flatMap((r) => [
-    ...(r.checks.setChanged > 0
-      ? [`${r.vault} seed ${r.seed}: ${r.checks.setChanged} result sets changed`]
-      : []),
-    ...(r.checks.maxAbsAdjustment > FEEDBACK_MAX + 1e-9
-      ? [`${r.vault} seed ${r.seed}: adjustment ${r.checks.maxAbsAdjustment} > ${FEEDBACK_MAX}`]
-      : []),
-    ...(r.checks.judgedRelevantMovedDown > 0
-      ? [
-          `${r.vault} seed ${r.seed}: ${r.checks.judgedRelevantMovedDown} judged-relevant pages moved down`,
-        ]
-      : []),
-  ]);
-failures.push(...propertyFailures);
-const enabled = failures.length === 0;
+const figures = new Map<string, VaultFigures>(
+  [...outcomes].map(([name, runs]) => [name, vaultFigures(runs)]),
+);
+// The decision: every vault must pass every part of the rule (the same function the tests apply to the baseline).
+const gate = decideFeedbackGate(
+  Object.fromEntries(
+    [...figures].map(([name, metrics]) => [
+      name,
+      { metrics, checks: aggregateChecks(outcomes.get(name) ?? []) },
+    ]),
+  ),
+);
+const { enabled, failures } = gate;
 const summary = [...figures]
   .map(
     ([name, f]) =>
@@ -186,7 +114,7 @@ for (const [name, runs] of outcomes) {
   );
 }
 process.stdout.write(
-  `rule: ${RULE}\ndecision: ${enabled ? "ENABLED" : "not enabled"} — ${decision.reason}\n(${SEEDS.length} seeds, ${elapsed.toFixed(0)} s)\n`,
+  `rule: ${FEEDBACK_GATE_RULE}\ndecision: ${enabled ? "ENABLED" : "not enabled"} — ${decision.reason}\n(${SEEDS.length} seeds, ${elapsed.toFixed(0)} s)\n`,
 );
 if (enabled !== DEFAULT_SETTINGS.feedbackRanking) {
   process.stderr.write(
@@ -199,15 +127,8 @@ const report = {
   schema: 1,
   machine: { node: process.version, cpus: cpus().length, model: cpus()[0]?.model ?? "unknown" },
   seeds: SEEDS,
-  replay: {
-    ...REPLAY,
-    now: REPLAY.now.toISOString(),
-    mode: "lexical",
-    clickModel: DEFAULT_CLICK_MODEL,
-    feedbackMax: FEEDBACK_MAX,
-    halfLifeDays: HALF_LIFE_DAYS,
-  },
-  rule: RULE,
+  replay: replayParameters(REPLAY),
+  rule: FEEDBACK_GATE_RULE,
   vaults: Object.fromEntries(
     vaults.map((v) => {
       const runs = outcomes.get(v.name) ?? [];
@@ -240,18 +161,29 @@ const report = {
               },
             ]),
           ),
-          checks: {
-            setChanged: runs.reduce((n, r) => n + r.checks.setChanged, 0),
-            maxAbsAdjustment: Math.max(0, ...runs.map((r) => r.checks.maxAbsAdjustment)),
-            judgedRelevantChecked: runs.reduce((n, r) => n + r.checks.judgedRelevantChecked, 0),
-            judgedRelevantMovedDown: runs.reduce((n, r) => n + r.checks.judgedRelevantMovedDown, 0),
-          },
+          checks: aggregateChecks(runs),
         },
       ];
     }),
   ),
   decision,
 };
+if (check) {
+  const committed = JSON.parse(readFileSync(reportPath, "utf8")) as {
+    decision?: { enabled?: unknown };
+  };
+  const was = committed.decision?.enabled;
+  if (enabled !== was) {
+    process.stderr.write(
+      `check failed: the fresh decision is ${enabled} but ${reportPath} records ${String(was)}; run \`pnpm benchmark:feedback\` and commit the baseline (and the default of feedbackRanking) with the change\n`,
+    );
+    process.exitCode = 1;
+  } else if (enabled !== DEFAULT_SETTINGS.feedbackRanking) {
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(`check passed: the decision (${enabled}) is the committed one\n`);
+  }
+}
 if (write) {
   writeFileSync(reportPath, `${formattedJson(report)}\n`);
   process.stdout.write(`wrote ${reportPath}\n`);

@@ -1,31 +1,194 @@
 /**
  * The feedback benchmark's gate (scripts/benchmark-feedback.ts): the
- * default of `feedbackRanking` is the committed decision, and a tiny replay
- * through the real vault, index, FeedbackSession and projection keeps the
- * properties the gate relies on.
+ * committed baseline's decision is the rule applied to its own figures, it
+ * was made with the code's parameters, and it is the default of
+ * `feedbackRanking`; a reduced replay through the real vault, index,
+ * FeedbackSession and projection still learns (a repeated-use gain, no
+ * held-out loss beyond 0.01), so a change that breaks learning fails here
+ * and not only in `pnpm benchmark:feedback --check`.
  */
 import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BENCHMARK_NOW, loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
-import { FEEDBACK_MAX } from "../extensions/llm-wiki/lib/feedback/projection.ts";
+import {
+  ACTION_WEIGHTS,
+  FEEDBACK_MAX,
+  HALF_LIFE_DAYS,
+  SHOWN_ONLY_FLOOR,
+} from "../extensions/llm-wiki/lib/feedback/projection.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { DEFAULT_CLICK_MODEL } from "../scripts/bench/feedback-click-model.ts";
+import {
+  aggregateChecks,
+  decideFeedbackGate,
+  FEEDBACK_GATE_RULE,
+  type GateVault,
+  HELDOUT_MAX_LOSS,
+  vaultFigures,
+} from "../scripts/bench/feedback-gate.ts";
 import { paraphrase } from "../scripts/bench/feedback-paraphrase.ts";
-import { runReplay } from "../scripts/bench/feedback-replay.ts";
+import { type ReplayOutcome, runReplay } from "../scripts/bench/feedback-replay.ts";
+import {
+  DEFAULT_REPLAY,
+  DEFAULT_SEED_COUNT,
+  FEEDBACK_BASELINE,
+  feedbackVaults,
+  replayParameters,
+  seedList,
+} from "../scripts/bench/feedback-setup.ts";
+import { compare } from "../scripts/bench/feedback-stats.ts";
 import { mulberry32 } from "../scripts/test-models/mulberry32.ts";
 
 const root = join(import.meta.dirname, "..");
 
-describe("feedback benchmark", () => {
-  it("the default of feedbackRanking is the committed baseline's decision", () => {
-    const baseline = JSON.parse(
-      readFileSync(join(root, "benchmarks", "feedback-baseline.json"), "utf8"),
-    ) as { decision: { enabled: boolean; reason: string } };
+interface Baseline {
+  seeds: number[];
+  replay: Record<string, unknown>;
+  rule: string;
+  vaults: Record<
+    string,
+    GateVault & { queries: { train: number; heldout: number; negatives: number } }
+  >;
+  decision: { enabled: boolean; reason: string };
+}
+
+function committedBaseline(): Baseline {
+  return JSON.parse(readFileSync(FEEDBACK_BASELINE, "utf8")) as Baseline;
+}
+
+/** A value drawn afresh each run in [lo, hi). */
+function between(lo: number, hi: number): number {
+  return lo + Math.random() * (hi - lo);
+}
+
+/** A vault's figures that pass every part of the rule, with `delta` as each difference. */
+function passingVault(): GateVault {
+  const same = (x: number) => compare([x, x, x], [x, x, x]);
+  const gain = between(0.001, 0.05);
+  return {
+    metrics: {
+      // A gain on every seed: the interval's lower bound is above 0.
+      repeated: {
+        ndcg10: compare([0.7, 0.71, 0.72], [0.7 + gain, 0.71 + gain, 0.72 + gain * 1.1]),
+        mrr: same(0.7),
+      },
+      heldout: { ndcg10: same(0.6), mrr: same(0.6) },
+      autoFalsePositiveRate: same(between(0, 0.1)),
+    },
+    checks: { setChanged: 0, maxAbsAdjustment: FEEDBACK_MAX, judgedRelevantMovedDown: 0 },
+  };
+}
+
+describe("the feedback gate's rule", () => {
+  it("enables feedback when every vault gains on repeated use and loses at most 0.01 held out", () => {
+    const loss = between(0, HELDOUT_MAX_LOSS);
+    const vault = passingVault();
+    vault.metrics.heldout.ndcg10 = compare(
+      [0.6, 0.61, 0.62],
+      [0.6 - loss, 0.61 - loss, 0.62 - loss],
+    );
+    expect(decideFeedbackGate({ a: passingVault(), b: vault })).toEqual({
+      enabled: true,
+      failures: [],
+    });
+  });
+
+  it("refuses on any one vault's held-out loss beyond 0.01, missing gain, uncertain gain or more false positives", () => {
+    const broken: Array<[string, (v: GateVault) => void]> = [
+      [
+        "held-out",
+        (v) => {
+          const loss = between(HELDOUT_MAX_LOSS + 0.0005, 0.1);
+          v.metrics.heldout.ndcg10 = compare([0.6, 0.6, 0.6], [0.6 - loss, 0.6 - loss, 0.6 - loss]);
+        },
+      ],
+      [
+        "repeated-use",
+        (v) => {
+          v.metrics.repeated.ndcg10 = compare([0.7, 0.7, 0.7], [0.7, 0.7, 0.7]);
+        },
+      ],
+      [
+        "CI lower bound",
+        (v) => {
+          v.metrics.repeated.ndcg10 = compare([0.7, 0.7, 0.7], [0.75, 0.69, 0.7]);
+        },
+      ],
+      [
+        "false-positive",
+        (v) => {
+          v.metrics.autoFalsePositiveRate = compare([0, 0, 0], [0, between(0.01, 0.2), 0]);
+        },
+      ],
+      [
+        "result sets changed",
+        (v) => {
+          v.checks.setChanged = 1;
+        },
+      ],
+      [
+        "adjustment",
+        (v) => {
+          v.checks.maxAbsAdjustment = FEEDBACK_MAX * 1.5;
+        },
+      ],
+      [
+        "moved down",
+        (v) => {
+          v.checks.judgedRelevantMovedDown = 1;
+        },
+      ],
+    ];
+    for (const [words, breakIt] of broken) {
+      const name = `vault-${Math.random().toString(36).slice(2, 8)}`;
+      const bad = passingVault();
+      breakIt(bad);
+      const decision = decideFeedbackGate({ fine: passingVault(), [name]: bad });
+      expect(decision.enabled, words).toBe(false);
+      expect(decision.failures).toHaveLength(1);
+      expect(decision.failures[0]).toContain(name);
+      expect(decision.failures[0]).toContain(words);
+    }
+  });
+});
+
+describe("the committed baseline (benchmarks/feedback-baseline.json)", () => {
+  it("records the decision its own figures give under the rule, and that decision is the default of feedbackRanking", () => {
+    const baseline = committedBaseline();
+    expect(baseline.rule).toBe(FEEDBACK_GATE_RULE);
+    const decision = decideFeedbackGate(baseline.vaults);
+    expect(decision.enabled, decision.failures.join("; ")).toBe(baseline.decision.enabled);
     expect(typeof baseline.decision.reason).toBe("string");
     expect(DEFAULT_SETTINGS.feedbackRanking).toBe(baseline.decision.enabled);
   });
 
+  it("was made with the code's parameters, seeds, vaults and queries (else it is stale: run pnpm benchmark:feedback)", () => {
+    const baseline = committedBaseline();
+    expect(baseline.replay).toEqual(replayParameters());
+    // Spelled out, so the projection's own constants are seen to be part of it.
+    expect(baseline.replay).toMatchObject({
+      feedbackMax: FEEDBACK_MAX,
+      halfLifeDays: HALF_LIFE_DAYS,
+      shownOnlyFloor: SHOWN_ONLY_FLOOR,
+      actionWeights: { ...ACTION_WEIGHTS },
+      clickModel: DEFAULT_CLICK_MODEL,
+      rounds: DEFAULT_REPLAY.rounds,
+    });
+    expect(baseline.seeds).toEqual(seedList(DEFAULT_SEED_COUNT));
+    const vaults = feedbackVaults();
+    expect(Object.keys(baseline.vaults)).toEqual(vaults.map((v) => v.name));
+    for (const v of vaults) {
+      expect(baseline.vaults[v.name]?.queries, v.name).toEqual({
+        train: v.train.length,
+        heldout: v.heldout.length,
+        negatives: v.negatives.length,
+      });
+    }
+  });
+});
+
+describe("feedback benchmark", () => {
   it("paraphrase noise is deterministic per seed and edits at most one word", () => {
     const text = "how does the cache stay consistent";
     const a = Array.from(
@@ -86,4 +249,27 @@ describe("feedback benchmark", () => {
     expect(outcome.checks.judgedRelevantMovedDown).toBe(0);
     expect(outcome.autoFalsePositive.on).toBeLessThanOrEqual(outcome.autoFalsePositive.off);
   });
+
+  it("a reduced replay of both vaults still learns: a repeated-use gain on each, held-out loss at most 0.01", async () => {
+    // Fewer seeds and rounds than the full run; the seeds per vault are
+    // enough for the mean gain to stand out of per-seed noise.
+    const seeds: Record<string, number> = { fixture: 4, "topic-1k": 2 };
+    const vaults: Record<string, GateVault> = {};
+    for (const vault of feedbackVaults()) {
+      const runs: ReplayOutcome[] = [];
+      for (const seed of seedList(seeds[vault.name] ?? 1)) {
+        runs.push(await runReplay(vault, { ...DEFAULT_REPLAY, rounds: 2, seed }));
+      }
+      vaults[vault.name] = { metrics: vaultFigures(runs), checks: aggregateChecks(runs) };
+    }
+    for (const [name, { metrics, checks }] of Object.entries(vaults)) {
+      expect(metrics.repeated.ndcg10.delta.mean, `${name} repeated-use gain`).toBeGreaterThan(0);
+      expect(metrics.heldout.ndcg10.delta.mean, `${name} held-out`).toBeGreaterThanOrEqual(
+        -HELDOUT_MAX_LOSS,
+      );
+      expect(metrics.autoFalsePositiveRate.delta.mean, name).toBeLessThanOrEqual(0);
+      expect(checks, name).toMatchObject({ setChanged: 0, judgedRelevantMovedDown: 0 });
+      expect(checks.maxAbsAdjustment, name).toBeLessThanOrEqual(FEEDBACK_MAX);
+    }
+  }, 120_000);
 });

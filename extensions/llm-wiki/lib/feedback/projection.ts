@@ -53,6 +53,21 @@ export const ACTION_WEIGHTS: Readonly<Record<FeedbackAction, number>> = Object.f
   conflict_selected: 0.01,
 });
 
+/**
+ * Every constant that shapes an adjustment, as the feedback benchmark's
+ * baseline records them: a change to one makes the committed figures stale
+ * (test/feedback-benchmark.test.ts fails until the benchmark is run again).
+ */
+export const PROJECTION_PARAMETERS = Object.freeze({
+  feedbackMax: FEEDBACK_MAX,
+  halfLifeDays: HALF_LIFE_DAYS,
+  shownOnlyFloor: SHOWN_ONLY_FLOOR,
+  positionEta: POSITION_ETA,
+  maxPositionWeight: MAX_POSITION_WEIGHT,
+  generalShare: GENERAL_SHARE,
+  actionWeights: ACTION_WEIGHTS,
+});
+
 const EXPLICIT: ReadonlySet<FeedbackAction> = new Set([
   "relevant",
   "irrelevant",
