@@ -6,11 +6,13 @@
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { RetrievalVault } from "../retrieval.ts";
+import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type PageDate, pageDates } from "./page-dates.ts";
 import {
   type AnchorLookup,
   combineWindows,
+  dayNumber,
   explicitDay,
   parseTimeWindow,
   type TimeWindow,
@@ -38,30 +40,60 @@ const nameKey = (text: string) =>
     .trim();
 
 /**
- * A named event's date: a page whose title or alias is the name ("the v2
- * release" → a page titled "v2 release"), with a date of its own.
+ * Page types that record something that happened at a date of their own:
+ * a source (a release note, a paper, a meeting) and the foreign types other
+ * tools write for events. A card (concept, entity, …) is dated by its last
+ * edit, which names no event: "by the sync engine" is no time.
+ */
+const EVENT_TYPES: ReadonlySet<string> = new Set([
+  "source",
+  "event",
+  "release",
+  "milestone",
+  "meeting",
+  "incident",
+]);
+
+/**
+ * The day an event-like page names: its own `date` (`published`,
+ * `captured`) first, whatever its type; for an event type, else its date in
+ * the page-date chain. Undefined for a page that names no event.
+ */
+function eventDay(page: PageMeta, chained: () => PageDate | undefined): string | undefined {
+  if (page.date !== undefined && dayNumber(page.date.slice(0, 10)) !== undefined) {
+    return page.date.slice(0, 10);
+  }
+  return EVENT_TYPES.has(page.type.toLowerCase()) ? chained()?.date : undefined;
+}
+
+/**
+ * A named event's date: an event-like page whose title or alias is the name
+ * ("the v2 release" → a source titled "v2 release"). Only event-like pages
+ * are named here, so an ordinary page's title after "before"/"since" stays
+ * a word of the question and its page stays a candidate.
  */
 function anchorLookup(
   vaults: readonly RetrievalVault[],
   datesOf: (v: RetrievalVault) => Map<string, PageDate>,
 ): AnchorLookup {
-  let names: Map<string, { vault: RetrievalVault; id: string }> | undefined;
+  let names: Map<string, { vault: RetrievalVault; id: string; page: PageMeta }> | undefined;
   return (name) => {
     if (!names) {
       names = new Map();
       for (const v of vaults) {
         for (const [id, page] of v.pages) {
+          if (page.date === undefined && !EVENT_TYPES.has(page.type.toLowerCase())) continue;
           for (const n of [page.title, ...page.aliases]) {
             const key = nameKey(n);
-            if (key !== "" && !names.has(key)) names.set(key, { vault: v, id });
+            if (key !== "" && !names.has(key)) names.set(key, { vault: v, id, page });
           }
         }
       }
     }
     const found = names.get(nameKey(name));
     if (!found) return undefined;
-    const dated = datesOf(found.vault).get(found.id);
-    return dated ? { date: dated.date, pageId: found.id } : undefined;
+    const date = eventDay(found.page, () => datesOf(found.vault).get(found.id));
+    return date ? { date, pageId: found.id } : undefined;
   };
 }
 

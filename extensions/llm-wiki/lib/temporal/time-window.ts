@@ -3,6 +3,9 @@
  * week", "in March", "since 2026-02", "between 2026-01-05 and 2026-01-20",
  * "before the v2 release" (when a page gives that release's date). Pure:
  * `now` is always given, and a named event is looked up through `anchor`.
+ * Only a temporal preposition (before, after, since, until, till, prior to)
+ * names an event: "from the sync engine" or "stored by the cache" name a
+ * place or an agent, and stay words of the question.
  * The phrase that named the window is removed from the words searched, so
  * "last week" does not look for pages about weeks.
  */
@@ -20,7 +23,10 @@ export interface TimeWindow {
   anchor?: string;
 }
 
-/** A named event's date: a page whose title or alias is the name. */
+/**
+ * A named event's date: an event-like page (one that says when it happened)
+ * whose title or alias is the name; undefined for any other page.
+ */
 export type AnchorLookup = (name: string) => { date: string; pageId: string } | undefined;
 
 /** The query with its time words taken out, and the window they named. */
@@ -301,6 +307,13 @@ const B = "(?<![\\p{L}\\p{N}])";
 const E = "(?![\\p{L}\\p{N}])";
 const BEFORE = "before|until|till|up to|prior to|by";
 const AFTER = "since|after|from";
+/**
+ * The prepositions that can date a question by a named event. "from", "by"
+ * and "up to" are left out: before a period they bound it ("by March"), but
+ * before a name they are ordinary ("errors from the sync engine").
+ */
+const EVENT_BEFORE = "before|until|till|prior to";
+const EVENT_AFTER = "since|after";
 
 interface Found {
   start: number;
@@ -322,7 +335,10 @@ interface PeriodPatterns {
 // once and kept. Rules whose precondition fails cannot match anywhere in the
 // query, so the subset finds exactly what the full alternation would.
 const PATTERNS = new Map<string, PeriodPatterns>();
-const ANCHOR_RE = new RegExp(`${B}(${AFTER}|${BEFORE}) (?:the |our |we shipped )?`, "giu");
+const ANCHOR_RE = new RegExp(
+  `${B}(${EVENT_AFTER}|${EVENT_BEFORE}) (?:the |our |we shipped )?`,
+  "giu",
+);
 
 /** The patterns for `query`, or undefined when it can name no period at all. */
 function patternsFor(query: string): PeriodPatterns | undefined {
