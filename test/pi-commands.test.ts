@@ -1,7 +1,8 @@
 /**
  * The `/wiki-…` commands in a real Pi session with the faux model:
  * `/wiki-query`, `/wiki-ingest` and `/wiki-lint` hand the agent a task as a
- * user message naming the tool to use; `/wiki-status` answers with a notice
+ * user message naming the tool to use (`/wiki-query` also: cite each page by
+ * its id, answer only from the pages); `/wiki-status` answers with a notice
  * and involves no model at all.
  */
 import type { Message } from "@earendil-works/pi-ai";
@@ -35,11 +36,14 @@ async function userMessageFor(session: PiHarness, command: string): Promise<stri
 }
 
 describe("/wiki-… commands in a real Pi session", () => {
-  it("/wiki-query asks the agent to answer from wiki_recall, with the question", async () => {
+  it("/wiki-query asks the agent to answer from wiki_recall, with the question, citing pages by id", async () => {
     const session = await pi();
     const text = await userMessageFor(session, "/wiki-query how do slow consumers stay safe?");
     expect(text).toContain("how do slow consumers stay safe?");
     expect(text).toContain("wiki_recall");
+    // The citation rule: every page the answer uses is named by its id, as a wikilink.
+    expect(text).toMatch(/\bcit(e|ing)\b[^.]*\[\[page-id\]\]/i);
+    expect(text).toMatch(/\banswer only from\b/i);
   });
 
   it("/wiki-query without a question shows its usage and starts no turn", async () => {
