@@ -635,6 +635,60 @@ describe("capture: JSON", () => {
     expect(packetFile(vault, result.id ?? "", "original.json")).toBe(JSON.stringify(doc, null, 2));
   });
 
+  it("turns a JSON file captured by the CLI into readable Markdown, the original kept as given", async () => {
+    const p = project();
+    const title = randomTitle();
+    const [section, key, inner, word, prose] = [
+      randomWord(),
+      randomWord(),
+      randomWord(),
+      randomWord(),
+      randomWords(6),
+    ];
+    const count = randomInt(1, 1_000);
+    const doc = {
+      name: title,
+      [section]: { [key]: count, [inner]: [word, false] },
+      summary: prose,
+    };
+    const file = `${randomWord()}.json`;
+    const original = JSON.stringify(doc);
+    writeFileSync(join(p.vault.root, file), original);
+    const { status, result, stderr } = await cliCapture(p, ["--file", file]);
+    expect(status, stderr).toBe(0);
+    expect(codes(result)).toEqual([]);
+    expect(result.manifest).toMatchObject({
+      title,
+      format: "json",
+      extractor: "json-markdown",
+      files: { original: "original.json" },
+    });
+    const source = packetFile(p.vault, result.id ?? "", "source.md");
+    expect(source).toBe(
+      [
+        "## name",
+        "",
+        title,
+        "",
+        `## ${section}`,
+        "",
+        `- **${key}**: ${count}`,
+        `- **${inner}**:`,
+        `  - ${word}`,
+        "  - false",
+        "",
+        "## summary",
+        "",
+        prose,
+        "",
+      ].join("\n"),
+    );
+    // No JSON syntax is left for a reader to parse.
+    expect(source).not.toMatch(/[{}"]/);
+    expect(packetFile(p.vault, result.id ?? "", "original.json")).toBe(original);
+    expect(pageFile(p.vault, result.page ?? "")).toContain(`title: ${title}`);
+  });
+
   it("bounds depth: deep JSON becomes a pretty-printed block, deeper JSON stays as written, broken JSON too", async () => {
     const { vault, service } = project();
     const word = randomWord();
