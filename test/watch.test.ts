@@ -4,24 +4,31 @@
  * runs becomes recallable without anyone running reindex), a burst of
  * quick writes is indexed in one run (the debounce), a second watcher on the
  * same vault is refused, and SIGTERM stops it cleanly.
- * `--cron` only prints the crontab line.
+ * `--cron` only prints the crontab line, and the MCP server's `wiki_watch`
+ * returns the same line without running `crontab` or writing anything.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StatusResult } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { CLI, runCli } from "./helpers/cli.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { eventually } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const children: ChildProcessWithoutNullStreams[] = [];
+const clients: Client[] = [];
 
-afterEach(() => {
+afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  await Promise.all(clients.splice(0).map((c) => c.close()));
   removeTempDirs();
 });
 
@@ -177,5 +184,50 @@ describe("llm-wiki watch --cron", () => {
     expect(text.stdout).toContain("0 * * * * /bin/bash -lc");
     expect(text.stdout).toContain("nothing was installed");
     expect(runCli(["watch", "--cron", "monthly"], { cwd: root, env: env() }).status).toBe(2);
+  });
+});
+
+describe("wiki_watch over MCP", () => {
+  it("returns the crontab line the CLI prints, and runs no crontab", async () => {
+    const root = join(makeTempDir("llm-wiki-watch-mcp-"), `${randomWord()}'s 50% ${randomWord()}`);
+    mkdirSync(root);
+    makeTempVault({ root });
+    const home = makeTempDir("llm-wiki-watch-mcp-home-");
+    // A crontab that leaves a mark if anyone runs it.
+    const bin = makeTempDir("llm-wiki-watch-mcp-bin-");
+    const mark = join(home, "crontab-was-run");
+    writeFileSync(join(bin, "crontab"), `#!/bin/sh\necho "$@" >> '${mark}'\n`);
+    chmodSync(join(bin, "crontab"), 0o755);
+    const childEnv = { HOME: home, WIKI_HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SERVER, "--vault", root],
+      cwd: root,
+      env: { PATH: `${bin}:${process.env.PATH ?? ""}`, ...childEnv },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "llm-wiki-test", version: "0.0.0" });
+    await client.connect(transport);
+    clients.push(client);
+
+    const result = (await client.callTool({
+      name: "wiki_watch",
+      arguments: { interval: "weekly" },
+    })) as CallToolResult;
+    expect(result.isError ?? false).toBe(false);
+    const cli = runCli(["watch", "--cron", "weekly", "--json"], { cwd: root, env: childEnv });
+    const expected = JSON.parse(cli.stdout) as { line: string };
+    expect(result.structuredContent).toMatchObject({
+      ok: true,
+      installed: false,
+      interval: "weekly",
+      schedule: "0 9 * * 1",
+      line: expected.line,
+    });
+    expect(expected.line).toMatch(/ # llm-wiki-autoupdate$/);
+    const text = result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+    expect(text).toContain(expected.line);
+    expect(text).toContain("nothing was installed");
+    expect(existsSync(mark)).toBe(false);
   });
 });
