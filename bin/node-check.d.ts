@@ -1,5 +1,5 @@
 /** Types of `node-check.js` (plain JavaScript, so that any Node can parse it). */
 export declare const REQUIRED_NODE: string;
 export declare function isSupportedNode(version: string): boolean;
-export declare function requireSupportedNode(bin: string): void;
+export declare function requireSupportedNode(bin: string, status?: number): void;
 export declare function entryUrl(entry: string): string;

@@ -21,14 +21,18 @@ export function isSupportedNode(version) {
   return true;
 }
 
-/** Exits with status 2 and one line on stderr when this Node is too old. */
-export function requireSupportedNode(bin) {
+/**
+ * Exits with `status` (2, a usage error, unless told) and one line on stderr
+ * when this Node is too old. An agent's hook passes 0: Claude Code takes
+ * exit 2 from a UserPromptSubmit hook as "block this prompt".
+ */
+export function requireSupportedNode(bin, status = 2) {
   if (isSupportedNode(process.versions.node)) return;
   process.stderr.write(
     `${bin}: needs Node.js ${REQUIRED_NODE} or newer, this is ${process.version}; ` +
       "install Node 22 LTS or later (https://nodejs.org, or `nvm install 22`) and run it again\n",
   );
-  process.exit(2);
+  process.exit(status);
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -9,10 +9,32 @@ import { enableCodeCache } from "../extensions/llm-wiki/lib/compile-cache.ts";
 // Before the rest is loaded, so the cache covers it.
 enableCodeCache();
 const argv = process.argv.slice(2);
+
+/**
+ * One line of plain text: a module path or an error message may hold
+ * anything (output.ts, which would neutralise it, may be what failed to load).
+ */
+function safeLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point.
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\s]+/g, " ");
+}
 if (argv[0] === "hook") {
-  // An agent's hook: its own entry, which never fails the user's prompt (exit 0).
-  const { hookCommand } = await import("./hook-command.ts");
-  process.exitCode = await hookCommand(argv.slice(1));
+  // An agent's hook: its own entry, which never fails the user's prompt
+  // (exit 0, the reason on stderr), not even when its modules cannot load or
+  // something throws after the answer was given.
+  const fail = (error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`llm-wiki hook: failed: ${safeLine(why)}\n`);
+    process.exit(0);
+  };
+  process.on("uncaughtException", fail);
+  process.on("unhandledRejection", fail);
+  try {
+    const { hookCommand } = await import("./hook-command.ts");
+    process.exitCode = await hookCommand(argv.slice(1));
+  } catch (error) {
+    fail(error);
+  }
 } else {
   const { main } = await import("./main.ts");
   process.exitCode = await main(argv);

@@ -1,7 +1,9 @@
 /**
  * What a user installs: the package name the README tells them to install
  * is ours, Pi loads the checkout as a package without a warning, and every
- * bin meets a too-old Node with one readable line and exit status 2.
+ * bin meets a too-old Node with one readable line and exit status 2 — but an
+ * agent's hook (`llm-wiki hook …`) exits 0, because Claude Code blocks the
+ * user's prompt on exit 2; a hook whose modules cannot load exits 0 too.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
 import { PACKAGE_NAME } from "../extensions/llm-wiki/lib/package-version.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
@@ -155,6 +158,36 @@ describe("the Node version check", () => {
     }
   });
 
+  it("`llm-wiki hook` under an older Node exits 0, nothing on stdout, the reason on stderr", () => {
+    const olds = oldNodes();
+    expect(olds.length).toBeGreaterThan(0);
+    const cwd = makeTempDir();
+    for (const node of olds) {
+      for (const [kind, input] of [
+        ["user-prompt", { cwd, hook_event_name: "UserPromptSubmit", prompt: randomWords(4) }],
+        ["session-start", { cwd, hook_event_name: "SessionStart", source: "startup" }],
+      ] as const) {
+        for (const extra of [[], ["--json"]]) {
+          const run = spawnSync(
+            node,
+            [join(REPO, manifest.bin["llm-wiki"] ?? ""), "hook", kind, ...extra],
+            {
+              encoding: "utf8",
+              env: childEnv(),
+              input: JSON.stringify(input),
+              timeout: 30_000,
+            },
+          );
+          expect(run.status, `${node} hook ${kind}`).toBe(0);
+          expect(run.stdout).toBe("");
+          const lines = run.stderr.split("\n").filter(Boolean);
+          expect(lines).toHaveLength(1);
+          expect(lines[0]).toContain(REQUIRED_NODE);
+        }
+      }
+    }
+  });
+
   it("each bin under this Node runs the command from the checkout's sources", () => {
     const vault = makeTempVault({
       pages: { "concepts/a": pageText({ type: "concept", title: "A" }) },
@@ -190,5 +223,67 @@ describe("the README's example", () => {
     expect(out.status).toBe(0);
     expect(out.stdout).toContain('<wiki-recall source="llm-wiki">');
     expect(out.stdout).toContain("concepts/cache-invalidation");
+  });
+});
+
+/**
+ * A Node `--import` that makes every import whose specifier contains
+ * `fragment` fail to resolve, as a missing or broken module would.
+ */
+function failingImport(fragment: string): string {
+  const hooks = `export async function resolve(s, c, next) { if (s.includes(${JSON.stringify(fragment)})) throw new Error("cannot load " + s); return next(s, c); }`;
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+  return `data:text/javascript,${encodeURIComponent(register)}`;
+}
+
+/** A Node `--import` that throws from a timer once the hook's input has ended: a failure after loading. */
+const LATE_THROW = `data:text/javascript,${encodeURIComponent(
+  'process.stdin.once("end", () => setImmediate(() => { throw new Error("late failure"); }));',
+)}`;
+
+/** The two ways into the hook: the installed bin, and the command line's own entry (a checkout, the tests). */
+const ENTRIES = [join(REPO, manifest.bin["llm-wiki"] ?? ""), join(REPO, "cli", "llm-wiki.ts")];
+
+describe("`llm-wiki hook` whose modules cannot load, or that throws later", () => {
+  const input = () =>
+    JSON.stringify({
+      cwd: makeTempDir(),
+      hook_event_name: "UserPromptSubmit",
+      prompt: randomWords(4),
+    });
+  const run = (preload: string, entry: string, args: string[]) =>
+    spawnSync(process.execPath, ["--import", preload, entry, ...args], {
+      encoding: "utf8",
+      env: childEnv(),
+      input: input(),
+      timeout: 30_000,
+    });
+
+  it("exits 0 with nothing on stdout and the reason on stderr, whichever module fails", () => {
+    // The command line's entry (caught by the bin), the hook's module (caught by the entry), and one the hook loads.
+    for (const entry of ENTRIES) {
+      for (const fragment of ["cli/llm-wiki", "hook-command", "wiki-service"]) {
+        if (entry.endsWith(".ts") && fragment === "cli/llm-wiki") continue;
+        for (const kind of ["user-prompt", "session-start"]) {
+          const out = run(failingImport(fragment), entry, ["hook", kind]);
+          const label = `${entry} ${fragment} ${kind}`;
+          expect(out.status, `${label}: ${out.stderr}`).toBe(0);
+          expect(out.stdout, label).toBe("");
+          const lines = out.stderr.split("\n").filter(Boolean);
+          expect(lines, label).toHaveLength(1);
+          expect(lines[0], label).toMatch(/^llm-wiki hook: .*cannot load/);
+        }
+      }
+    }
+    // The same failure outside a hook is an ordinary error, not hidden.
+    expect(run(failingImport("cli/llm-wiki"), ENTRIES[0] ?? "", ["status"]).status).not.toBe(0);
+  });
+
+  it("exits 0 with the reason on stderr when something throws after the modules loaded", () => {
+    for (const entry of ENTRIES) {
+      const out = run(LATE_THROW, entry, ["hook", "user-prompt"]);
+      expect(out.status, `${entry}: ${out.stderr}`).toBe(0);
+      expect(out.stderr, entry).toContain("late failure");
+    }
   });
 });
