@@ -133,12 +133,12 @@ describe("the projection", () => {
     expect(cited).toBeGreaterThan(0);
     expect(statSync(projectionFile(paths)).isFile()).toBe(true);
     appendFileSync(paths.events, event("concepts/a", "irrelevant", "2026-11-30T00:00:00Z"));
-    const second = loadProjection(paths, first);
+    const second = loadProjection(paths, { current: first });
     expect(second.adjustment("concepts/a", "sha256:q", NOW)).toBeLessThan(0);
     // A log replaced by another (restored from elsewhere): nothing of the old one remains.
     rmSync(paths.events);
     appendFileSync(paths.events, event("concepts/b", "cited", "2026-11-30T00:00:00Z"));
-    const third = loadProjection(paths, second);
+    const third = loadProjection(paths, { current: second });
     expect(third.adjustment("concepts/a", "sha256:q", NOW)).toBe(0);
     expect(third.adjustment("concepts/b", undefined, NOW)).toBeGreaterThan(0);
   });

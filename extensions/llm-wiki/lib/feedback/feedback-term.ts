@@ -6,12 +6,12 @@
  * runs after it.
  */
 import type { RetrievalHit } from "../retrieval.ts";
-import type { FeedbackProjection } from "./projection.ts";
+import type { FeedbackAdjustments } from "./projection.ts";
 
 /** Hits reordered by feedback; the same array when no hit has any. */
 export function preferFeedback<T extends Pick<RetrievalHit, "id" | "vault" | "score">>(
   hits: readonly T[],
-  projectionOf: (vault: T["vault"]) => FeedbackProjection | undefined,
+  projectionOf: (vault: T["vault"]) => FeedbackAdjustments | undefined,
   queryHash: string | undefined,
   now: number,
 ): { hits: T[]; adjusted: Map<string, number> } {

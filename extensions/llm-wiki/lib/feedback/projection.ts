@@ -2,10 +2,13 @@
  * The feedback projection: what the logged `recall_feedback` events say
  * about each page, decayed with a 90-day half-life and corrected for
  * position bias, folded into one bounded adjustment per (page) and per
- * (query hash, page). Derived only: rebuilt from `meta/events.jsonl` (and,
- * when the log is gone, from the correction and resolution pages, which are
- * the authoritative record of explicit choices), cached under `meta/cache/`
- * and brought up to date by reading only the log's new bytes.
+ * (query hash, page), from `meta/events.jsonl`. Derived only: cached under
+ * `meta/cache/` (deleting the cache loses nothing: the next reader replays
+ * the log) and brought up to date by reading only the log's new bytes.
+ * Explicit choices recorded as pages (a correction's observation, a
+ * conflict's resolution) are not taken from their events but from the pages
+ * (vault-feedback.ts): a page deleted takes its choice with it, and a log
+ * lost or never appended to loses none.
  */
 import {
   closeSync,
@@ -99,22 +102,23 @@ interface PageSums {
   /** Decayed sums relative to EPOCH (see `grow`). */
   signal: number;
   shownOnly: number;
+  /** When the earliest event folded in was (ms since 1970): a page created after it was re-created. */
+  first: number;
 }
 
 /** The projection's state, as cached on disk. */
 interface ProjectionState {
-  version: 1;
+  version: typeof STATE_VERSION;
   /** How much of the log is folded in, and a fingerprint of its start (a replaced log is read anew). */
   logBytes: number;
   logHead: string;
   pages: Record<string, PageSums>;
   /** `<query hash> <page>` → decayed explicit sum. */
   queries: Record<string, number>;
-  /** Observation and resolution pages already counted through their events. */
-  counted: string[];
 }
 
-const STATE_VERSION = 1;
+/** 2: pages' first event kept, choices recorded as pages no longer folded from the log. */
+const STATE_VERSION = 2;
 const HEAD_BYTES = 256;
 
 /** `w`, stated at `at`, expressed at EPOCH (decay applied at read time, see `decayAt`). */
@@ -131,19 +135,22 @@ function clamp(x: number, bound: number): number {
 }
 
 function emptyState(): ProjectionState {
-  return { version: STATE_VERSION, logBytes: 0, logHead: "", pages: {}, queries: {}, counted: [] };
+  return { version: STATE_VERSION, logBytes: 0, logHead: "", pages: {}, queries: {} };
+}
+
+/** What ranking asks of feedback: a page's adjustment, within ±FEEDBACK_MAX. */
+export interface FeedbackAdjustments {
+  adjustment(page: string, queryHash: string | undefined, now: number): number;
+  /** Pages with any recorded signal. */
+  pages(): string[];
 }
 
 /** The feedback adjustments of one vault. */
-export class FeedbackProjection {
+export class FeedbackProjection implements FeedbackAdjustments {
   private state: ProjectionState;
-  private readonly counted: Set<string>;
-  /** Choices replayed from pages whose events are not in the log (never cached). */
-  private overlay: FeedbackProjection | undefined;
 
   constructor(state: ProjectionState = emptyState()) {
     this.state = state;
-    this.counted = new Set(state.counted);
   }
 
   /** Folds one signal in. */
@@ -152,7 +159,8 @@ export class FeedbackProjection {
     if (w === 0) return;
     const grown = grow(w, signal.at);
     const explicit = EXPLICIT.has(signal.action);
-    const sums = this.state.pages[signal.page] ?? { signal: 0, shownOnly: 0 };
+    const sums = this.state.pages[signal.page] ?? { signal: 0, shownOnly: 0, first: signal.at };
+    sums.first = Math.min(sums.first, signal.at);
     if (signal.action === "shown_only") sums.shownOnly += grown;
     else sums.signal += explicit ? grown * GENERAL_SHARE : grown;
     this.state.pages[signal.page] = sums;
@@ -167,12 +175,11 @@ export class FeedbackProjection {
    * `now`, within ±FEEDBACK_MAX; 0 when nothing was recorded.
    */
   adjustment(page: string, queryHash: string | undefined, now: number): number {
-    const own = this.raw(page, queryHash, now);
-    const extra = this.overlay?.raw(page, queryHash, now) ?? 0;
-    return clamp(own + extra, FEEDBACK_MAX);
+    return clamp(this.contribution(page, queryHash, now), FEEDBACK_MAX);
   }
 
-  private raw(page: string, queryHash: string | undefined, now: number): number {
+  /** The adjustment before the bound (several projections of one vault are summed, then bounded). */
+  contribution(page: string, queryHash: string | undefined, now: number): number {
     const sums = this.state.pages[page];
     const perQuery = queryHash ? this.state.queries[`${queryHash} ${page}`] : undefined;
     if (sums === undefined && perQuery === undefined) return 0;
@@ -182,36 +189,14 @@ export class FeedbackProjection {
     return general + (perQuery ?? 0) * d;
   }
 
-  /**
-   * Replays explicit choices recorded as pages (a correction's observation,
-   * a conflict's resolution) whose events the log does not hold — the log
-   * was deleted, or its append failed after the page was written.
-   */
-  replayPages(choices: ReadonlyArray<{ id: string; signal: FeedbackSignal }>): void {
-    const missing = choices.filter((c) => !this.counted.has(c.id));
-    if (missing.length === 0) {
-      this.overlay = undefined;
-      return;
-    }
-    const overlay = new FeedbackProjection();
-    for (const c of missing) overlay.add(c.signal);
-    this.overlay = overlay;
-  }
-
   /** Pages with any recorded signal. */
   pages(): string[] {
-    return [...new Set([...Object.keys(this.state.pages), ...(this.overlay?.pages() ?? [])])];
+    return Object.keys(this.state.pages);
   }
 
-  /** Marks an observation or resolution page as counted through its event. */
-  markCounted(id: string): void {
-    if (this.counted.has(id)) return;
-    this.counted.add(id);
-    this.state.counted.push(id);
-  }
-
-  isCounted(id: string): boolean {
-    return this.counted.has(id);
+  /** When `page`'s earliest folded event was (ms since 1970), undefined when it has none. */
+  firstEvent(page: string): number | undefined {
+    return this.state.pages[page]?.first;
   }
 
   /** @internal the state to cache, and how much of the log it covers. */
@@ -267,8 +252,7 @@ function loadCached(paths: VaultPaths): FeedbackProjection | undefined {
       typeof data.logBytes !== "number" ||
       typeof data.logHead !== "string" ||
       typeof data.pages !== "object" ||
-      typeof data.queries !== "object" ||
-      !Array.isArray(data.counted)
+      typeof data.queries !== "object"
     ) {
       return undefined;
     }
@@ -290,8 +274,14 @@ function saveCached(paths: VaultPaths, projection: FeedbackProjection): void {
   }
 }
 
+/**
+ * From when a page's events count (ms since 1970), undefined when all do: a
+ * page re-created under an id an earlier page had does not inherit its feedback.
+ */
+export type NotBefore = (page: string) => number | undefined;
+
 /** Folds the log's lines from `text` (complete lines only); returns the bytes consumed. */
-function foldLines(projection: FeedbackProjection, text: Buffer): number {
+function foldLines(projection: FeedbackProjection, text: Buffer, notBefore?: NotBefore): number {
   const end = text.lastIndexOf(0x0a);
   if (end < 0) return 0;
   for (const line of text.subarray(0, end).toString("utf8").split("\n")) {
@@ -303,8 +293,12 @@ function foldLines(projection: FeedbackProjection, text: Buffer): number {
       continue; // a torn or hand-edited line says nothing
     }
     if (!isFeedbackEvent(event)) continue;
+    // A choice recorded as a page counts from the page (see vault-feedback.ts), never twice.
+    if (event.observation || event.resolution) continue;
     const at = Date.parse(event.ts);
     if (!Number.isFinite(at)) continue;
+    const since = notBefore?.(event.page);
+    if (since !== undefined && at < since) continue;
     projection.add({
       page: event.page,
       queryHash: event.query_hash,
@@ -312,8 +306,6 @@ function foldLines(projection: FeedbackProjection, text: Buffer): number {
       rank: event.rank,
       at,
     });
-    if (event.observation) projection.markCounted(event.observation);
-    if (event.resolution) projection.markCounted(event.resolution);
   }
   return end + 1;
 }
@@ -321,14 +313,24 @@ function foldLines(projection: FeedbackProjection, text: Buffer): number {
 /** Log bytes read since the cache was last written before it is written again. */
 const SAVE_EVERY_BYTES = 64 * 1024;
 
+export interface LoadOptions {
+  /** The projection in memory, extended when it still describes the log. */
+  current?: FeedbackProjection;
+  /** Events of a page older than this are left out (see `NotBefore`). */
+  notBefore?: NotBefore;
+  /** Replay the whole log, ignoring `current` and the cache (a filter changed). */
+  rebuild?: boolean;
+}
+
 /**
  * The vault's projection, brought up to date with the log: `current` (or
  * the cached state) plus the lines appended since, or a replay of the whole
- * log when there is neither or the log was replaced. Never throws.
+ * log when there is neither, the log was replaced or `rebuild` says so.
+ * Never throws.
  */
 export function loadProjection(
   paths: VaultPaths,
-  current?: FeedbackProjection,
+  { current, notBefore, rebuild = false }: LoadOptions = {},
 ): FeedbackProjection {
   let size = 0;
   try {
@@ -345,13 +347,13 @@ export function loadProjection(
       safeHead(paths.events, snap.logBytes) === snap.logHead
     );
   };
-  const cached = matches(current) ? current : loadCached(paths);
+  const cached = rebuild ? undefined : matches(current) ? current : loadCached(paths);
   const fresh = matches(cached);
   const projection = fresh ? cached : new FeedbackProjection();
   const from = fresh ? projection.snapshot().logBytes : 0;
   if (size > from) {
     try {
-      const consumed = foldLines(projection, readRange(paths.events, from, size));
+      const consumed = foldLines(projection, readRange(paths.events, from, size), notBefore);
       projection.setLog(from + consumed, safeHead(paths.events, from + consumed));
       if (!fresh || projection !== current || consumed >= SAVE_EVERY_BYTES) {
         saveCached(paths, projection);

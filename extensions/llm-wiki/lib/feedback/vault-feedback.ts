@@ -1,58 +1,105 @@
 /**
  * One vault's feedback, kept with its handle: the projection of its log,
- * reloaded only when the log changed (a stat per recall, no read), with
- * the explicit choices recorded as pages replayed over it (corrections and
- * conflict resolutions whose events the log lacks).
+ * reloaded only when the log changed (a stat per recall, no read), plus the
+ * explicit choices recorded as pages (corrections, conflict resolutions),
+ * read again only when the registry changed — seen through the registry:
+ * a page that no longer exists has no feedback, a correction or resolution
+ * page deleted takes its choice with it, and a page created again under an
+ * id an earlier page had starts without that page's feedback.
  */
 import { statSync } from "node:fs";
+import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { RecallRegistry } from "../vault/registry-saved.ts";
 import { readCorrections } from "./correction.ts";
-import { type FeedbackProjection, type FeedbackSignal, loadProjection } from "./projection.ts";
+import {
+  FEEDBACK_MAX,
+  type FeedbackAdjustments,
+  FeedbackProjection,
+  loadProjection,
+  type NotBefore,
+} from "./projection.ts";
 
 export interface VaultFeedback {
-  /** The projection as of the log's last change. */
-  projection(registry: Pick<RecallRegistry, "pages">): FeedbackProjection;
+  /** The adjustments as of the log's last change, for the pages `registry` holds. */
+  projection(registry: Pick<RecallRegistry, "pages">): FeedbackAdjustments;
 }
 
-type Choice = { id: string; signal: FeedbackSignal };
+type Pages = RecallRegistry["pages"];
 
-/** Explicit choices recorded as pages: corrections, and the selected side of each resolution. */
-function recordedChoices(paths: VaultPaths, registry: Pick<RecallRegistry, "pages">): Choice[] {
-  const choices: Choice[] = [];
-  for (const c of readCorrections(paths)) {
-    choices.push({
-      id: c.id,
-      signal: {
-        page: c.correctedPage,
-        queryHash: c.queryHash,
-        action: "corrected",
-        rank: null,
-        at: c.at,
-      },
-    });
-  }
-  for (const page of registry.pages.values()) {
+const DAY_MS = 86_400_000;
+
+/**
+ * From when a page's feedback counts: a day before its `created` date (a
+ * date written in a time zone ahead of UTC may name tomorrow), so the
+ * feedback of a page deleted and created again a day or more later is not
+ * inherited; a page without `created` keeps all of it.
+ */
+export function feedbackSince(page: Pick<PageMeta, "created"> | undefined): number | undefined {
+  if (!page?.created) return undefined;
+  const at = Date.parse(page.created);
+  return Number.isFinite(at) ? at - DAY_MS : undefined;
+}
+
+/**
+ * Explicit choices recorded as pages, as a projection of their own: each
+ * correction page (on the page it corrects, for its query), and the
+ * selected side of each resolution. Never cached: the pages are the record.
+ */
+function recordedChoices(
+  paths: VaultPaths,
+  pages: Pages,
+  notBefore: NotBefore,
+): FeedbackProjection {
+  const choices = new FeedbackProjection();
+  const add = (
+    page: string,
+    queryHash: string | null,
+    action: "corrected" | "conflict_selected",
+    at: number,
+  ) => {
+    const since = notBefore(page);
+    if (since !== undefined && at < since) return;
+    choices.add({ page, queryHash, action, rank: null, at });
+  };
+  for (const c of readCorrections(paths)) add(c.correctedPage, c.queryHash, "corrected", c.at);
+  for (const page of pages.values()) {
     const r = page.resolution;
     if (!r) continue;
     const at = Date.parse(r.decidedAt);
-    choices.push({
-      id: r.id,
-      signal: {
-        page: r.selected,
-        queryHash: null,
-        action: "conflict_selected",
-        rank: null,
-        at: Number.isFinite(at) ? at : 0,
-      },
-    });
+    add(r.selected, null, "conflict_selected", Number.isFinite(at) ? at : 0);
   }
   return choices;
 }
 
+/** The log's and the pages' feedback together, bounded, for existing pages only. */
+function throughRegistry(
+  log: FeedbackProjection,
+  choices: FeedbackProjection,
+  pages: Pages,
+): FeedbackAdjustments {
+  return {
+    adjustment(page, queryHash, now) {
+      if (!pages.has(page)) return 0;
+      const sum =
+        log.contribution(page, queryHash, now) + choices.contribution(page, queryHash, now);
+      return Math.max(-FEEDBACK_MAX, Math.min(FEEDBACK_MAX, sum));
+    },
+    pages() {
+      return [...new Set([...log.pages(), ...choices.pages()])].filter((p) => pages.has(p));
+    },
+  };
+}
+
 export function createVaultFeedback(paths: VaultPaths): VaultFeedback {
   let loaded:
-    | { projection: FeedbackProjection; stamp: string; pages: object; choices: Choice[] }
+    | {
+        log: FeedbackProjection;
+        choices: FeedbackProjection;
+        stamp: string;
+        pages: Pages;
+        view: FeedbackAdjustments;
+      }
     | undefined;
   const stampOf = (): string => {
     try {
@@ -65,17 +112,25 @@ export function createVaultFeedback(paths: VaultPaths): VaultFeedback {
   return {
     projection(registry) {
       const stamp = stampOf();
-      if (loaded?.stamp === stamp && loaded.pages === registry.pages) return loaded.projection;
-      const projection = loadProjection(paths, loaded?.projection);
-      // Pages change with the registry: read them again only then.
+      const pages = registry.pages;
+      if (loaded?.stamp === stamp && loaded.pages === pages) return loaded.view;
+      const notBefore: NotBefore = (page) => feedbackSince(pages.get(page));
+      let log = loadProjection(paths, { ...(loaded ? { current: loaded.log } : {}), notBefore });
+      const pagesChanged = loaded?.pages !== pages;
+      if (pagesChanged) {
+        // A page created since its earliest event is another page under an old id: replay
+        // the log without the events before its creation (rare: a page deleted and made again).
+        const recreated = log.pages().some((page) => {
+          const since = notBefore(page);
+          return since !== undefined && (log.firstEvent(page) ?? since) < since;
+        });
+        if (recreated) log = loadProjection(paths, { notBefore, rebuild: true });
+      }
       const choices =
-        loaded && loaded.pages === registry.pages
-          ? loaded.choices
-          : recordedChoices(paths, registry);
-      // Again after every fold: an event read since may now count a page's choice.
-      projection.replayPages(choices);
-      loaded = { projection, stamp, pages: registry.pages, choices };
-      return projection;
+        loaded && !pagesChanged ? loaded.choices : recordedChoices(paths, pages, notBefore);
+      const view = throughRegistry(log, choices, pages);
+      loaded = { log, choices, stamp, pages, view };
+      return view;
     },
   };
 }
