@@ -24,6 +24,7 @@ import {
   errorMessage,
   WikiError,
 } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { renderedOnly } from "../extensions/llm-wiki/lib/feedback/rendered-only.ts";
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import { InvalidArgumentsError } from "../extensions/llm-wiki/lib/tool-arguments.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -211,7 +212,10 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
     await untilAborted((options.indexReady ?? NO_WAIT.indexReady)(), extra.signal);
     return primePrompt(service, extra.signal, (result) => {
       if (!extra.signal.aborted)
-        captured(() => feedback.recordShown(result, service.handles.models.embed.uri));
+        // The prompt hands over the rendered block only: what it holds was shown.
+        captured(() =>
+          feedback.recordShown(renderedOnly(result), service.handles.models.embed.uri),
+        );
     });
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({

@@ -16,14 +16,17 @@ import {
   getCurrentSystemPrompt,
   type ToolCall,
 } from "@earendil-works/pi-ai";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { renderedCharsByPage } from "../extensions/llm-wiki/lib/bench/rendered-pages.ts";
 import { CORRECTION_CATEGORY } from "../extensions/llm-wiki/lib/feedback/correction.ts";
 import {
   type FeedbackEvent,
   isFeedbackEvent,
   queryHash,
 } from "../extensions/llm-wiki/lib/feedback/feedback-event.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 
@@ -79,6 +82,21 @@ function delivered(
   });
 }
 
+/** The text of each hidden message of `customType`, as the model received it; page ids by the block's own `id:` lines. */
+function blocks(
+  harness: PiHarness,
+  customType: "llm-wiki-recall" | "llm-wiki-priming",
+): Array<{ text: string; pages: string[] }> {
+  return harness.session.sessionManager.getBranch().flatMap((entry) => {
+    if (entry.type !== "custom_message" || entry.customType !== customType) return [];
+    const text =
+      typeof entry.content === "string"
+        ? entry.content
+        : entry.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    return [{ text, pages: [...renderedCharsByPage(text).keys()] }];
+  });
+}
+
 /** The pages the latest automatic recall delivered. */
 function recalled(harness: PiHarness): string[] {
   return delivered(harness, "llm-wiki-recall").at(-1)?.pages ?? [];
@@ -120,6 +138,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("recall feedback in Pi", () => {
+  afterEach(closeServices);
   beforeEach(() => {
     cpSync(EXAMPLE, pi.dirs.project, {
       recursive: true,
@@ -158,6 +177,57 @@ describe("recall feedback in Pi", () => {
       showings.map((e) => [e.page, e.rank, e.query_hash]).sort(),
     );
     expect(events.some((e) => e.action === "opened" || e.action === "cited")).toBe(false);
+  });
+
+  it("logs as shown only the pages the delivered block holds, not bundles cut to fit recallMaxChars", async () => {
+    const budget = 1_500;
+    settings({ recallMaxChars: budget });
+    const session = await pi.start();
+    const prompt = `what did we decide about cache invalidation and the sync engine offline edits ${randomWord(6, 8)}${randomWord(6, 8)}`;
+    session.script("Noted.");
+    await ask(session, prompt);
+    const [recallBlock] = blocks(session, "llm-wiki-recall");
+    const [primingBlock] = blocks(session, "llm-wiki-priming");
+    const [priming] = delivered(session, "llm-wiki-priming");
+    expect(recallBlock?.text.length).toBeLessThanOrEqual(budget);
+    expect(recallBlock?.pages.length).toBeGreaterThan(0);
+    expect(primingBlock?.pages.length).toBeGreaterThan(0);
+
+    // What each recall found is more than its block could hold (the same recalls, in full).
+    const wide = serviceFor(pi.dirs.project, {
+      settings: { ...DEFAULT_SETTINGS, includePersonal: false, recallMaxChars: 100_000 },
+    });
+    const found = (r: { results: Array<{ id: string }> }) => new Set(r.results.map((x) => x.id));
+    const recallFound = found(await wide.recall({ query: prompt, policy: "automatic" }));
+    const primingFound = found(await wide.prime({}));
+    expect(recallFound.size).toBeGreaterThan(recallBlock?.pages.length ?? 0);
+    expect(primingFound.size).toBeGreaterThan(primingBlock?.pages.length ?? 0);
+
+    const events = feedbackEvents();
+    const logged = (action: string, hash: string) =>
+      events
+        .filter((e) => e.action === action && e.query_hash === hash)
+        .map((e) => [e.page, e.rank]);
+    // Shown: exactly the pages of each block, ranked as the block lists them.
+    expect(logged("shown", queryHash(prompt))).toEqual(
+      (recallBlock?.pages ?? []).map((id, i) => [id, i + 1]),
+    );
+    expect(logged("shown", queryHash(priming?.query ?? ""))).toEqual(
+      (primingBlock?.pages ?? []).map((id, i) => [id, i + 1]),
+    );
+    // The turn ends with those pages shown_only, and with nothing said of a page cut.
+    const cut = [...recallFound, ...primingFound].filter(
+      (id) => !recallBlock?.pages.includes(id) && !primingBlock?.pages.includes(id),
+    );
+    expect(cut.length).toBeGreaterThan(0);
+    for (const id of cut)
+      expect(
+        events.some((e) => e.page === id),
+        id,
+      ).toBe(false);
+    // The message's details, the session's record of what was shown, agree.
+    expect(recalled(session)).toEqual(recallBlock?.pages);
+    expect(priming?.pages).toEqual(primingBlock?.pages);
   });
 
   it("logs a shown page read with Pi's read tool as opened and a shown page the answer links as cited", async () => {

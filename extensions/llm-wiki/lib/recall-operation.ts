@@ -25,10 +25,10 @@ import { readOnlyDiagnostic } from "./index/index-failure.ts";
 import {
   AUTOMATIC_RENDER,
   excerptAround,
+  fitRecall,
   headingBefore,
   LINKS_FIRST_PAGE_THRESHOLD,
   type RenderableHit,
-  renderRecall,
 } from "./recall.ts";
 import {
   type RetrievalCapabilities,
@@ -162,6 +162,11 @@ export interface RecallResult {
   conflicts: RecallConflict[];
   /** The text a model receives (empty when nothing was recalled). */
   rendered: string;
+  /**
+   * `vault:id` of each page `rendered` holds, in order: fewer than `results`
+   * when bundles were cut to fit the character budget.
+   */
+  renderedPages: string[];
   diagnostics: Diagnostic[];
   trace: TraceStep[];
   durationMs: number;
@@ -370,6 +375,7 @@ export function emptyRecall(
     results: [],
     conflicts: [],
     rendered: "",
+    renderedPages: [],
     diagnostics,
     trace: [],
     durationMs: 0,
@@ -452,6 +458,7 @@ export async function recallOperation(
       results: [],
       conflicts: [],
       rendered: "",
+      renderedPages: [],
       diagnostics: timed.diagnostics,
       trace: [],
       durationMs: 0,
@@ -524,7 +531,7 @@ export async function recallOperation(
     };
     return { vault: c.vault, a: dated(c.a), b: dated(c.b) };
   });
-  const rendered = renderRecall(
+  const fitted = fitRecall(
     renderable,
     {
       ...AUTOMATIC_RENDER,
@@ -539,6 +546,8 @@ export async function recallOperation(
     },
     conflicts,
   );
+  const rendered = fitted.text;
+  const renderedPages = [...new Set(fitted.kept.map((h) => `${h.vault}:${h.id}`))];
   const diagnostics = [...indexNotes, ...timed.diagnostics, ...outcome.diagnostics];
   const ok = !diagnostics.some((d) => d.severity === "error");
   return {
@@ -549,6 +558,7 @@ export async function recallOperation(
     results,
     conflicts,
     rendered,
+    renderedPages,
     diagnostics,
     trace: outcome.trace,
     durationMs: outcome.durationMs,

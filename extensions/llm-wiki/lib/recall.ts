@@ -338,7 +338,20 @@ export function renderRecall(
   opts: RenderOptions,
   conflicts: readonly RenderableConflict[] = [],
 ): string {
-  if (hits.length === 0) return "";
+  return fitRecall(hits, opts, conflicts).text;
+}
+
+/**
+ * `renderRecall`'s block and the hits it holds: fewer than `hits` when
+ * bundles were cut to fit (a host logs as shown only what it delivered).
+ */
+export function fitRecall(
+  hits: readonly RenderableHit[],
+  opts: RenderOptions,
+  conflicts: readonly RenderableConflict[] = [],
+): { text: string; kept: RenderableHit[] } {
+  const kept: RenderableHit[] = [];
+  if (hits.length === 0) return { text: "", kept };
   const frame = `${OPEN}\n${PREAMBLE}\n\n\n${CLOSE}`;
   let budget = opts.maxChars - frame.length;
   const bundles: RenderableHit[][] = [];
@@ -357,8 +370,9 @@ export function renderRecall(
     }
     if (text === undefined) break;
     sections.push(text);
+    kept.push(...bundle);
     budget -= text.length + 2;
   }
-  if (sections.length === 0) return "";
-  return `${OPEN}\n${PREAMBLE}\n\n${sections.join("\n\n")}\n${CLOSE}`;
+  if (sections.length === 0) return { text: "", kept };
+  return { text: `${OPEN}\n${PREAMBLE}\n\n${sections.join("\n\n")}\n${CLOSE}`, kept };
 }

@@ -11,6 +11,7 @@ import type {
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
+import { renderedOnly } from "../lib/feedback/rendered-only.ts";
 import { recordShown } from "./recall-feedback-capture.ts";
 import { recallMessage } from "./recall-message.ts";
 import { recallErrorStatus, recallStatus } from "./status-line.ts";
@@ -44,9 +45,11 @@ export function createAutoRecallHandler(host: WikiHost, shown?: () => ReadonlySe
       if (result.modeUsed === "none" && result.diagnostics.length === 0) return undefined;
       host.setStatus(recallStatus(result));
       if (result.rendered === "") return undefined;
-      // Returned here, the block goes to the model with this run's first request.
-      recordShown(host, ctx, result);
-      return recallMessage(RECALL_MESSAGE_TYPE, result, {
+      // Returned here, the block goes to the model with this run's first request;
+      // only the pages it holds were delivered (bundles cut to fit were not).
+      const delivered = renderedOnly(result);
+      recordShown(host, ctx, delivered);
+      return recallMessage(RECALL_MESSAGE_TYPE, delivered, {
         modeUsed: result.modeUsed,
         durationMs: result.durationMs,
       });

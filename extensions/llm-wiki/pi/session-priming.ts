@@ -16,6 +16,7 @@ import type {
   ExtensionContext,
 } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
+import { renderedOnly } from "../lib/feedback/rendered-only.ts";
 import type { PrimeResult } from "../lib/priming/prime.ts";
 import { recordShown } from "./recall-feedback-capture.ts";
 import { recallMessage } from "./recall-message.ts";
@@ -65,9 +66,11 @@ export function createSessionPriming(host: WikiHost): SessionPriming {
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
         if (result.rendered === "") return undefined;
-        for (const r of result.results) shown.add(`${r.vault}:${r.id}`);
-        recordShown(host, ctx, result);
-        return recallMessage(PRIMING_MESSAGE_TYPE, result, {
+        // Only what the block holds reached the model: bundles cut to fit were not shown.
+        const delivered = renderedOnly(result);
+        for (const r of delivered.results) shown.add(`${r.vault}:${r.id}`);
+        recordShown(host, ctx, delivered);
+        return recallMessage(PRIMING_MESSAGE_TYPE, delivered, {
           query: result.query,
           durationMs: result.durationMs,
           gitMs: result.gitMs,
