@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliRun, runCli } from "./helpers/cli.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(removeTempDirs);
@@ -345,5 +346,38 @@ describe("llm-wiki ingest", () => {
       `next    last part; once the pages are written: llm-wiki ingest ${id} --mark-ingested\n`,
     );
     expect(out.stdout).not.toContain("wiki_ingest");
+  });
+});
+
+describe("llm-wiki recall", () => {
+  it("shows a status: deprecated page as deprecated, in the list and in the recall block", () => {
+    const { home } = setup();
+    const [a, b] = [randomWord(7, 10), randomWord(7, 10)];
+    const body = `The ${a} ${b} ${randomWords(5)}.\n`;
+    const vault = makeTempVault({
+      pages: {
+        [`concepts/${a}-${b}`]: pageText({ type: "concept", title: `${a} ${b}` }, body),
+        [`concepts/old-${a}-${b}`]: pageText(
+          { type: "concept", title: `Old ${a} ${b}`, status: "deprecated" },
+          body,
+        ),
+      },
+    });
+    const env = { HOME: home, WIKI_HOME: home };
+    const asJson = run(vault.root, ["recall", `${a} ${b}`, "--json"], env);
+    expect(asJson.status, asJson.stderr).toBe(0);
+    const results = json(asJson).results as Array<{ id: string; status?: string }>;
+    const ids = results.map((r) => r.id);
+    expect(ids).toContain(`concepts/old-${a}-${b}`);
+    expect(ids).toContain(`concepts/${a}-${b}`);
+    for (const r of results)
+      expect(r.status === "deprecated", r.id).toBe(r.id === `concepts/old-${a}-${b}`);
+
+    const text = run(vault.root, ["recall", `${a} ${b}`], env).stdout;
+    const line = (id: string) => text.split("\n").find((l) => l.includes(`. ${id}  `)) ?? "";
+    expect(line(`concepts/old-${a}-${b}`)).toMatch(/ · deprecated\b/);
+    expect(line(`concepts/${a}-${b}`)).not.toContain("deprecated");
+    expect(text).toContain(`### Old ${a} ${b} (concept, DEPRECATED;`);
+    expect(text).toMatch(new RegExp(`### ${a} ${b} \\(concept; `));
   });
 });

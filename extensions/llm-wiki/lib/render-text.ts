@@ -156,6 +156,8 @@ export function renderRecallResult(result: RecallResult): string {
     const part =
       r.part === "card" ? "" : ` ${r.part}${r.relation ? ` (${relationPhrase(r.relation)})` : ""}`;
     const labels = [
+      // As the recall block says DEPRECATED, so does the line a person reads.
+      r.status === "deprecated" ? "deprecated" : undefined,
       r.freshness !== "current"
         ? r.staleReason && r.freshness === "stale"
           ? `stale: ${neutraliseLine(r.staleReason)}`
