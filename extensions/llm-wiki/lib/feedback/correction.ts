@@ -8,11 +8,17 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { WikiError } from "../diagnostics.ts";
+import { isInside } from "../vault/fs-safe.ts";
 import { type PageMeta, parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { cleanText, invalid } from "../writing/input.ts";
-import { createUniquePage, type WrittenPageResult } from "../writing/unique-page.ts";
+import {
+  createUniquePage,
+  type UniquePageSpec,
+  type WrittenPageResult,
+} from "../writing/unique-page.ts";
 
 export const CORRECTION_CATEGORY = "recall-correction";
 /** Slug prefix of correction pages (`wiki/sources/rc-<day>-<title>.md`). */
@@ -40,12 +46,50 @@ export interface CorrectionPage {
   at: number;
 }
 
-/** Writes the correction's observation page (never overwriting; a retried call is the same page). */
+/** A correction written: the page, and whether its lines could not be logged. */
+export type CorrectionWrite = WrittenPageResult & {
+  ok: true;
+  /**
+   * The page was written but appending its `page_created` line to
+   * `meta/events.jsonl` failed (a full disk, a log that is not a file):
+   * the page stands, and is the record.
+   */
+  logFailure?: unknown;
+};
+
+/**
+ * Writes the correction's observation page (never overwriting; a retried
+ * call is the same page, `created: false`). Throws when the page could not
+ * be written; when only the log could not be appended to, returns the page
+ * with `logFailure`.
+ */
 export function writeCorrection(
   vault: VaultPaths,
   input: CorrectionInput,
   now: Date = new Date(),
-): WrittenPageResult & { ok: true } {
+): CorrectionWrite {
+  const write = () => createUniquePage(vault, correctionSpec(input, now), now);
+  try {
+    return write();
+  } catch (error) {
+    // The log is appended to only after the page file exists: a failure there leaves the page.
+    const path = (error as NodeJS.ErrnoException | undefined)?.path;
+    if (error instanceof WikiError || typeof path !== "string" || !isInside(vault.meta, path)) {
+      throw error;
+    }
+    // The same call again finds the page it wrote (same title and body) and writes nothing.
+    let found: WrittenPageResult & { ok: true };
+    try {
+      found = write();
+    } catch {
+      throw error;
+    }
+    return found.created ? found : { ...found, created: true, diagnostics: [], logFailure: error };
+  }
+}
+
+/** The page a correction is written as; deterministic, so a retried call compares equal. */
+function correctionSpec(input: CorrectionInput, now: Date): UniquePageSpec {
   const redacted: RedactionCounts = {};
   const text = redactText(cleanText(input.correction, "correction", true), redacted);
   if (text.length > CORRECTION_MAX_CHARS) {
@@ -54,28 +98,24 @@ export function writeCorrection(
   const title = `Recall correction: ${input.corrected.title}`.slice(0, 200);
   // The link is relative to wiki/sources/, where the page is written.
   const link = `../${input.corrected.path.replace(/^wiki\//, "")}`;
-  return createUniquePage(
-    vault,
-    {
-      prefix: CORRECTION_PREFIX,
-      type: "observation",
-      title,
-      status: "observation",
-      tags: [CORRECTION_CATEGORY],
-      sources: [],
-      fields: {
-        category: CORRECTION_CATEGORY,
-        corrected_page: input.corrected.id,
-        vault_id: input.vaultId,
-        query_hash: input.queryHash,
-        observed_at: now.toISOString(),
-      },
-      body: `# ${title}\n\n${text}\n\nCorrects: [${input.corrected.title}](${link})\n`,
-      redacted,
-      recorded: { kind: "observation_recorded", category: CORRECTION_CATEGORY },
+  return {
+    prefix: CORRECTION_PREFIX,
+    type: "observation",
+    title,
+    status: "observation",
+    tags: [CORRECTION_CATEGORY],
+    sources: [],
+    fields: {
+      category: CORRECTION_CATEGORY,
+      corrected_page: input.corrected.id,
+      vault_id: input.vaultId,
+      query_hash: input.queryHash,
+      observed_at: now.toISOString(),
     },
-    now,
-  );
+    body: `# ${title}\n\n${text}\n\nCorrects: [${input.corrected.title}](${link})\n`,
+    redacted,
+    recorded: { kind: "observation_recorded", category: CORRECTION_CATEGORY },
+  };
 }
 
 /** Every readable correction page of the vault (malformed ones are skipped). */

@@ -9,11 +9,12 @@
  * only while `implicit` is on (the `recallFeedback` setting); explicit
  * judgments and corrections always are.
  */
-import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
+import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { RecallResult } from "../recall-operation.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import { writeCorrection } from "./correction.ts";
+import { failureDiagnostic } from "../writing/input.ts";
+import { type CorrectionWrite, writeCorrection } from "./correction.ts";
 import {
   appendFeedback,
   type FeedbackAction,
@@ -80,6 +81,8 @@ const WIKILINK_ID = /\[\[([^\]|#]+)(?:[|#][^\]]*)?\]\]/g;
 /** The session's feedback recorder. */
 export class FeedbackSession {
   private readonly shownPages = new Map<string, ShownPage>();
+  /** Corrections saved whose `corrected` event could not be logged: a retry logs it. */
+  private readonly pendingCorrections = new Set<string>();
   private turn = 0;
   private readonly options: FeedbackSessionOptions;
 
@@ -242,8 +245,11 @@ export class FeedbackSession {
   /**
    * An explicit judgment of a page this session was shown. `corrected`
    * writes the correction's observation page first; if that fails nothing
-   * else is written, and if the event then fails the page stands and the
-   * result says `correction_saved_feedback_pending`.
+   * else is written (`write_failed`, or the refusal's own code), and if the
+   * log then fails the page stands and the result says
+   * `correction_saved_feedback_pending` — the projection counts the
+   * correction from its page all the same, and the same call retried in this
+   * session logs the event once the log takes it (never a second page or event).
    */
   judge(input: JudgeInput): JudgeResult {
     if (!(JUDGMENTS as readonly string[]).includes(input.judgment)) {
@@ -281,7 +287,7 @@ export class FeedbackSession {
         "`corrected` needs the correction: what was wrong, what holds instead",
       );
     }
-    let written: ReturnType<typeof writeCorrection>;
+    let written: CorrectionWrite;
     try {
       written = writeCorrection(
         v.paths,
@@ -294,18 +300,16 @@ export class FeedbackSession {
         this.now(),
       );
     } catch (error) {
-      if (error instanceof WikiError) return { ok: false, diagnostics: [error.diagnostic] };
-      throw error;
+      // Nothing was written: no page, so no event.
+      return { ok: false, diagnostics: [failureDiagnostic(error)] };
     }
     const correction = {
       id: written.id ?? "",
       path: written.path ?? "",
       created: written.created ?? true,
     };
-    try {
-      // A retried call found the same page: its event was written the first time.
-      if (correction.created) this.write(entry, "corrected", { observation: correction.id });
-    } catch (error) {
+    const pending = (error: unknown): JudgeResult => {
+      this.pendingCorrections.add(correction.id);
       return {
         ...base,
         correction,
@@ -313,12 +317,23 @@ export class FeedbackSession {
           diagnostic(
             "correction_saved_feedback_pending",
             "warning",
-            `the correction is saved at ${correction.path}; its feedback event could not be logged (${error instanceof Error ? error.message : String(error)}) and will be replayed from the page`,
+            `the correction is saved at ${correction.path}; its feedback event could not be logged (${error instanceof Error ? error.message : String(error)}); the correction counts from the page, and the same call again logs the event`,
             { path: correction.path },
           ),
         ],
       };
+    };
+    if (written.logFailure !== undefined) return pending(written.logFailure);
+    // A retried call finds the same page: its event was logged the first time, unless that failed.
+    if (!correction.created && !this.pendingCorrections.has(correction.id)) {
+      return { ...base, correction, diagnostics: written.diagnostics };
     }
+    try {
+      this.write(entry, "corrected", { observation: correction.id });
+    } catch (error) {
+      return pending(error);
+    }
+    this.pendingCorrections.delete(correction.id);
     return { ...base, correction, diagnostics: written.diagnostics };
   }
 
