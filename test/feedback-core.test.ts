@@ -240,6 +240,43 @@ describe("a session's feedback through the service (real vault, real index)", ()
     expect(off.results.every((r) => r.feedback === undefined)).toBe(true);
   });
 
+  it("keeps both sides of an unresolved conflict with feedback on and off, whichever side was judged", async () => {
+    const root = copyExample();
+    const service = serviceFor(root, { settings });
+    await service.reindex({});
+    const question = "what is the sync latency SLO";
+    const result = await service.recall({ query: question });
+    const pair = result.conflicts[0];
+    if (!pair) throw new Error("the example's conflict pair was not recalled");
+    const session = service.feedbackSession();
+    session.recordShown(result);
+    // One side judged irrelevant (as strongly as feedback goes), the other relevant; which is drawn afresh.
+    const [down, up] = Math.random() < 0.5 ? [pair.a.id, pair.b.id] : [pair.b.id, pair.a.id];
+    for (const [page, judgment] of [
+      [down, "irrelevant"],
+      [up, "relevant"],
+    ] as const) {
+      expect((await service.recallFeedback(session, { page, judgment })).ok).toBe(true);
+    }
+    for (const feedback of [true, false]) {
+      const again = await service.recall({ query: question, feedback });
+      const ids = again.results.map((r) => r.id);
+      expect(ids, `feedback ${feedback}`).toContain(down);
+      expect(ids, `feedback ${feedback}`).toContain(up);
+      expect(again.conflicts.map((c) => new Set([c.a.id, c.b.id]))).toContainEqual(
+        new Set([down, up]),
+      );
+      // Both sides, and the statement that they conflict, reach the model.
+      expect(again.renderedPages).toEqual(
+        expect.arrayContaining([`project:${down}`, `project:${up}`]),
+      );
+      expect(again.rendered).toContain("CONFLICT, unresolved");
+      const moved = again.results.find((r) => r.id === down)?.feedback;
+      if (feedback) expect(moved).toBeLessThan(0);
+      else expect(moved).toBeUndefined();
+    }
+  });
+
   it("captures no implicit signal with recallFeedback off, but keeps explicit judgments", async () => {
     const root = copyExample();
     const service = serviceFor(root, { settings: { ...settings, recallFeedback: false } });

@@ -20,7 +20,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderedCharsByPage } from "../extensions/llm-wiki/lib/bench/rendered-pages.ts";
 import { CORRECTION_CATEGORY } from "../extensions/llm-wiki/lib/feedback/correction.ts";
 import {
+  FEEDBACK_SCHEMA,
   type FeedbackEvent,
+  INDEX_VERSION,
   isFeedbackEvent,
   queryHash,
 } from "../extensions/llm-wiki/lib/feedback/feedback-event.ts";
@@ -228,6 +230,91 @@ describe("recall feedback in Pi", () => {
     // The message's details, the session's record of what was shown, agree.
     expect(recalled(session)).toEqual(recallBlock?.pages);
     expect(priming?.pages).toEqual(primingBlock?.pages);
+  });
+
+  it("logs every event with its schema, vault id, index version, the recall's mode and a 1-based rank", async () => {
+    const session = await pi.start();
+    const { prompt } = question();
+    session.script("Noted.");
+    await ask(session, prompt);
+    const config = JSON.parse(readFileSync(join(vaultDir(), "config.json"), "utf8")) as {
+      vault_id: string;
+    };
+    const modes = new Map(
+      session.session.sessionManager.getBranch().flatMap((entry) => {
+        if (entry.type !== "custom_message") return [];
+        const details = entry.details as { modeUsed?: string; query?: string };
+        const hash = entry.customType === "llm-wiki-recall" ? queryHash(prompt) : undefined;
+        const primed = details.query !== undefined ? queryHash(details.query) : undefined;
+        const key = hash ?? primed;
+        return key && details.modeUsed ? [[key, details.modeUsed] as const] : [];
+      }),
+    );
+    const raw = readFileSync(join(vaultDir(), "meta", "events.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line.includes('"recall_feedback"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(raw.length).toBeGreaterThan(0);
+    for (const event of raw) {
+      expect(event).toMatchObject({
+        kind: "recall_feedback",
+        schema: FEEDBACK_SCHEMA,
+        visibility: "internal",
+        vault_id: config.vault_id,
+        index_version: INDEX_VERSION,
+      });
+      expect(Number.isFinite(Date.parse(String(event.ts)))).toBe(true);
+      expect(Number.isInteger(event.rank) && Number(event.rank) >= 1).toBe(true);
+      expect(typeof event.mode).toBe("string");
+      // The mode the showing recall answered in; a model is named only when vectors took part.
+      const mode = modes.get(String(event.query_hash));
+      if (mode) expect(event.mode).toBe(mode);
+      expect("embed_model" in event).toBe(event.mode !== "lexical");
+    }
+    expect(modes.get(queryHash(prompt))).toBeDefined();
+  });
+
+  it("logs a page the answer names by its bare id as cited, but not an id that only starts like one", async () => {
+    settings({ sessionPriming: false });
+    const session = await pi.start();
+    const { prompt } = question();
+    let named = "";
+    let lookalike = "";
+    scriptLazily(session, () => {
+      [named = "", lookalike = ""] = recalled(session);
+      return `The cache follows ${named}; compare ${lookalike}-${randomWord()} and ${lookalike}x.`;
+    });
+    await ask(session, prompt);
+    expect(named).not.toBe("");
+    expect(lookalike).not.toBe("");
+    const cited = feedbackEvents().filter((e) => e.action === "cited");
+    expect(cited.map((e) => [e.page, e.query_hash])).toEqual([[named, queryHash(prompt)]]);
+    expect(
+      feedbackEvents()
+        .filter((e) => e.action === "shown_only")
+        .map((e) => e.page),
+    ).toContain(lookalike);
+  });
+
+  it("logs no opened for a page shown only in an earlier turn", async () => {
+    settings({ sessionPriming: false });
+    const session = await pi.start();
+    const { prompt } = question();
+    session.script("Noted.");
+    await ask(session, prompt);
+    const [page = ""] = recalled(session);
+    expect(page).not.toBe("");
+    const before = feedbackEvents().length;
+    // A later turn that recalls nothing reads the page shown the turn before.
+    session.script(
+      [fauxToolCall("read", { path: `.llm-wiki/wiki/${page}.md` })],
+      `See [[${page}]].`,
+    );
+    await ask(session, UNRELATED);
+    expect(toolResults(session.session).every((r) => !r.isError)).toBe(true);
+    expect(toolResults(session.session).some((r) => r.toolName === "read")).toBe(true);
+    const later = feedbackEvents().slice(before);
+    expect(later.filter((e) => e.action === "opened" || e.action === "cited")).toEqual([]);
   });
 
   it("logs a shown page read with Pi's read tool as opened and a shown page the answer links as cited", async () => {
