@@ -28,7 +28,8 @@ export const BENCH_USAGE = `  bench beir DIR [--mode M]                run a BEI
                                            in a temporary vault; mode lexical by default
   bench vault [--mode M]                   the vault's own evaluation set: each recall correction
                                            is a case, passing when recall with its words ranks
-                                           the correction page in the top 5
+                                           the correction page in the top 5, above the page
+                                           it corrects
 `;
 
 function isFolder(path: string): boolean {

@@ -19,7 +19,7 @@ export function renderVaultBench(report: VaultBenchReport): string {
   const rank = (n: number | null) => (n === null ? "-" : String(n));
   const header = ["result", "correction rank", "corrected rank", "correction → corrected page"];
   const rows = report.cases.map((c) => [
-    c.pass ? "pass" : "FAIL",
+    c.pass ? "pass" : c.failure === "corrected_outranks_correction" ? "FAIL (outranked)" : "FAIL",
     rank(c.correctionRank),
     rank(c.correctedRank),
     `${neutraliseLine(c.correction)} → ${neutraliseLine(c.correctedPage)}`,
@@ -30,7 +30,7 @@ export function renderVaultBench(report: VaultBenchReport): string {
       .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
       .join("  ");
   const summary = `${report.summary.cases} cases, ${report.summary.pass} pass`;
-  const title = `bench vault (${report.vault.kind} vault ${neutraliseLine(report.vault.root)}): a case passes when its correction page is in the top ${report.top}`;
+  const title = `bench vault (${report.vault.kind} vault ${neutraliseLine(report.vault.root)}): a case passes when its correction page is in the top ${report.top}, above the page it corrects`;
   if (report.cases.length === 0) {
     return `${title}\nno recall corrections in this vault yet (wiki_recall_feedback or llm-wiki feedback with --judgment corrected records them)\n${summary}`;
   }

@@ -28,6 +28,8 @@ interface Setup {
   shownId: string;
   unshownId: string;
   query: string;
+  /** The shown page's own name (its title is `Handling <name>`). */
+  name: string;
 }
 
 /**
@@ -62,6 +64,7 @@ function setup(): Setup {
     shownId,
     unshownId,
     query: `${b} stage ${a} pipeline`,
+    name: a,
   };
 }
 
@@ -259,6 +262,48 @@ describe("llm-wiki bench vault", () => {
     expect(text.status).toBe(0);
     expect(text.stdout).toMatch(/FAIL\s+-\s+/);
     expect(text.stdout.trimEnd().split("\n").at(-1)).toBe("1 cases, 0 pass");
+  });
+
+  it("fails a case whose corrected page outranks its correction: recall asked in the correction's words regressed", () => {
+    const s = setup();
+    // The correction's words are the corrected page's own title: recall puts that page first.
+    const id = `sources/rc-2026-01-01-${randomWord(6, 9)}`;
+    s.vault.writePage(
+      id,
+      pageText(
+        {
+          title: '"Recall correction: Unrelated"',
+          type: "observation",
+          status: "observation",
+          category: "recall-correction",
+          corrected_page: s.shownId,
+          query_hash: `sha256:${"0".repeat(64)}`,
+          observed_at: '"2026-01-01T00:00:00.000Z"',
+        },
+        `# Recall correction: Unrelated\n\nHandling ${s.name}\n\nCorrects: [Handling](../concepts/x.md)\n`,
+      ),
+    );
+    const bench = run(s, ["bench", "vault", "--json"]);
+    expect(bench.status, bench.stderr).toBe(0);
+    const report = JSON.parse(bench.stdout) as {
+      cases: Array<{
+        pass: boolean;
+        failure?: string;
+        correctionRank: number | null;
+        correctedRank: number | null;
+      }>;
+      summary: { cases: number; pass: number };
+    };
+    const [only] = report.cases;
+    // Found, and in the top 5: the old rule passed it.
+    expect(only?.correctionRank).not.toBeNull();
+    expect(only?.correctionRank ?? 99).toBeLessThanOrEqual(5);
+    expect(only?.correctedRank ?? 99).toBeLessThan(only?.correctionRank ?? 0);
+    expect(only).toMatchObject({ pass: false, failure: "corrected_outranks_correction" });
+    expect(report.summary).toEqual({ cases: 1, pass: 0 });
+    const text = run(s, ["bench", "vault"]);
+    expect(text.stdout).toContain("FAIL (outranked)");
+    expect(text.stdout).toContain("above the page it corrects");
   });
 
   it("exits 1 without a vault, and 2 on a folder argument", () => {

@@ -2,9 +2,9 @@
  * A vault's own evaluation set (`llm-wiki bench vault`): every recall
  * correction page is a case. Its query is the correction's text — the only
  * words kept; the question that was corrected was never stored — and it
- * passes when explicit recall finds the correction page in the top 5. The
- * corrected page's rank is reported beside it: expected below the
- * correction, or absent.
+ * passes when explicit recall finds the correction page in the top 5 and
+ * the corrected page below it, or not at all: asked in the correction's own
+ * words, recall that puts the corrected page first again has regressed.
  */
 
 import type { Diagnostic } from "../diagnostics.ts";
@@ -27,6 +27,8 @@ export interface VaultBenchCase {
   /** 1-based rank of the corrected page, null when absent. */
   correctedRank: number | null;
   pass: boolean;
+  /** Why a case failed: the correction is not in the top, or the corrected page outranks it. */
+  failure?: "correction_not_in_top" | "corrected_outranks_correction";
   modeUsed: string;
 }
 
@@ -87,13 +89,21 @@ async function runCase(
     ...(mode ? { mode } : {}),
   });
   const correctionRank = rankOf(result, vault.kind, page.id);
+  const correctedRank = rankOf(result, vault.kind, page.correctedPage);
+  const failure =
+    correctionRank === null || correctionRank > VAULT_BENCH_TOP
+      ? "correction_not_in_top"
+      : correctedRank !== null && correctedRank < correctionRank
+        ? "corrected_outranks_correction"
+        : undefined;
   return {
     case: {
       correction: page.id,
       correctedPage: page.correctedPage,
       correctionRank,
-      correctedRank: rankOf(result, vault.kind, page.correctedPage),
-      pass: correctionRank !== null && correctionRank <= VAULT_BENCH_TOP,
+      correctedRank,
+      pass: failure === undefined,
+      ...(failure ? { failure } : {}),
       modeUsed: result.modeUsed,
     },
     diagnostics: result.ok ? [] : result.diagnostics.filter((d) => d.severity === "error"),
