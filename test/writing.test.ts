@@ -292,6 +292,8 @@ describe("logEvent", () => {
     expect(added[2]).toBe("");
     expect(JSON.parse(added[0] ?? "")).toEqual({
       ts: first.ts,
+      // The same moment under @zosmaai/pi-llm-wiki's key: one log for both.
+      timestamp: first.ts,
       kind: "query_answered",
       detail: { question: "why version vectors?", pages: ["concepts/cache"] },
     });

@@ -46,9 +46,11 @@ function parseLine(line: string, seq: number): TimedEvent | undefined {
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
   const e = value as Record<string, unknown>;
-  if (typeof e.ts !== "string" || typeof e.kind !== "string") return undefined;
-  if (Number.isNaN(Date.parse(e.ts))) return undefined;
-  const out: TimedEvent = { ts: e.ts, kind: e.kind, seq };
+  // `timestamp` alone: a line @zosmaai/pi-llm-wiki wrote.
+  const ts = typeof e.ts === "string" ? e.ts : e.timestamp;
+  if (typeof ts !== "string" || typeof e.kind !== "string") return undefined;
+  if (Number.isNaN(Date.parse(ts))) return undefined;
+  const out: TimedEvent = { ts, kind: e.kind, seq };
   const page = [e.page, e.id].find((v) => typeof v === "string" && PAGE_ID.test(v));
   if (typeof page === "string") out.page = page;
   if (typeof e.id === "string" && e.id !== page) out.id = e.id;

@@ -82,7 +82,11 @@ export function appendEvents(
   let found: RedactionCounts = {};
   let text = "";
   for (const event of events) {
-    const { line, counts } = redactedLine({ ts, ...event });
+    // `timestamp` is the key @zosmaai/pi-llm-wiki reads (and writes): the
+    // same log stays readable by both; `ts` is ours, read by every older copy.
+    const stamped: Record<string, unknown> = { ts, ...event };
+    stamped.timestamp = stamped.ts;
+    const { line, counts } = redactedLine(stamped);
     const mine = sumCounts(counts);
     found = sumCounts(found, mine);
     text +=
