@@ -30,10 +30,17 @@ function agentCommand(send: Send, spec: AgentCommandSpec): Command {
   };
 }
 
-/** `/wiki-query <question>`: answer from the wiki, through wiki_recall. */
+/**
+ * `/wiki-query <question>`: answer from the wiki, through wiki_recall; an
+ * answer that joins several pages into something new is kept as a synthesis
+ * page, and the question is logged as a `query` event. Logging the text is
+ * fine here: the user asked it on purpose (recall feedback, which happens on
+ * its own, keeps only a hash of a query).
+ */
 export function createQueryCommand(send: Send): Command {
   return agentCommand(send, {
-    description: "Answer a question from the llm-wiki (the agent uses wiki_recall)",
+    description:
+      "Answer a question from the llm-wiki (wiki_recall), keep a new synthesis as a page, log the question",
     usage: "/wiki-query <question>",
     prompt: (question) =>
       question === ""
@@ -41,7 +48,9 @@ export function createQueryCommand(send: Send): Command {
         : [
             `Answer from the project's llm-wiki: ${question}`,
             "",
-            "Call wiki_recall with this question first, read the pages it returns, and answer only from them, citing each as [[page-id]]. If the wiki holds nothing reliable about it, say so instead of answering from general knowledge.",
+            "1. Call wiki_recall with this question first, read the pages it returns, and answer only from them, citing each as [[page-id]]. If the wiki holds nothing reliable about it, say so instead of answering from general knowledge, and name the kind of source that would fill the gap.",
+            '2. Save the answer only when it joins several of those pages into a finding that none of them states alone: call wiki_ensure_page with type "synthesis", a title naming the finding, and a body that states it and links every page it rests on as [[page-id]]. Do not save an answer that repeats one page or that the wiki could not support; if the title is taken, say so instead of writing another page.',
+            '3. Last, record the question: call wiki_log_event with kind "query" and detail {"question": the question above as asked, "cited": the page ids you cited, "synthesis": the saved page\'s id, only when you saved one}.',
           ].join("\n"),
   });
 }
