@@ -4,15 +4,20 @@
  * loader): the `llm-wiki` skill and the prompt templates load with no
  * diagnostic, the skill is advertised in a real session's system prompt, a
  * template expands into the user message the faux model receives, and no
- * template is shadowed by an extension command of the same name.
+ * template is shadowed by an extension command of the same name. `/wiki-req`
+ * asks for requirement pages in our relations format: the front matter it
+ * hands the agent, written through the tools it names, lints clean.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
+  type AssistantMessage,
   type Context,
   fauxAssistantMessage,
   fauxProvider,
+  fauxToolCall,
   InMemoryCredentialStore,
+  type Message,
 } from "@earendil-works/pi-ai";
 import {
   createAgentSession,
@@ -22,12 +27,13 @@ import {
   SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { textOf } from "./helpers/pi-session.ts";
-import { randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const PROMPTS = ["wiki-distill", "wiki-recall-skill", "wiki-retro"];
+const PROMPTS = ["wiki-distill", "wiki-recall-skill", "wiki-req", "wiki-retro"];
 
 let root = "";
 beforeEach(() => {
@@ -43,6 +49,36 @@ afterEach(() => {
   vi.unstubAllEnvs();
   removeTempDirs();
 });
+
+/** A real session of the package (extension, skill, templates) with the faux model. */
+async function startSession() {
+  const { cwd, agentDir, settingsManager, loader } = await loadPackage();
+  const faux = fauxProvider();
+  const modelRuntime = await ModelRuntime.create({
+    credentials: new InMemoryCredentialStore(),
+    modelsPath: null,
+    modelsStorePath: join(root, "models-store.json"),
+    allowModelNetwork: false,
+  });
+  modelRuntime.registerNativeProvider(faux.provider);
+  const { session } = await createAgentSession({
+    cwd,
+    agentDir,
+    model: faux.getModel(),
+    modelRuntime,
+    settingsManager,
+    resourceLoader: loader,
+    sessionManager: SessionManager.inMemory(cwd),
+  });
+  await session.bindExtensions({ onError: (e) => expect.fail(JSON.stringify(e)) });
+  return { cwd, session, faux };
+}
+
+/** The text of the first user message of a request (the expanded template). */
+function userText(context: Context | undefined): string {
+  const user = context?.messages.find((m) => m.role === "user");
+  return user ? textOf(user) : "";
+}
 
 async function loadPackage() {
   const cwd = join(root, "project");
@@ -75,25 +111,7 @@ describe("the package's skill and prompt templates in Pi", () => {
   });
 
   it("advertise the skill in a real session and expand a template into the user's message", async () => {
-    const { cwd, agentDir, settingsManager, loader } = await loadPackage();
-    const faux = fauxProvider();
-    const modelRuntime = await ModelRuntime.create({
-      credentials: new InMemoryCredentialStore(),
-      modelsPath: null,
-      modelsStorePath: join(root, "models-store.json"),
-      allowModelNetwork: false,
-    });
-    modelRuntime.registerNativeProvider(faux.provider);
-    const { session } = await createAgentSession({
-      cwd,
-      agentDir,
-      model: faux.getModel(),
-      modelRuntime,
-      settingsManager,
-      resourceLoader: loader,
-      sessionManager: SessionManager.inMemory(cwd),
-    });
-    await session.bindExtensions({ onError: (e) => expect.fail(JSON.stringify(e)) });
+    const { session, faux } = await startSession();
     try {
       expect(session.systemPrompt).toContain("llm-wiki");
       expect(session.systemPrompt).toContain(join(REPO, "skills", "llm-wiki", "SKILL.md"));
@@ -117,6 +135,90 @@ describe("the package's skill and prompt templates in Pi", () => {
     } finally {
       await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
       session.dispose();
+    }
+  });
+
+  it("/wiki-req expands with the concept and asks for requirement pages derived from a captured source", async () => {
+    const { cwd, session, faux } = await startSession();
+    makeTempVault({ root: cwd });
+    const concept = randomWords(6);
+    const reqTitle = `${randomWord()} ${randomWord()} is refused`;
+    const seen: Context[] = [];
+    /** The front matter block the template shows, with the source page id the capture returned. */
+    const frontMatterFor = (context: Context): string => {
+      const block = /\n {3}---\n([\s\S]*?)\n {3}---\n/.exec(userText(context))?.[1] ?? "";
+      const result = context.messages.findLast((m: Message) => m.role === "toolResult");
+      const page = /\bsources\/[a-z0-9-]+/.exec(result ? textOf(result) : "")?.[0] ?? "";
+      expect(page).not.toBe("");
+      return [
+        "---",
+        ...block.split("\n").map((line) => line.replace(/^ {3}/, "").replace("sources/…", page)),
+        "---",
+        "## Requirement",
+        `Derived from [[${page}]].`,
+        "## Acceptance",
+        "- [ ] it is refused",
+      ].join("\n");
+    };
+    const record =
+      (step: (context: Context) => AssistantMessage) =>
+      (context: Context): AssistantMessage => {
+        seen.push(context);
+        return step(context);
+      };
+    faux.appendResponses([
+      record(() =>
+        fauxAssistantMessage(
+          [
+            fauxToolCall("wiki_capture_source", {
+              title: `${randomWord()} concept`,
+              text: `# Concept\n\n${concept}\n`,
+            }),
+          ],
+          { stopReason: "toolUse" },
+        ),
+      ),
+      record((context) =>
+        fauxAssistantMessage(
+          [
+            fauxToolCall("wiki_ensure_page", {
+              type: "requirement",
+              title: reqTitle,
+              description: "one behaviour",
+              content: frontMatterFor(context),
+            }),
+          ],
+          { stopReason: "toolUse" },
+        ),
+      ),
+      record(() => fauxAssistantMessage("written")),
+    ]);
+    try {
+      await session.prompt(`/wiki-req ${concept}`);
+      const text = userText(seen[0]);
+      expect(text).toContain(`Turn this concept into requirements in the llm-wiki: ${concept}`);
+      expect(text).not.toContain("$ARGUMENTS");
+      expect(text).toMatch(/^1\. Clarify before writing anything/m);
+      expect(text).toContain("call wiki_capture_source with text");
+      expect(text).toContain('call wiki_ensure_page once, with type "requirement"');
+      expect(text).toContain("type: derived_from");
+      expect(text).toContain("Acceptance (a checklist of observable criteria");
+      expect(seen).toHaveLength(3);
+    } finally {
+      await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+      session.dispose();
+    }
+    // The shape the template asks for is ours: the relation counts, so lint has nothing to say.
+    const service = createWikiService({ cwd });
+    try {
+      const lint = service.lint();
+      const findings = lint.vaults.flatMap((v) => v.findings);
+      const relations = findings.filter((f) => f.check === "relation");
+      expect(relations).toEqual([]);
+      const page = service.search({ query: reqTitle }).hits[0];
+      expect(page?.id).toMatch(/^requirements\//);
+    } finally {
+      await service.close();
     }
   });
 });
