@@ -7,8 +7,11 @@
  * template is shadowed by an extension command of the same name. `/wiki-req`
  * asks for requirement pages in our relations format: the front matter it
  * hands the agent, written through the tools it names, lints clean.
+ * `/wiki-run` expands with its URLs and `--schedule`, says there is no web
+ * search of ours, and the tools it names (`wiki_digest`, `wiki_watch`)
+ * write the digest and print a crontab line that nothing installs.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AssistantMessage,
@@ -33,7 +36,7 @@ import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const PROMPTS = ["wiki-distill", "wiki-recall-skill", "wiki-req", "wiki-retro"];
+const PROMPTS = ["wiki-distill", "wiki-recall-skill", "wiki-req", "wiki-retro", "wiki-run"];
 
 let root = "";
 beforeEach(() => {
@@ -219,6 +222,55 @@ describe("the package's skill and prompt templates in Pi", () => {
       expect(page?.id).toMatch(/^requirements\//);
     } finally {
       await service.close();
+    }
+  });
+
+  it("/wiki-run expands with its arguments; the digest and the crontab line it asks for come from the tools", async () => {
+    const { cwd, session, faux } = await startSession();
+    const vault = makeTempVault({ root: cwd });
+    const url = `https://${randomWord()}.example.invalid/${randomWord()}`;
+    const seen: Context[] = [];
+    const step =
+      (...calls: Parameters<typeof fauxToolCall>[]) =>
+      (context: Context): AssistantMessage => {
+        seen.push(context);
+        return calls.length === 0
+          ? fauxAssistantMessage("done")
+          : fauxAssistantMessage(
+              calls.map((c) => fauxToolCall(...c)),
+              { stopReason: "toolUse" },
+            );
+      };
+    faux.appendResponses([
+      step(["wiki_digest", { period: "weekly" }], ["wiki_watch", { interval: "weekly" }]),
+      step(),
+    ]);
+    try {
+      await session.prompt(`/wiki-run ${url} --schedule weekly`);
+      const text = userText(seen[0]);
+      expect(text).toContain(`Arguments: ${url} --schedule weekly.`);
+      expect(text).not.toMatch(/\$\{?@/);
+      expect(text).toContain("Capture each http or https URL in the arguments");
+      expect(text).toContain("has no web search tool of its own");
+      for (const tool of ["wiki_capture_source", "wiki_ingest", "wiki_lint", "wiki_digest"]) {
+        expect(text).toContain(tool);
+      }
+      expect(text).toContain("call wiki_watch with that interval");
+      expect(text).toContain("It installs nothing: tell me to add the line myself (crontab -e)");
+      const results = seen[1]?.messages.filter((m: Message) => m.role === "toolResult") ?? [];
+      const [digest, watch] = results.map((r) => textOf(r));
+      expect(results.map((r) => (r.role === "toolResult" ? r.isError : undefined))).toEqual([
+        false,
+        false,
+      ]);
+      const written = /outputs\/digest-\d{4}-\d{2}-\d{2}(-\d+)?\.md/.exec(digest ?? "")?.[0];
+      expect(written).toBeDefined();
+      expect(existsSync(join(vault.paths.dir, written ?? "missing"))).toBe(true);
+      expect(watch).toContain("# llm-wiki-autoupdate");
+      expect(watch).toContain("nothing was installed");
+    } finally {
+      await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+      session.dispose();
     }
   });
 });

@@ -14,6 +14,7 @@ import { createBootstrapTool } from "./pi/bootstrap-tool.ts";
 import { createCaptureTool } from "./pi/capture-tool.ts";
 import { createDashboardCommand } from "./pi/dashboard-command.ts";
 import { createDigestCommand } from "./pi/digest-command.ts";
+import { createDigestTool } from "./pi/digest-tool.ts";
 import { createEnsurePageTool } from "./pi/ensure-page-tool.ts";
 import { createPageChangeHandler } from "./pi/freshness.ts";
 import { createGuardrailHandler } from "./pi/guardrails.ts";
@@ -70,6 +71,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createResolveConflictTool(host));
   pi.registerTool(createRecallFeedbackTool(host));
   pi.registerTool(createWatchTool(host));
+  pi.registerTool(createDigestTool(host));
   pi.registerTool(createOkfExportTool(host));
   pi.registerTool(createOkfImportTool(host));
   pi.registerCommand("wiki-init", createInitCommand(host));
