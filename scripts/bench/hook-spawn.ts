@@ -5,13 +5,79 @@
  * priming adds to a first turn in-process (git calls included; budget 50 ms
  * at 10k pages), measured after the turn's automatic recall opened the store
  * — with git read at session start as Pi does, and without that head start.
- * The vault's folder is made a git repository with a few commits first.
+ * The vault holds a few pages on one invented component (the session's
+ * topic), and its folder is made a git repository whose branch and commits
+ * are about that component, so both hooks print a block: rendering is timed
+ * too, and a run that prints nothing is an error, not a fast figure.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { devNull } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { syntheticPageId } from "./synthetic-vault.ts";
+
+/**
+ * The session's topic: an invented component no background text names, on
+ * a few pages (so its name is evidence for automatic recall), written over
+ * synthetic pages the other phases never edit, so the vault keeps N pages.
+ */
+const TOPIC_PAGES: Array<{ index: number; type: string; title: string; body: string }> = [
+  {
+    index: 1,
+    type: "concept",
+    title: "Sigwarden webhook verifier",
+    body: "Sigwarden checks the HMAC signature header of every incoming webhook over its body, recomputes it with the shared secret and compares in constant time; Noncekeeper rejects a nonce seen within the replay window.",
+  },
+  {
+    index: 2,
+    type: "synthesis",
+    title: "Sigwarden key rotation",
+    body: "Sigwarden signing keys rotate every quarter. During the overlap Sigwarden accepts both keys; Noncekeeper entries survive a rotation.",
+  },
+  {
+    index: 3,
+    type: "analysis",
+    title: "Sigwarden replay incident",
+    body: "A retried webhook passed Sigwarden twice because Noncekeeper had restarted and lost its nonces; Noncekeeper now persists nonces for a day.",
+  },
+  {
+    index: 5,
+    type: "requirement",
+    title: "Sigwarden latency budget",
+    body: "Sigwarden verifies a webhook within 2 ms at p95, Noncekeeper lookup included.",
+  },
+];
+
+/** The session's branch, commit subjects and a prompt, all about the topic. */
+export const TOPIC = {
+  branch: "feature/sigwarden-noncekeeper",
+  subjects: ["Sigwarden: reject nonces Noncekeeper has seen", "Tune Noncekeeper retention"],
+  prompt: "how does sigwarden verify webhook signatures",
+};
+
+/** Writes the topic pages into a synthetic vault at `root` (before it is indexed). */
+export function writeSessionTopic(root: string): void {
+  for (const page of TOPIC_PAGES) {
+    const file = join(root, ".llm-wiki", "wiki", `${syntheticPageId(page.index)}.md`);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      [
+        "---",
+        `type: ${page.type}`,
+        `title: ${page.title}`,
+        "status: stable",
+        "---",
+        "",
+        `# ${page.title}`,
+        "",
+        page.body,
+        "",
+      ].join("\n"),
+    );
+  }
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -32,13 +98,14 @@ export function makeBenchRepo(dir: string): void {
   };
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "commit.gpgsign=false", ...args], { cwd: dir, env });
-  git("init", "-q", "-b", "feature/topic-3-cache");
-  for (const subject of ["Tune topic 3 cache eviction", "Note 7 latency fix", "Refactor sync"]) {
+  git("init", "-q", "-b", TOPIC.branch);
+  for (const subject of ["Refactor sync", ...[...TOPIC.subjects].reverse()]) {
     writeFileSync(join(dir, "change.txt"), subject);
     git("add", "change.txt");
     git("commit", "-q", "-m", subject);
   }
-  writeFileSync(join(dir, "work-in-progress.ts"), "// edited\n");
+  mkdirSync(join(dir, "src", "webhooks"), { recursive: true });
+  writeFileSync(join(dir, "src", "webhooks", "sigwarden.ts"), "// edited\n");
 }
 
 export interface HookSpawnTimes {
@@ -59,6 +126,10 @@ export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpaw
       });
       const ms = performance.now() - t;
       if (r.status !== 0) throw new Error(`hook ${kind} exited ${r.status}: ${r.stderr}`);
+      // A hook that printed nothing skipped the rendering: its time is not the hook's.
+      if (!r.stdout.startsWith("<wiki-recall")) {
+        throw new Error(`hook ${kind} printed no block (stderr: ${r.stderr.trim() || "none"})`);
+      }
       // The first run fills Node's compile cache, as a user's first prompt does.
       if (i > 0) samples.push(ms);
     }
@@ -69,7 +140,7 @@ export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpaw
       hook_event_name: "UserPromptSubmit",
       cwd: vault,
       session_id: "bench",
-      prompt: "what is note 7 about in topic 3",
+      prompt: TOPIC.prompt,
     }),
     sessionStartMs: time("session-start", {
       hook_event_name: "SessionStart",
