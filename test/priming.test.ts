@@ -11,7 +11,11 @@ import { join, relative, sep } from "node:path";
 import { getCurrentSystemPrompt, type Message } from "@earendil-works/pi-ai";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { gitEnv, parseStatus } from "../extensions/llm-wiki/lib/priming/git-context.ts";
+import {
+  gitEnv,
+  parseStatus,
+  readGitContext,
+} from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { primingQuery, primingWords } from "../extensions/llm-wiki/lib/priming/priming-query.ts";
 import {
   freshnessMultiplier,
@@ -88,6 +92,33 @@ describe("the priming query", () => {
       files: ["src/a b.ts", "new.ts", "notes.md"],
     });
   });
+
+  it("reads git's answer though the caller kept the event loop busy past the timeout", async () => {
+    const dir = makeTempDir();
+    const branch = `topic/${randomWords(1)}`;
+    makeRepo(dir, branch, [randomWords(4)]);
+    const reading = readGitContext(dir, { timeoutMs: 200 });
+    // A hook loading its modules, or a host busy at session start, meanwhile.
+    const until = Date.now() + 600;
+    while (Date.now() < until) {
+      // busy
+    }
+    expect((await reading).branch).toBe(branch);
+  });
+
+  it("still gives up on a git that does not answer within the timeout", async () => {
+    const bin = makeTempDir();
+    // `exec`: the hanging process is the one killed, so no orphan holds the pipe.
+    writeFileSync(join(bin, "git"), "#!/bin/sh\nexec sleep 30\n", { mode: 0o755 });
+    const context = await readGitContext(
+      makeTempDir(),
+      { timeoutMs: 200 },
+      {
+        PATH: `${bin}:${process.env.PATH ?? ""}`,
+      },
+    );
+    expect(context).toEqual({ files: [], subjects: [] });
+  }, 10_000);
 
   it("runs git with no inherited GIT_* variable, pager or global configuration", () => {
     const env = gitEnv({ PATH: "/bin", GIT_DIR: "/elsewhere", PAGER: "evil", git_index_file: "x" });

@@ -85,7 +85,14 @@ export function gitEnv(parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessE
   };
 }
 
-/** Runs `git <args>` in `cwd`; resolves to its stdout (possibly cut), or undefined on failure. */
+/**
+ * Runs `git <args>` in `cwd`; resolves to its stdout (possibly cut), or
+ * undefined on failure or after `timeoutMs`. The deadline is checked only
+ * once the I/O that was waiting has been read: a caller that keeps the
+ * event loop busy past it (a hook loading its modules while git runs, a
+ * session start) would otherwise kill, or count as timed out, a git that
+ * answered in time.
+ */
 function git(
   cwd: string,
   args: readonly string[],
@@ -93,28 +100,40 @@ function git(
   env: NodeJS.ProcessEnv,
 ): Promise<string | undefined> {
   return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
-      execFile(
+      const child = execFile(
         "git",
         [...CONFIG_ARGS, ...args],
         {
           cwd,
           env,
-          timeout: timeoutMs,
-          killSignal: "SIGKILL",
           maxBuffer: MAX_OUTPUT_BYTES,
           encoding: "utf8",
           windowsHide: true,
           shell: false,
         },
         (error, stdout) => {
+          clearTimeout(timer);
+          if (timedOut) return resolve(undefined);
           if (!error) return resolve(stdout);
           // Output over the bound: what arrived is still a valid prefix to read.
           const code = (error as { code?: unknown }).code;
           resolve(code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" ? stdout : undefined);
         },
       );
+      timer = setTimeout(() => {
+        // Timers run before the loop polls for I/O; `setImmediate` runs after
+        // it, when a git that already exited has been seen to.
+        setImmediate(() => {
+          if (child.exitCode !== null || child.signalCode !== null) return;
+          timedOut = true;
+          child.kill("SIGKILL");
+        });
+      }, timeoutMs);
     } catch {
+      clearTimeout(timer);
       resolve(undefined);
     }
   });
