@@ -82,11 +82,22 @@ export function replayParameters(
 /** Pages of the generated vault. */
 export const TOPIC_PAGES = 1_000;
 
+/** Of a fixture group's five phrasings (ids `…-1` to `…-5`), the ones users ask. */
+const ASKED_PHRASINGS = 3;
+
+/** A fixture query's phrasing number within its group (`memory-conflict-4` → 4). */
+function phrasing(id: string): number {
+  return Number(/-(\d+)$/.exec(id)?.[1] ?? "1");
+}
+
 /**
- * The benchmark's vaults: the retrieval fixture (its queries' train and
- * held-out splits, its no-recall queries and the ordinary prompts as
- * negatives) and the generated 1,000-page topic vault (held-out: other
- * wordings of the training needs, and questions about other pages).
+ * The benchmark's vaults: the retrieval fixture and the generated
+ * 1,000-page topic vault. In both, held-out is other wordings of the
+ * training needs (what feedback must carry over to) and questions about
+ * other needs (what it must not harm): on the fixture, the first three of a
+ * train group's five phrasings are asked, the other two measured, beside
+ * the held-out split's groups; its no-recall queries and the ordinary
+ * prompts are the negatives.
  */
 export function feedbackVaults(): ReplayVault[] {
   const fixtures = join(root, "test", "fixtures", "retrieval");
@@ -101,8 +112,13 @@ export function feedbackVaults(): ReplayVault[] {
           recursive: true,
           filter: (src) => !src.includes(join(".llm-wiki", "meta")),
         }),
-      train: fixture.queries.filter((q) => q.split === "train"),
-      heldout: fixture.queries.filter((q) => q.split === "heldout"),
+      train: fixture.queries.filter(
+        (q) => q.split === "train" && phrasing(q.id) <= ASKED_PHRASINGS,
+      ),
+      heldout: [
+        ...fixture.queries.filter((q) => q.split === "train" && phrasing(q.id) > ASKED_PHRASINGS),
+        ...fixture.queries.filter((q) => q.split === "heldout"),
+      ],
       negatives: [
         ...fixture.queries.filter((q) => q.autoExpectation === "none").map((q) => q.text),
         ...prompts,
