@@ -6,6 +6,7 @@
  * never a control byte. Parity: the same block Pi's faux session gets for
  * the same vault, git state and prompt.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,6 +118,36 @@ describe("llm-wiki hook user-prompt", () => {
 });
 
 describe("llm-wiki hook session-start", () => {
+  it("starts git before it loads the service, so git runs while the modules load", () => {
+    const marks = makeTempDir();
+    const bin = makeTempDir();
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    // A git that leaves a mark when it starts, then is the real one.
+    writeFileSync(join(bin, "git"), `#!/bin/sh\n: > "${marks}/git-$$"\nexec "${realGit}" "$@"\n`, {
+      mode: 0o755,
+    });
+    // Holds the service's module back until a git has started (or 5 s passed), then says which.
+    const hooks = `import { readdirSync } from "node:fs";
+      const started = () => readdirSync(${JSON.stringify(marks)}).some((f) => f.startsWith("git-"));
+      export async function load(url, context, next) {
+        if (url.endsWith("/wiki-service.ts")) {
+          const until = Date.now() + 5000;
+          while (!started() && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+          process._rawDebug(started() ? "service after git" : "service before git");
+        }
+        return next(url, context);
+      }`;
+    const probe = `--import=data:text/javascript,${encodeURIComponent(
+      `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`,
+    )}`;
+    const run = hook(["session-start"], startInput(root), {
+      NODE_OPTIONS: probe,
+      PATH: `${bin}:${env.PATH ?? ""}`,
+    });
+    expect(run.stderr).toContain("service after git");
+    expect(run.stdout).toContain("concepts/idempotency-keys");
+  });
+
   it("prints the priming block naming the page the branch and commits are about", () => {
     const run = hook(["session-start"], startInput(root));
     expect(run.status).toBe(0);

@@ -34,7 +34,7 @@ import { okfModelRoots } from "./okf/okf-confine.ts";
 import type { OkfExportInput, OkfExportResult } from "./okf/okf-export.ts";
 import type { OkfImportInput, OkfImportResult } from "./okf/okf-import.ts";
 import { okfExportOperation, okfImportOperation } from "./okf/okf-operations.ts";
-import { readGitContext } from "./priming/git-context.ts";
+import { type GitContext, readGitContext } from "./priming/git-context.ts";
 import {
   type GitPrefetch,
   type PrimeInput,
@@ -227,9 +227,11 @@ export interface WikiService {
    * Starts reading the session's git context now (session start), so the
    * first turn's priming does not wait for git; used by `prime` within
    * `PRIMING_PREFETCH_MAX_AGE_MS`. Nothing happens when priming is off or
-   * there is no project vault. Never throws.
+   * there is no project vault. Never throws. `context`: a read of `cwd` the
+   * host started itself before this service existed (a hook starts git
+   * before loading the service's modules), taken instead of a new one.
    */
-  prefetchPriming(input?: { cwd?: string }): void;
+  prefetchPriming(input?: { cwd?: string; context?: Promise<GitContext> }): void;
   /** What changed in a window of days, from the event log, newest first. */
   recent(input?: RecentInput & { vault?: VaultSelector }): RecentResult;
   /** Brings the search index of the selected vaults up to date. */
@@ -478,7 +480,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (project === undefined || !vaultExists(project)) return;
       const cwd = input.cwd ?? options.cwd;
       // Never a rejection left unhandled: a failed read is an empty context, as in readGitContext.
-      const context = readGitContext(cwd).catch(() => ({ subjects: [], files: [] }));
+      const context = (input.context ?? readGitContext(cwd)).catch(() => ({
+        subjects: [],
+        files: [],
+      }));
       prefetch = { cwd, context, at: performance.now() };
     },
 

@@ -1,0 +1,81 @@
+/**
+ * The service half of `llm-wiki hook …` (hook-command.ts is the other): the
+ * session priming block or the prompt's automatic recall block for the
+ * vault at the input's `cwd`, "" when nothing qualifies. Loaded only once
+ * the input is read and the session's git read has started, so git runs
+ * while these modules load.
+ */
+import type { GitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
+import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { type HookInput, HookSkip } from "./hook-input.ts";
+import { printErr } from "./output.ts";
+
+/** The hooks answered: `session-start` primes, `user-prompt` recalls. */
+export type HookKind = "session-start" | "user-prompt";
+
+/** The block to add to the model's context for this hook ("" for nothing). */
+async function hookBlock(service: WikiService, kind: HookKind, input: HookInput): Promise<string> {
+  // Answer from the registry as last saved when nothing was added, removed or
+  // renamed since, instead of walking every page: a hook runs in a fresh
+  // process on every prompt.
+  for (const vault of service.resolveVaults("project")) {
+    try {
+      service.handles.get(vault).answerFromSaved();
+    } catch {
+      // The full refresh answers instead.
+    }
+  }
+  if (kind === "session-start") {
+    // A resumed session still holds the notes primed when it began (Claude
+    // Code's source "resume"); startup, clear and compact start afresh.
+    if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
+    const result = await service.prime();
+    explain(result.diagnostics);
+    return result.rendered;
+  }
+  if (!service.settings.autoRecall)
+    throw new HookSkip("automatic recall is off (setting autoRecall)");
+  const prompt = input.prompt;
+  if (prompt === undefined || prompt.trim() === "") return "";
+  const result = await service.recall({ query: prompt, policy: "automatic" });
+  explain(result.diagnostics);
+  return result.rendered;
+}
+
+/** Warnings and errors of the operation, one line each on stderr (never on stdout). */
+function explain(diagnostics: ReadonlyArray<{ severity: string; code: string; message: string }>) {
+  for (const d of diagnostics) {
+    if (d.severity === "info") continue;
+    printErr(`llm-wiki hook: ${d.code}: ${d.message.replace(/\s+/g, " ")}\n`);
+  }
+}
+
+/**
+ * The block for one hook ("" for nothing); throws `HookSkip` with the reason
+ * when it answers nothing on purpose. `git`: the session's git context, read
+ * ahead by the caller (session start).
+ */
+export async function answerHook(
+  kind: HookKind,
+  input: HookInput,
+  git?: Promise<GitContext>,
+): Promise<string> {
+  let service: WikiService | undefined;
+  try {
+    const { settings } = loadCliSettings();
+    service = createWikiService({ cwd: input.cwd, settings });
+    if (service.resolveVaults("project").length === 0) {
+      throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent`);
+    }
+    // The read already running is priming's (nothing when priming is off).
+    if (git) service.prefetchPriming({ cwd: input.cwd, context: git });
+    return await hookBlock(service, kind, input);
+  } finally {
+    try {
+      await service?.close();
+    } catch {
+      // Closing a store that failed to open has nothing left to tell.
+    }
+  }
+}
