@@ -64,7 +64,8 @@ export async function answerHook(
   let service: WikiService | undefined;
   try {
     const { settings } = loadCliSettings();
-    service = createWikiService({ cwd: input.cwd, settings });
+    // One recall per process: QMD loads only if a model path runs.
+    service = createWikiService({ cwd: input.cwd, settings, lexicalFirst: true });
     if (service.resolveVaults("project").length === 0) {
       throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent`);
     }

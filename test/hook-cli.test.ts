@@ -117,6 +117,34 @@ describe("llm-wiki hook user-prompt", () => {
   });
 });
 
+/**
+ * A Node `--import` that prints each module of QMD's package loaded, one
+ * `qmd module <url>` line on stderr: what a hook loads, not what it resolves.
+ */
+const QMD_LOADS = `--import=data:text/javascript,${encodeURIComponent(
+  `import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent(${JSON.stringify(
+    'export async function load(url, context, next) { if (url.includes("/@tobilu/qmd/")) process._rawDebug("qmd module " + url); return next(url, context); }',
+  )}));`,
+)}`;
+
+describe("a hook's lexical recall", () => {
+  it("loads none of QMD's modules: the index is read with the SQLite driver alone", () => {
+    // The probe itself works: a command that opens the index for writing loads QMD.
+    const reindex = runCli(["reindex", "--vault", root], {
+      env: { ...env, NODE_OPTIONS: QMD_LOADS },
+    });
+    expect(reindex.stderr).toContain("qmd module");
+    for (const [kind, input] of [
+      ["user-prompt", promptInput(root, ASKED)],
+      ["session-start", startInput(root)],
+    ] as const) {
+      const run = hook([kind], input, { NODE_OPTIONS: QMD_LOADS });
+      expect(run.stdout.startsWith("<wiki-recall"), kind).toBe(true);
+      expect(run.stderr, kind).not.toContain("qmd module");
+    }
+  });
+});
+
 describe("llm-wiki hook session-start", () => {
   it("starts git before it loads the service, so git runs while the modules load", () => {
     const marks = makeTempDir();

@@ -28,6 +28,7 @@ import {
   type QmdStore,
 } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
 import { ensureTestModels } from "../scripts/generate-test-models.ts";
+import { randomWord } from "./helpers/random-text.ts";
 
 const root = mkdtempSync(join(tmpdir(), "llm-wiki-qmd-store-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -294,6 +295,60 @@ describe("searchLex", () => {
     expect(status.needsEmbedding).toBe(3);
     expect(status.vectorModel).toBeUndefined();
     expect(cacheEntries()).toEqual(cacheBefore);
+  });
+});
+
+describe("lexical-first (a hook's store)", () => {
+  it("answers lexical searches as the QMD store does, and opens QMD for anything else", async () => {
+    const dir = join(root, "lexical-first");
+    const page = (relative: string, text: string) => {
+      mkdirSync(dirname(join(dir, relative)), { recursive: true });
+      writeFileSync(join(dir, relative), text);
+    };
+    const words = Array.from({ length: 6 }, (_, i) => `${randomWord()}${i}`);
+    words.forEach((w, i) => {
+      page(`canonical/concepts/p${i}.md`, `# Page ${w}\n\nAbout ${w} and ${words[(i + 1) % 6]}.\n`);
+    });
+    const spec = {
+      dbPath: join(root, "index", "lexical-first.sqlite"),
+      collections: [{ name: "canonical", dir: join(dir, "canonical"), role: "canonical" as const }],
+      models: resolveModels({}),
+    };
+    const full = await openQmdStore(spec);
+    await full.update();
+    const first = await openQmdStore({ ...spec, lexicalFirst: true });
+    try {
+      for (const query of [...words, `${words[0]} ${words[3]}`, randomWord()]) {
+        expect(await first.searchLex(query), query).toEqual(await full.searchLex(query));
+      }
+      // Anything but a lexical search is QMD's: its status, then a write through it.
+      expect(await first.status()).toEqual(await full.status());
+      const fresh = randomWord(12, 14);
+      page("canonical/concepts/p0.md", `# Page ${words[0]}\n\nNow about ${fresh}.\n`);
+      expect(await first.update()).toMatchObject({ updated: 1 });
+      // Lexical searches after a write see it.
+      expect(ids(await first.searchLex(fresh))).toEqual(["concepts/p0"]);
+    } finally {
+      await first.close();
+      await full.close();
+    }
+    await expect(first.searchLex(words[1] ?? "")).rejects.toThrow(/closed/);
+    await first.close();
+  });
+
+  it("opens QMD at once for an index that does not exist yet (a new generation)", async () => {
+    const store = await openQmdStore({
+      dbPath: join(root, "index", "lexical-first-new.sqlite"),
+      collections,
+      models: resolveModels({}),
+      lexicalFirst: true,
+    });
+    try {
+      expect(await store.update()).toMatchObject({ indexed: expect.any(Number) });
+      expect(ids(await store.searchLex("zettelkasten"))).toEqual(["concepts/zettelkasten"]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -69,7 +69,14 @@ export interface VaultHandles {
   closeAll(): Promise<void>;
 }
 
-export function createVaultHandles(models: ResolvedModels): VaultHandles {
+/**
+ * The handles of a host's vaults. `lexicalFirst`: each index opened
+ * lexical-first (see `VaultIndexOptions`).
+ */
+export function createVaultHandles(
+  models: ResolvedModels,
+  options: { lexicalFirst?: boolean } = {},
+): VaultHandles {
   const handles = new Map<string, VaultHandle>();
   let availability: ModelAvailability | undefined;
   return {
@@ -93,7 +100,10 @@ export function createVaultHandles(models: ResolvedModels): VaultHandles {
       };
       const handle: VaultHandle = {
         paths,
-        index: openVaultIndex(paths, { models }),
+        index: openVaultIndex(paths, {
+          models,
+          ...(options.lexicalFirst ? { lexicalFirst: true } : {}),
+        }),
         feedback: createVaultFeedback(paths),
         refresh(changed) {
           saved = undefined;

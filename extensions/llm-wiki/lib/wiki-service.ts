@@ -104,6 +104,12 @@ export interface WikiServiceOptions {
   settings?: WikiSettings;
   /** An explicit vault (`--vault DIR`): a folder holding `.llm-wiki/`, or that folder itself. */
   vault?: string;
+  /**
+   * Open indexes lexical-first: QMD is loaded only when something besides
+   * a lexical search needs it. For a process that lives for one recall (a
+   * hook); results are the same, only what loads differs.
+   */
+  lexicalFirst?: boolean;
 }
 
 export interface VaultSummary {
@@ -362,6 +368,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   const settings = options.settings ?? DEFAULT_SETTINGS;
   const handles = createVaultHandles(
     resolveModels(settings.models, env as NodeJS.ProcessEnv, options.cwd),
+    options.lexicalFirst ? { lexicalFirst: true } : {},
   );
 
   const explicit = (): VaultPaths | undefined =>

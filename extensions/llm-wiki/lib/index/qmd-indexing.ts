@@ -126,6 +126,12 @@ export interface VaultIndex {
 
 export interface VaultIndexOptions {
   models: ResolvedModels;
+  /**
+   * Open the live index lexical-first (qmd-lexical-first.ts): the SQLite
+   * driver alone until something besides a lexical search is asked. For a
+   * short-lived process that only recalls (a hook), which then never loads QMD.
+   */
+  lexicalFirst?: boolean;
 }
 
 function mtimeOf(path: string): string {
@@ -245,7 +251,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     gen: GenerationPaths,
     shards: number,
     collections = collectionsOf(gen, shards),
-  ): Promise<QmdStore> => openQmdStore({ dbPath: gen.db, collections, models: options.models });
+    lexicalFirst = false,
+  ): Promise<QmdStore> =>
+    openQmdStore({ dbPath: gen.db, collections, models: options.models, lexicalFirst });
 
   const closeOpen = async (): Promise<void> => {
     const current = open;
@@ -281,7 +289,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       const readOnlyStore = () => openQmdStoreReadOnly({ dbPath: gen.db, collections });
       const opening = readOnly
         ? readOnlyStore()
-        : openGeneration(gen, shards, collections).catch((error: unknown) => {
+        : openGeneration(gen, shards, collections, options.lexicalFirst).catch((error: unknown) => {
             // A database file (or folder) this user may not write, though the check passed.
             if (isReadOnly(error)) return readOnlyStore();
             throw error;

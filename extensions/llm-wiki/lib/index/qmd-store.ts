@@ -28,9 +28,10 @@
  *   routed to stderr (an MCP stdio stream must carry protocol only); writes
  *   from any other async context pass through untouched.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute } from "node:path";
-import { createStore, type QMDStore } from "@tobilu/qmd";
+import type { QMDStore } from "@tobilu/qmd";
 import { makeDirs } from "../vault/fs-safe.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import {
@@ -55,6 +56,7 @@ import {
   plainQuery,
 } from "./qmd-excerpts.ts";
 import { createLexicalSearch, type TermMatch } from "./qmd-lexical.ts";
+import { lexicalFirstStore } from "./qmd-lexical-first.ts";
 import {
   abortable,
   modelCall,
@@ -65,6 +67,7 @@ import {
 import {
   createReadOnlyStore,
   openReadOnlyDatabase,
+  type SqliteConnection,
   type SqliteConstructor,
 } from "./qmd-read-only.ts";
 
@@ -225,17 +228,36 @@ const DEFAULT_CANDIDATES = 40;
 /** Characters of a page body taken from a vector hit's chunk start (QMD chunks are ~900 tokens). */
 const CHUNK_SPAN = 3_600;
 
-// QMD reads XDG_CACHE_HOME once, when its llm.js is first evaluated: that is
-// now, since this module's static import evaluates QMD before this line runs.
-const QMD_CACHE_DIR = qmdModelCacheDir(process.env);
+/** QMD's entry and the model cache folder its evaluation fixed. */
+interface QmdEngine {
+  createStore: typeof import("@tobilu/qmd").createStore;
+  cacheDir: string;
+}
+
+let engine: Promise<QmdEngine> | undefined;
+
+/**
+ * QMD itself, loaded by the first store that needs it rather than with this
+ * module: its root pulls yaml, fast-glob and picomatch (most of a fresh
+ * process's module loading), which a lexical-first store never needs.
+ */
+function loadQmd(): Promise<QmdEngine> {
+  engine ??= (async () => {
+    // QMD reads XDG_CACHE_HOME once, when its llm.js is first evaluated: that is now.
+    const cacheDir = qmdModelCacheDir(process.env);
+    const { createStore } = await import("@tobilu/qmd");
+    return { createStore, cacheDir };
+  })();
+  return engine;
+}
 
 /**
  * `hf:` models are handed to QMD as URIs only when QMD looks in the same cache
  * we checked; otherwise as the file we found, so QMD never resolves (and never
  * downloads) a file we did not see.
  */
-function modelsForQmd(models: ResolvedModels): ResolvedModels {
-  if (models.cacheDir === QMD_CACHE_DIR) return models;
+function modelsForQmd(models: ResolvedModels, qmdCacheDir: string): ResolvedModels {
+  if (models.cacheDir === qmdCacheDir) return models;
   const found = modelAvailability(models);
   const one = (role: ModelRole) => {
     const path = found[role].path;
@@ -247,7 +269,7 @@ function modelsForQmd(models: ResolvedModels): ResolvedModels {
     embed: one("embed"),
     rerank: one("rerank"),
     generate: one("generate"),
-    cacheDir: QMD_CACHE_DIR,
+    cacheDir: qmdCacheDir,
   };
 }
 
@@ -268,10 +290,28 @@ function specsOf(collections: QmdCollectionSpec[]): Map<string, QmdCollectionSpe
   return specs;
 }
 
-/** Opens (creating if needed) the index at `dbPath` with exactly these collections. */
-export async function openQmdStore(opts: QmdStoreOptions): Promise<QmdStore> {
+/**
+ * Opens (creating if needed) the index at `dbPath` with exactly these
+ * collections. `lexicalFirst` (an index that exists): see `lexicalFirstStore`.
+ */
+export async function openQmdStore(
+  opts: QmdStoreOptions & { lexicalFirst?: boolean },
+): Promise<QmdStore> {
   const specs = specsOf(opts.collections);
-  const models = modelsForQmd(opts.models);
+  if (opts.lexicalFirst && existsSync(opts.dbPath)) {
+    const reader = openReader(opts.dbPath);
+    if (reader) return lexicalFirstStore(reader, specs, () => openFullStore(opts, specs));
+  }
+  return openFullStore(opts, specs);
+}
+
+/** The index opened through QMD: every path, writes and models included. */
+async function openFullStore(
+  opts: QmdStoreOptions,
+  specs: Map<string, QmdCollectionSpec>,
+): Promise<QmdStore> {
+  const { createStore, cacheDir } = await loadQmd();
+  const models = modelsForQmd(opts.models, cacheDir);
   makeDirs(dirname(opts.dbPath));
   // DB-only mode: an inline `config` would install a process-wide config source in QMD.
   const qmd: QMDStore = await withModelEnv(models, () =>
@@ -543,6 +583,27 @@ function createAdapter(
       await qmd.close();
     },
   };
+}
+
+/**
+ * A read-only connection to an existing index for a lexical-first store, or
+ * undefined when SQLite cannot read it so (QMD then opens it, and says why
+ * if it cannot). Never the read-only store's in-memory copy: this index's
+ * folder is writable, and a copy of a large index costs more than QMD.
+ */
+function openReader(dbPath: string): SqliteConnection | undefined {
+  try {
+    const db = new (sqlite())(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      db.prepare("SELECT 1 FROM documents LIMIT 1").get();
+      return db;
+    } catch {
+      db.close();
+      return undefined;
+    }
+  } catch {
+    return undefined;
+  }
 }
 
 /** better-sqlite3 as QMD loads it (QMD's dependency, not this package's), loaded when first needed. */
