@@ -29,6 +29,8 @@ describe("resolveSettings: defaults and valid values", () => {
       recallMaxChars: 8_000,
       models: {},
       ingestSubagent: true,
+      // The sub-agents run on the session's model unless /wiki-model chose another.
+      subagentModel: "session",
       captureAllowHosts: [],
       // Working memory is opt-in.
       trajectories: false,
@@ -49,6 +51,8 @@ describe("resolveSettings: defaults and valid values", () => {
       recallMaxChars: 100_000,
       models: { embed: "embed.gguf", rerank: "rerank.gguf", generate: "gen.gguf" },
       ingestSubagent: false,
+      // Pi's ids may hold slashes of their own.
+      subagentModel: "openrouter/vendor/model-1.5",
       captureAllowHosts: ["wiki.corp", "*.corp.internal", "10.1.0.0/16", "fd00::/8"],
       trajectories: true,
     };
@@ -97,6 +101,14 @@ describe("resolveSettings: invalid values", () => {
     ["models", { embedder: "x.gguf" }],
     ["models", "x.gguf"],
     ["ingestSubagent", "off"],
+    ["subagentModel", "gpt-4o"],
+    ["subagentModel", "/gpt-4o"],
+    ["subagentModel", "openai/"],
+    ["subagentModel", "openai/gpt 4o"],
+    ["subagentModel", "openai/gpt\u001b[2J"],
+    ["subagentModel", "open\u202eai/gpt"],
+    ["subagentModel", ""],
+    ["subagentModel", 4],
     ["captureAllowHosts", "10.0.0.0/8"],
     ["trajectories", "on"],
     ["captureAllowHosts", ["https://wiki.corp/"]],

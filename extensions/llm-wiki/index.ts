@@ -22,6 +22,7 @@ import { createIngestTool } from "./pi/ingest-tool.ts";
 import { createInitCommand } from "./pi/init-command.ts";
 import { createLintTool } from "./pi/lint-tool.ts";
 import { createLogEventTool } from "./pi/log-event-tool.ts";
+import { createModelCommand } from "./pi/model-command.ts";
 import { createObserveTool } from "./pi/observe-tool.ts";
 import { createOkfExportTool } from "./pi/okf-export-tool.ts";
 import { createOkfImportTool } from "./pi/okf-import-tool.ts";
@@ -89,6 +90,7 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerCommand("wiki-record", createRecordCommand(pi, host, memory));
   pi.registerCommand("wiki-skills", createSkillsCommand(host, memory));
   pi.registerCommand("wiki-settings", createSettingsCommand(memory));
+  pi.registerCommand("wiki-model", createModelCommand());
   pi.on("session_start", memory.onSessionStart);
 
   pi.on("session_start", createSessionStartHandler(host));

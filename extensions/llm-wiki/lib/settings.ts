@@ -54,6 +54,18 @@ const CaptureAllowHostsSchema = Type.Array(
   { maxItems: 1000 },
 );
 
+/**
+ * The model of Pi's ingest and distill sub-agents: `session` (the session's
+ * own), or `provider/id` as Pi's model registry names it (the id may hold
+ * more slashes). One visible line: no space, control or bidi character.
+ */
+const SubagentModelSchema = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  pattern:
+    "^(session|[^\\s/\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]+/[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]+)$",
+});
+
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
 export const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
@@ -66,6 +78,7 @@ export const SETTING_SCHEMAS = {
   recallMaxChars: Type.Integer({ minimum: 500, maximum: 100_000 }),
   models: ModelsSchema,
   ingestSubagent: Type.Boolean(),
+  subagentModel: SubagentModelSchema,
   captureAllowHosts: CaptureAllowHostsSchema,
   trajectories: Type.Boolean(),
 } satisfies Record<string, TSchema>;
@@ -87,6 +100,7 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   recallMaxChars: 8_000,
   models: {},
   ingestSubagent: true,
+  subagentModel: "session",
   captureAllowHosts: [],
   // Working memory (trajectory capture, distilling, skill recall) is opt-in.
   trajectories: false,

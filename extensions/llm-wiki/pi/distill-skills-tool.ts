@@ -18,6 +18,7 @@ import { DistillSkillsParams } from "../lib/trajectories/tool-schemas.ts";
 import { type DistillSubagentResult, runDistillSubagent } from "./distill-subagent.ts";
 import { renderDistillSubagent } from "./distill-subagent-render.ts";
 import { pageHints } from "./page-hints.ts";
+import { chooseSubagentModel } from "./subagent-model.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -28,7 +29,7 @@ export const PiDistillSkillsParams = Type.Object(
     mode: Type.Optional(
       Type.Union([Type.Literal("subagent"), Type.Literal("handoff")], {
         description:
-          "subagent (the default): a sub-agent of this session's model writes skill/case pages from each trajectory and marks it; handoff: return the trajectories for you to write the pages",
+          "subagent (the default): a sub-agent (this session's model, or the one /wiki-model chose) writes skill/case pages from each trajectory and marks it; handoff: return the trajectories for you to write the pages",
       }),
     ),
   },
@@ -37,7 +38,7 @@ export const PiDistillSkillsParams = Type.Object(
 
 /** Pi's own wording: here the tool writes the pages itself unless asked to hand off. */
 const PI_DISTILL_DESCRIPTION =
-  "Turn captured trajectories into reusable pages. By default a sub-agent of this session's model reads each undistilled trajectory (the oldest batch_size, or the one named) in a context of its own, writes skill and case pages citing it (never overwriting; a taken title is reported), and marks the trajectory distilled when its run finished and a page stands from it; you get the pages created, conflicts and diagnostics, not the trajectories' text. mode: \"handoff\" returns the trajectories with the skill/case page schema for you to write the pages with wiki_ensure_page, then mark each with mark_distilled and pages.";
+  "Turn captured trajectories into reusable pages. By default a sub-agent (on this session's model, or the one /wiki-model chose) reads each undistilled trajectory (the oldest batch_size, or the one named) in a context of its own, writes skill and case pages citing it (never overwriting; a taken title is reported), and marks the trajectory distilled when its run finished and a page stands from it; you get the pages created, conflicts and diagnostics, not the trajectories' text. mode: \"handoff\" returns the trajectories with the skill/case page schema for you to write the pages with wiki_ensure_page, then mark each with mark_distilled and pages.";
 
 type Details = DistillBatchResult | MarkDistilledResult | DistillSubagentResult;
 
@@ -76,14 +77,17 @@ export function createDistillSkillsTool(
         };
         return toolResult<Details>(refused, renderMarkDistilled(refused));
       }
+      // Read when the call comes, so a /wiki-model choice applies at once.
+      const model = await chooseSubagentModel(ctx);
       const subagent =
         params.mode === "subagent" ||
-        (params.mode === undefined && !marking && ctx.model !== undefined);
+        (params.mode === undefined && !marking && model.model !== undefined);
 
       if (subagent) {
         const result = await runDistillSubagent({
           ctx,
           service,
+          model,
           ...(params.trajectory !== undefined ? { trajectory: params.trajectory } : {}),
           ...(params.batch_size !== undefined ? { batchSize: params.batch_size } : {}),
           ...(signal ? { signal } : {}),

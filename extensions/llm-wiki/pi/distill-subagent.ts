@@ -1,5 +1,6 @@
 /**
- * The Pi distill pass: a sub-agent of the session's own model turns
+ * The Pi distill pass: a sub-agent of the session's own model (or the one
+ * the `subagentModel` setting names, see subagent-model.ts) turns
  * undistilled trajectories into skill and case pages. Each trajectory of the
  * batch (as the service hands it out) gets a fresh in-process `Agent` whose
  * context holds only the rules, the schema and that trajectory: every page a
@@ -30,6 +31,7 @@ import {
   trajectoryMessage,
 } from "./distill-subagent-prompt.ts";
 import { type DistilledPage, type DistillLedger, distillTools } from "./distill-subagent-tools.ts";
+import { SESSION_MODEL, type SubagentModelChoice } from "./subagent-model.ts";
 
 /** Bounds of each trajectory's run: a search or two and a skill plus a case or two, not a runaway loop. */
 export const DISTILL_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 6, maxWrites: 4 });
@@ -83,6 +85,8 @@ export interface DistillSubagentOptions {
   /** Called as runs start and pages are written, with the result so far. */
   onProgress?: (text: string, partial: DistillSubagentResult) => void;
   limits?: RunLimits;
+  /** The model chosen for the pass, resolved; default the session's model. */
+  model?: SubagentModelChoice;
 }
 
 type Model = NonNullable<ExtensionContext["model"]>;
@@ -266,8 +270,12 @@ export async function runDistillSubagent(
 ): Promise<DistillBatchResult | DistillSubagentResult> {
   const { ctx, service, signal } = options;
   const limits = options.limits ?? DISTILL_LIMITS;
-  const model = ctx.model;
-  if (!model) return distillUnavailable("no model is selected in this session");
+  const choice = options.model ?? { model: ctx.model, chosen: SESSION_MODEL, diagnostics: [] };
+  const model = choice.model;
+  if (!model) {
+    const refused = distillUnavailable("no model is selected in this session");
+    return { ...refused, diagnostics: [...choice.diagnostics, ...refused.diagnostics] };
+  }
   const batch = service.distillBatch({
     ...(options.trajectory !== undefined ? { trajectory: options.trajectory } : {}),
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
@@ -284,7 +292,8 @@ export async function runDistillSubagent(
     conflicts: ledger.conflicts,
     skipped: [],
     remaining: batch.remaining,
-    diagnostics: [...batch.diagnostics],
+    // A chosen model that could not be used is said first: the pages came from another.
+    diagnostics: [...choice.diagnostics, ...batch.diagnostics],
   };
   const systemPrompt = distillSystemPrompt(batch.schema, limits);
   const count = batch.batch.length;

@@ -1,6 +1,7 @@
 /**
- * The Pi ingest pass: a sub-agent of the session's own model turns a
- * skeleton source into pages. Each part of the source (as the service hands
+ * The Pi ingest pass: a sub-agent of the session's own model (or the one the
+ * `subagentModel` setting names, see subagent-model.ts) turns a skeleton
+ * source into pages. Each part of the source (as the service hands
  * it out) gets a fresh in-process `Agent` whose context holds only the rules,
  * the page schema and that part; its tools write through the service, which
  * never overwrites. The main session sees none of this, only the tool's
@@ -21,6 +22,7 @@ import {
   subagentSystemPrompt,
 } from "./ingest-subagent-prompt.ts";
 import { type IngestedPage, type PassLedger, partTools } from "./ingest-subagent-tools.ts";
+import { SESSION_MODEL, type SubagentModelChoice } from "./subagent-model.ts";
 
 /** Bounds of each part's run: enough for a search or two and a page per idea, not a runaway loop. */
 export const SUBAGENT_LIMITS: Readonly<PartLimits> = Object.freeze({ maxTurns: 8, maxWrites: 12 });
@@ -70,6 +72,8 @@ export interface IngestSubagentOptions {
   /** Called as parts start and pages are written, with the result so far. */
   onProgress?: (text: string, partial: IngestSubagentResult) => void;
   limits?: PartLimits;
+  /** The model chosen for the pass, resolved; default the session's model. */
+  model?: SubagentModelChoice;
 }
 
 type Model = NonNullable<ExtensionContext["model"]>;
@@ -208,8 +212,12 @@ export async function runIngestSubagent(
 ): Promise<IngestResult | IngestSubagentResult> {
   const { ctx, service, signal } = options;
   const limits = options.limits ?? SUBAGENT_LIMITS;
-  const model = ctx.model;
-  if (!model) return subagentUnavailable("no model is selected in this session");
+  const choice = options.model ?? { model: ctx.model, chosen: SESSION_MODEL, diagnostics: [] };
+  const model = choice.model;
+  if (!model) {
+    const refused = subagentUnavailable("no model is selected in this session");
+    return { ...refused, diagnostics: [...choice.diagnostics, ...refused.diagnostics] };
+  }
   const first = service.ingest(options.source !== undefined ? { source: options.source } : {});
   if (!first.ok || !first.source || !first.part || first.schema === undefined) return first;
 
@@ -227,7 +235,8 @@ export async function runIngestSubagent(
     created: ledger.created,
     conflicts: ledger.conflicts,
     pending: first.pending,
-    diagnostics: [...first.diagnostics],
+    // A chosen model that could not be used is said first: the pages came from another.
+    diagnostics: [...choice.diagnostics, ...first.diagnostics],
   };
   const systemPrompt = subagentSystemPrompt(source, first.schema, limits);
   const progress = (index: number) =>

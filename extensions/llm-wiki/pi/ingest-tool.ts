@@ -1,7 +1,7 @@
 /**
- * `wiki_ingest` in Pi: the session's own model turns a skeleton source into
- * pages in a sub-agent pass (`ingest-subagent.ts`) whose context the main
- * session never sees; only the result comes back. Without a model, with the
+ * `wiki_ingest` in Pi: the session's own model (or the one `/wiki-model`
+ * chose) turns a skeleton source into pages in a sub-agent pass
+ * (`ingest-subagent.ts`) whose context the main session never sees; only the result comes back. Without a model, with the
  * pass turned off in the settings, or when asked (`mode: "handoff"`, `part`,
  * `mark_ingested`), it hands the agent the text part by part with the page
  * schema, exactly as the MCP server does. Pages written and a source marked
@@ -17,12 +17,13 @@ import type { IngestResult } from "../lib/writing/ingest.ts";
 import { type IngestSubagentResult, runIngestSubagent } from "./ingest-subagent.ts";
 import { renderIngestSubagent } from "./ingest-subagent-render.ts";
 import { pageHints } from "./page-hints.ts";
+import { chooseSubagentModel } from "./subagent-model.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 /** Pi's own wording: here the tool writes the pages itself unless asked to hand off. */
 const PI_INGEST_DESCRIPTION =
-  "Ingest a captured source into the llm-wiki. By default a sub-agent of this session's model reads every part of a skeleton source (the oldest waiting, or the one named) in a context of its own, writes pages citing the source (never overwriting; a taken title is reported), and marks the source ingested when every part succeeded and a page was written; you get the pages created, conflicts and diagnostics, not the source's text. mode: \"handoff\" (or part, or mark_ingested) returns the text in numbered parts of about 12,000 characters with the page schema for you to write the pages with wiki_ensure_page, then mark the source with mark_ingested: true.";
+  "Ingest a captured source into the llm-wiki. By default a sub-agent (on this session's model, or the one /wiki-model chose) reads every part of a skeleton source (the oldest waiting, or the one named) in a context of its own, writes pages citing the source (never overwriting; a taken title is reported), and marks the source ingested when every part succeeded and a page was written; you get the pages created, conflicts and diagnostics, not the source's text. mode: \"handoff\" (or part, or mark_ingested) returns the text in numbered parts of about 12,000 characters with the page schema for you to write the pages with wiki_ensure_page, then mark the source with mark_ingested: true.";
 
 type Details = IngestResult | IngestSubagentResult;
 
@@ -89,7 +90,9 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
     async execute(_toolCallId, params, signal, onUpdate, ctx) {
       const service = host.service(ctx);
       const [vault] = service.resolveVaults("active");
-      const hasModel = ctx.model !== undefined;
+      // Read when the call comes, so a /wiki-model choice applies at once.
+      const model = await chooseSubagentModel(ctx);
+      const hasModel = model.model !== undefined;
 
       if (wantsSubagent(params, hasModel, service)) {
         const refused = refusal(params, service);
@@ -97,6 +100,7 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
         const result = await runIngestSubagent({
           ctx,
           service,
+          model,
           ...(params.source !== undefined ? { source: params.source } : {}),
           ...(signal ? { signal } : {}),
           onProgress: (text, partial) =>

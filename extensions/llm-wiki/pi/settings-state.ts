@@ -71,6 +71,10 @@ const ABOUT: Record<SettingKey, { about: string; live?: true }> = {
   recallMaxChars: { about: "character budget of the recall block (500–100000)" },
   models: { about: "model for this role: an absolute GGUF path or an hf: URI; empty clears" },
   ingestSubagent: { about: "wiki_ingest writes pages with a sub-agent of the session's model" },
+  subagentModel: {
+    about: "model of the ingest and distill sub-agents: provider/id, or session (see /wiki-model)",
+    live: true,
+  },
   captureAllowHosts: {
     about: "internal hosts a URL capture may fetch: names, *.suffix, addresses, CIDR ranges",
   },
