@@ -10,6 +10,7 @@ import { createVaultFeedback, type VaultFeedback } from "./feedback/vault-feedba
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
+import { preloadQmd } from "./index/qmd-store.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry } from "./vault/registry.ts";
@@ -77,6 +78,8 @@ export function createVaultHandles(
   models: ResolvedModels,
   options: { lexicalFirst?: boolean } = {},
 ): VaultHandles {
+  // Every host but a lexical-first one opens QMD stores: their modules load now, in the background.
+  if (!options.lexicalFirst) preloadQmd();
   const handles = new Map<string, VaultHandle>();
   let availability: ModelAvailability | undefined;
   return {

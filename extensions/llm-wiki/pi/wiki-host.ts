@@ -8,6 +8,7 @@
 import type { ExtensionContext, ExtensionUIContext } from "@earendil-works/pi-coding-agent";
 import { errorMessage } from "../lib/diagnostics.ts";
 import type { FeedbackSession } from "../lib/feedback/feedback-session.ts";
+import { preloadQmd } from "../lib/index/qmd-store.ts";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import type { VaultKind } from "../lib/vault/paths.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
@@ -68,6 +69,10 @@ export interface WikiHostOptions {
 }
 
 export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
+  // The service is made at session start; QMD's modules load from the
+  // extension's own start, so a first prompt right after session start
+  // (print mode) does not wait for them.
+  preloadQmd();
   let service: WikiService | undefined;
   let feedback: FeedbackSession | undefined;
   // Background passes outlive the event that scheduled them; they report to the latest UI.

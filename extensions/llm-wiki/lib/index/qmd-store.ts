@@ -252,6 +252,16 @@ function loadQmd(): Promise<QmdEngine> {
 }
 
 /**
+ * Starts loading QMD now, without waiting: a host that will open a store
+ * (Pi at session start, the MCP server, the CLI) pays for the modules while
+ * it does other work, as when QMD was loaded with this module. A failure is
+ * seen by the first store that opens.
+ */
+export function preloadQmd(): void {
+  loadQmd().catch(() => undefined);
+}
+
+/**
  * `hf:` models are handed to QMD as URIs only when QMD looks in the same cache
  * we checked; otherwise as the file we found, so QMD never resolves (and never
  * downloads) a file we did not see.
