@@ -41,6 +41,7 @@ import { DIGEST_OPTIONS, DIGEST_USAGE, digestCommand } from "./digest-command.ts
 import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
+import { MIGRATE_OPTIONS, MIGRATE_USAGE, migrateCommand } from "./migrate-command.ts";
 import { MODELS_OPTIONS, MODELS_USAGE, modelsCommand } from "./models-command.ts";
 import { OKF_HANDLERS, OKF_OPTIONS, OKF_USAGE } from "./okf-command.ts";
 import { printErr, printJson, printOut } from "./output.ts";
@@ -76,7 +77,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -109,6 +110,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   },
   ...WRITING_OPTIONS,
   lint: LINT_OPTIONS,
+  migrate: MIGRATE_OPTIONS,
   "rebuild-meta": REBUILD_META_OPTIONS,
   digest: DIGEST_OPTIONS,
   watch: WATCH_OPTIONS,
@@ -137,6 +139,7 @@ type Handler = (service: WikiService, args: Parsed) => Outcome | Promise<Outcome
 const HANDLERS: Record<string, Handler> = {
   ...WRITING_HANDLERS,
   lint: lintCommand,
+  migrate: migrateCommand,
   "rebuild-meta": rebuildMetaCommand,
   digest: digestCommand,
   watch: watchCommand,

@@ -61,6 +61,7 @@ import { type ListSkillsResult, listSkills } from "./trajectories/list-skills.ts
 import { type RecallSkillsInput, recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
+import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import type { PageMeta } from "./vault/page.ts";
 import { type EnsurePageInput, type EnsurePageResult, ensurePage } from "./vault/page-write.ts";
@@ -393,7 +394,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     }
   };
 
-  const missing = (): Diagnostic[] => [noVaultDiagnostic(options.vault)];
+  // An old package's layout is named, with its repair, rather than passing for no vault.
+  const legacy = (): Diagnostic[] => legacyLayoutDiagnostics(options.cwd, env, options.vault);
+  const missing = (): Diagnostic[] => [noVaultDiagnostic(options.vault), ...legacy()];
   let prefetch: (GitPrefetch & { at: number }) | undefined;
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
@@ -908,7 +911,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         ok: true,
         vault: summary,
         retrieval,
-        diagnostics: [...diagnostics, ...reg.diagnostics, ...index.diagnostics],
+        diagnostics: [...legacy(), ...diagnostics, ...reg.diagnostics, ...index.diagnostics],
       };
     },
   };
