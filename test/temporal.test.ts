@@ -4,6 +4,7 @@
  * real vault and a real index, explicit since/until narrow it, and hostile
  * dates are structured diagnostics, never exceptions.
  */
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pageDates } from "../extensions/llm-wiki/lib/temporal/page-dates.ts";
 import {
@@ -14,7 +15,9 @@ import {
   parseTimeWindow,
 } from "../extensions/llm-wiki/lib/temporal/time-window.ts";
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
+import { commitAll, initRepo, loggingGit } from "./helpers/code-repo.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWords } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(async () => {
@@ -390,5 +393,68 @@ describe("page dates", () => {
     });
     expect(dates.get("concepts/logged")).toEqual({ date: "2026-03-09", source: "events" });
     expect(dates.has("concepts/unknown")).toBe(false);
+  });
+});
+
+describe("page dates from git history", () => {
+  /** A vault committed in a fresh repository: one commit per (date, pages) step. */
+  function committedVault(steps: Array<[string, Record<string, string>]>) {
+    const vault = makeTempVault({});
+    initRepo(vault.root);
+    for (const [date, pages] of steps) {
+      for (const [id, text] of Object.entries(pages)) vault.writePage(id, text);
+      commitAll(vault.root, `notes ${randomWords(2)}`, date);
+    }
+    return vault;
+  }
+  const undated = (title: string) => pageText({ type: "concept", title }, `${randomWords(8)}.`);
+
+  it("dates a page with no date of its own and no event by its file's last commit", () => {
+    // A non-ASCII name too: git prints it as it is, not quoted.
+    const vault = committedVault([
+      [
+        "2025-05-01T10:00:00Z",
+        { "concepts/first": undated("First"), "concepts/café": undated("Café") },
+      ],
+      ["2025-07-10T10:00:00Z", { "concepts/second": undated("Second") }],
+      [
+        "2025-08-20T10:00:00Z",
+        {
+          "concepts/first": undated("First again"),
+          "concepts/own": pageText({ type: "concept", title: "Own", updated: "2024-02-02" }),
+        },
+      ],
+    ]);
+    vault.writePage("concepts/uncommitted", undated("Uncommitted"));
+    const service = serviceFor(vault.root);
+    const dates = pageDates(vault.paths, service.registry(vault.paths).pages);
+    expect(dates.get("concepts/first")).toEqual({ date: "2025-08-20", source: "git" });
+    expect(dates.get("concepts/second")).toEqual({ date: "2025-07-10", source: "git" });
+    expect(dates.get("concepts/café")).toEqual({ date: "2025-05-01", source: "git" });
+    // Front matter first, whatever git says; nothing for a file git never saw.
+    expect(dates.get("concepts/own")).toMatchObject({ date: "2024-02-02", source: "frontmatter" });
+    expect(dates.has("concepts/uncommitted")).toBe(false);
+  });
+
+  it("asks git through the project's hardened runner: no GIT_* variable, no hooks, literal paths", () => {
+    const vault = committedVault([["2025-03-03T10:00:00Z", { "concepts/a": undated("A") }]]);
+    // Another repository the environment points git at, with a commit of its own on the same path.
+    const other = committedVault([["2021-01-01T10:00:00Z", { "concepts/a": undated("A") }]]);
+    const logging = loggingGit();
+    const saved = { ...process.env };
+    try {
+      process.env.GIT_DIR = join(other.root, ".git");
+      process.env.GIT_WORK_TREE = other.root;
+      process.env.PATH = `${logging.bin}:${saved.PATH ?? ""}`;
+      const service = serviceFor(vault.root);
+      const dates = pageDates(vault.paths, service.registry(vault.paths).pages);
+      expect(dates.get("concepts/a")).toEqual({ date: "2025-03-03", source: "git" });
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+    const [call] = logging.calls().filter((c) => c.includes(" log "));
+    expect(call).toContain("core.hooksPath=/dev/null");
+    expect(call).toContain("--literal-pathspecs");
   });
 });

@@ -6,9 +6,9 @@
  * kept in `meta/cache/temporal/git-dates.json` under that commit), never once
  * per recall.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { runGit } from "../code-refs/git-run.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -149,11 +149,12 @@ function gitDates(paths: VaultPaths): Record<string, string> {
   const dates: Record<string, string> = {};
   try {
     const wikiRel = relative(repo.top, paths.wiki).split(sep).join("/") || ".";
-    const out = execFileSync(
-      "git",
-      ["-C", repo.top, "log", "--format=%x00%cI", "--name-only", "--no-renames", "--", wikiRel],
-      { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 10_000, stdio: "pipe" },
-    );
+    // The project's one git runner: no GIT_* variable, no system or global
+    // configuration, no hooks or pager; paths printed as they are.
+    const out = runGit(["log", "--format=%x00%cI", "--name-only", "--no-renames", "--", wikiRel], {
+      cwd: repo.top,
+    });
+    if (out === undefined) return {};
     let day: string | undefined;
     const prefix = relative(repo.top, paths.dir).split(sep).join("/");
     for (const line of out.split("\n")) {
