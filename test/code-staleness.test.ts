@@ -105,6 +105,50 @@ describe("staleness by code", () => {
     expect(staleRefs(service.lint().vaults[0]?.findings ?? [])).toHaveLength(1);
   });
 
+  it("a stale page keeps 94% of its score: it falls behind an equal current page, and a named page keeps its place", async () => {
+    // Twins but for the file each names: the query's words score them alike.
+    const body = (file: string) =>
+      `# Notes\n\nBatches of edits are reconciled by timestamp; the code is in \`${file}\`.\n`;
+    const { root, home } = repoWithPage({
+      "concepts/a-merge-notes": pageText(
+        { type: "concept", title: "Alpha notes", updated: "2025-01-10" },
+        body("src/sync/merge.ts"),
+      ),
+      "concepts/b-other-notes": pageText(
+        { type: "concept", title: "Beta notes", updated: "2025-01-10" },
+        body("src/sync/other.ts"),
+      ),
+    });
+    const query = "batches reconciled by timestamp";
+    const service = serviceFor(root, { home });
+    await service.reindex();
+    const scores = async (q: string) =>
+      (await service.recall({ query: q, assembly: false })).results.map(
+        (r) => [r.id, r.score] as const,
+      );
+    const before = await scores(query);
+    expect(before.slice(0, 2).map(([id]) => id)).toEqual([
+      "concepts/a-merge-notes",
+      "concepts/b-other-notes",
+    ]);
+    const [, scoreA] = before[0] ?? [];
+    const [, scoreB] = before[1] ?? [];
+    expect(scoreA).toBe(scoreB);
+
+    rmSync(join(root, "src/sync/merge.ts"));
+    commitAll(root, "Remove the old merge", "2025-02-01T09:00:00Z");
+    const after = new Map(await scores(query));
+    expect([...after.keys()].slice(0, 2)).toEqual([
+      "concepts/b-other-notes",
+      "concepts/a-merge-notes",
+    ]);
+    expect(after.get("concepts/b-other-notes")).toBe(scoreB);
+    expect(after.get("concepts/a-merge-notes")).toBeCloseTo(Number(scoreA) * 0.94, 3);
+    // A page the query names is what was asked for: stale or not, it stays first.
+    const named = await scores("Alpha notes batches reconciled by timestamp");
+    expect(named[0]?.[0]).toBe("concepts/a-merge-notes");
+  });
+
   it("a deletion not yet committed is stale too, without a commit", () => {
     const { root, home } = repoWithPage();
     rmSync(join(root, "src/sync/merge.ts"));
