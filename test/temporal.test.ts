@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { pageDates } from "../extensions/llm-wiki/lib/temporal/page-dates.ts";
 import {
   combineWindows,
@@ -15,8 +16,9 @@ import {
   parseTimeWindow,
 } from "../extensions/llm-wiki/lib/temporal/time-window.ts";
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
+import { runCli } from "./helpers/cli.ts";
 import { commitAll, initRepo, loggingGit } from "./helpers/code-repo.ts";
-import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -346,6 +348,32 @@ describe("recall with a time window (real vault, real index)", () => {
     });
     expect(wide.ok).toBe(true);
     expect(wide.results[0]?.id).toBe("concepts/reranking-cutoff");
+  });
+});
+
+describe("temporal recall through the real CLI", () => {
+  it('"last week" prefers the pages dated last week, counted from today', () => {
+    // The CLI's clock is the real one: the vault is dated relative to today.
+    const { vault, lastWeek } = datedVault(new Date());
+    const env = childEnv({ NO_COLOR: "1" });
+    expect(runCli(["reindex", "--vault", vault.root], { env }).status).toBe(0);
+    const recall = (query: string) => {
+      const run = runCli(["recall", query, "--json", "--vault", vault.root], { env });
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as RecallResult;
+    };
+    expect(recall("reranking").results[0]?.id).toBe("concepts/reranking-cutoff");
+    const timed = recall("reranking last week");
+    expect(timed.window).toMatchObject({ phrase: "last week" });
+    expect((timed.window?.since ?? "") <= lastWeek && lastWeek <= (timed.window?.until ?? "")).toBe(
+      true,
+    );
+    expect(timed.results[0]?.id).toBe("sources/reranking-review");
+    // The plain text says which window it preferred.
+    const text = runCli(["recall", "reranking last week", "--vault", vault.root], {
+      env,
+    }).stdout;
+    expect(text).toContain('("last week")');
   });
 });
 
