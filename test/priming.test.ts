@@ -24,11 +24,13 @@ import {
   preferFresher,
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
+import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
+import { commitAll, initRepo } from "./helpers/code-repo.ts";
 import { git, makeRepo } from "./helpers/git-repo.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { piPerTest, textOf } from "./helpers/pi-session.ts";
-import { randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 const BRANCH = "feature/idempotency-keys";
@@ -192,6 +194,46 @@ describe("the service's prime()", () => {
     // Another work tree than the one read ahead is read afresh.
     const elsewhere = await service.prime({ cwd: root, gitOptions: { maxSubjects: 5 } });
     expect(elsewhere.context.subjects[0]).toBe(later);
+  });
+
+  it("prefers fresher pages by the page-date chain: a date from the event log or from git counts", async () => {
+    const now = new Date();
+    const day = (ago: number) => new Date(now.getTime() - ago * 86_400_000).toISOString();
+    const topic = `${randomWord(7, 10)} ${randomWord(7, 10)}`;
+    /** Twin pages on the topic (the same words, so they score alike) among unrelated ones. */
+    const vaultOf = (root?: string) => {
+      const twin = (title: string, fields: Record<string, string>) =>
+        pageText({ type: "concept", title, ...fields }, `Notes on ${topic}: how ${topic} is kept.`);
+      const pages: Record<string, string> = {
+        // "a-" wins a tie: only a date can put "b-" first.
+        "concepts/a-twin": twin("Alpha twin", { updated: day(400).slice(0, 10) }),
+        "concepts/b-twin": twin("Beta twin", {}),
+      };
+      for (let i = 0; i < 6; i += 1) {
+        pages[`concepts/other-${i}`] = pageText(
+          { type: "concept", title: `Other ${i}` },
+          `${randomWords(8)}.`,
+        );
+      }
+      return makeTempVault({ pages, config: { name: "twins", topic }, ...(root ? { root } : {}) });
+    };
+    const first = async (root: string) => {
+      const service = serviceFor(root);
+      await service.reindex({});
+      return (await service.prime({ git: false })).results.map((r) => r.id);
+    };
+
+    // Dated by the event log: "b-twin" was edited yesterday.
+    const logged = vaultOf();
+    appendEvent(logged.paths, { kind: "page_updated", id: "concepts/b-twin" }, new Date(day(1)));
+    expect((await first(logged.root)).slice(0, 2)).toEqual(["concepts/b-twin", "concepts/a-twin"]);
+
+    // Dated by git: "b-twin"'s file was committed yesterday.
+    const root = makeTempDir();
+    initRepo(root);
+    vaultOf(root);
+    commitAll(root, "Notes", day(1));
+    expect((await first(root)).slice(0, 2)).toEqual(["concepts/b-twin", "concepts/a-twin"]);
   });
 
   it("works outside a repository from the topic and project name alone", async () => {

@@ -49,6 +49,7 @@ import {
 } from "./retrieval-policy.ts";
 import { redactSecrets } from "./safety/redact.ts";
 import type { RetrievalMode, WikiSettings } from "./settings.ts";
+import { datesOfPages } from "./temporal/page-dates.ts";
 import { recallWindow } from "./temporal/recall-window.ts";
 import type { TimeWindow } from "./temporal/time-window.ts";
 import { bodyAfterFrontmatter, hashContent } from "./vault/page.ts";
@@ -382,6 +383,27 @@ export function emptyRecall(
   };
 }
 
+/**
+ * Each hit's date by the page-date chain — front matter (a source's own
+ * date first), else the event log, else its file's last commit — keyed
+ * `vault\0id`: priming prefers fresher pages by the date temporal recall
+ * reads, not only `updated`/`created`.
+ */
+function hitDates(
+  byKind: ReadonlyMap<string, VaultHandle>,
+  hits: ReadonlyArray<{ vault: string; id: string }>,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [kind, handle] of byKind) {
+    const ids = hits.filter((h) => h.vault === kind).map((h) => h.id);
+    if (ids.length === 0) continue;
+    for (const [id, d] of datesOfPages(handle.paths, handle.view().pages, ids)) {
+      out.set(`${kind}\u0000${id}`, d.date);
+    }
+  }
+  return out;
+}
+
 /** Runs one recall for a host. `vaults` are the candidate vaults, project first. */
 export async function recallOperation(
   handles: VaultHandles,
@@ -504,7 +526,8 @@ export async function recallOperation(
   }
   if (typeFilter) hits = hits.filter((h) => typeFilter.has(h.type)).slice(0, wanted);
   if (priming) {
-    hits = preferFresher(hits, (h) => pageDate(byKind.get(h.vault)?.view().pages.get(h.id)), now);
+    const dates = hitDates(byKind, hits);
+    hits = preferFresher(hits, (h) => dates.get(`${h.vault}\u0000${h.id}`), now);
   }
   const assembly = assemble(hits, new Map(rv.map((v) => [v.kind, v])), {
     maxBundles: priming ? PRIMING_MAX_NOTES : wanted,

@@ -216,3 +216,20 @@ export function pageDates(
   }
   return out;
 }
+
+/**
+ * The dates of only the pages `ids` of `pages`, by the same chain: a few
+ * recall hits (priming's freshness), not the whole vault.
+ */
+export function datesOfPages(
+  paths: VaultPaths,
+  pages: ReadonlyMap<string, PageMeta>,
+  ids: Iterable<string>,
+): Map<string, PageDate> {
+  const subset = new Map<string, PageMeta>();
+  for (const id of ids) {
+    const page = pages.get(id);
+    if (page) subset.set(id, page);
+  }
+  return pageDates(paths, subset);
+}
