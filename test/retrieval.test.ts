@@ -12,7 +12,6 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
-import { loadOrdinaryPrompts } from "../scripts/bench/auto-precision.ts";
 import {
   capabilities,
   type RecallInput,
@@ -31,6 +30,7 @@ import {
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
 import { DEFAULT_SETTINGS, type WikiSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { loadOrdinaryPrompts } from "../scripts/bench/auto-precision.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -959,7 +959,9 @@ describe("automatic recall stays silent", () => {
     // Ordinary coding prompts, a fresh sample each run, plus the fixture's negatives.
     const prompts = loadOrdinaryPrompts(ORDINARY_PROMPTS).map((p) => p.text);
     const sample = [...prompts].sort(() => Math.random() - 0.5).slice(0, 12);
-    const negatives = FIXTURE.queries.filter((q) => q.autoExpectation === "none").map((q) => q.text);
+    const negatives = FIXTURE.queries
+      .filter((q) => q.autoExpectation === "none")
+      .map((q) => q.text);
     const root = makeTempDir("llm-wiki-fixture-");
     cpSync(FIXTURE.vaultRoot, root, {
       recursive: true,
