@@ -85,6 +85,8 @@ describe("bootstrap", () => {
         kind: "vault_initialized",
         name: "Acme",
         mode: "project",
+        // The same moment under @zosmaai/pi-llm-wiki's key.
+        timestamp: events[0]?.ts,
       },
     ]);
     noTempFiles(dir);
