@@ -9,6 +9,7 @@ import type { GitContext } from "../extensions/llm-wiki/lib/priming/git-context.
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
+import { rememberPrimed, takePrimed } from "./hook-primed.ts";
 import { printErr } from "./output.ts";
 
 /** The hooks answered: `session-start` primes, `user-prompt` recalls. */
@@ -32,13 +33,25 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
     const result = await service.prime();
     explain(result.diagnostics);
+    const [vault] = service.resolveVaults("project");
+    if (result.rendered !== "" && vault && input.sessionId !== undefined) {
+      // The session's first prompt leaves these out, as Pi's first turn does.
+      rememberPrimed(vault, input.sessionId, result.renderedPages);
+    }
     return result.rendered;
   }
   if (!service.settings.autoRecall)
     throw new HookSkip("automatic recall is off (setting autoRecall)");
   const prompt = input.prompt;
   if (prompt === undefined || prompt.trim() === "") return "";
-  const result = await service.recall({ query: prompt, policy: "automatic" });
+  const [vault] = service.resolveVaults("project");
+  const primed =
+    vault && input.sessionId !== undefined ? takePrimed(vault, input.sessionId) : undefined;
+  const result = await service.recall({
+    query: prompt,
+    policy: "automatic",
+    ...(primed ? { exclude: primed } : {}),
+  });
   explain(result.diagnostics);
   return result.rendered;
 }

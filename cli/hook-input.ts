@@ -59,6 +59,8 @@ export interface HookInput {
   cwd: string;
   prompt?: string;
   source?: string;
+  /** The agent's session id: only ever hashed (hook-primed.ts). */
+  sessionId?: string;
 }
 
 /** Parses and checks the hook input: one JSON object; `cwd` absolute when given. */
@@ -80,5 +82,7 @@ export function parseHookInput(bytes: Buffer, fallbackCwd: string): HookInput {
   const input: HookInput = { cwd: typeof cwd === "string" ? cwd : fallbackCwd };
   if (typeof record.prompt === "string") input.prompt = record.prompt;
   if (typeof record.source === "string") input.source = record.source;
+  if (typeof record.session_id === "string" && record.session_id !== "")
+    input.sessionId = record.session_id;
   return input;
 }

@@ -7,8 +7,18 @@
  * the same vault, git state and prompt.
  */
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes, randomUUID } from "node:crypto";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
@@ -37,10 +47,15 @@ function copyExample(root: string): void {
   });
 }
 
+/** A Claude Code session id: a fresh one per call unless a test follows one session. */
+function newSession(): string {
+  return randomUUID();
+}
+
 /** Claude Code's UserPromptSubmit input. */
-function promptInput(cwd: string, prompt: string): string {
+function promptInput(cwd: string, prompt: string, session = newSession()): string {
   return JSON.stringify({
-    session_id: "abc123",
+    session_id: session,
     transcript_path: join(cwd, "transcript.jsonl"),
     cwd,
     permission_mode: "default",
@@ -50,9 +65,9 @@ function promptInput(cwd: string, prompt: string): string {
 }
 
 /** Claude Code's SessionStart input. */
-function startInput(cwd: string): string {
+function startInput(cwd: string, session = newSession()): string {
   return JSON.stringify({
-    session_id: "abc123",
+    session_id: session,
     transcript_path: join(cwd, "transcript.jsonl"),
     cwd,
     hook_event_name: "SessionStart",
@@ -200,6 +215,53 @@ describe("llm-wiki hook session-start", () => {
     expect(resumed.stderr).toContain("resumed");
   });
 
+  it("leaves the pages it primed out of the session's first prompt only, as Pi's first turn does", () => {
+    const session = newSession();
+    const asked = "how are idempotency keys stored for webhook retries";
+    const start = hook(["session-start"], startInput(root, session));
+    expect(start.stdout).toContain("concepts/idempotency-keys");
+    // What is kept names neither the session nor the prompt: a hash and page ids.
+    const kept = join(root, ".llm-wiki", "meta", "cache", "hook-primed");
+    const files = readdirSync(kept);
+    for (const file of files) {
+      const text = readFileSync(join(kept, file), "utf8");
+      expect(file + text).not.toContain(session);
+      expect(text).not.toContain("webhook");
+    }
+    const first = hook(["user-prompt"], promptInput(root, asked, session));
+    expect(first.status).toBe(0);
+    expect(first.stdout).not.toContain("concepts/idempotency-keys");
+    // Taken once: the next prompt, and any other session, may show it again.
+    expect(hook(["user-prompt"], promptInput(root, asked, session)).stdout).toContain(
+      "concepts/idempotency-keys",
+    );
+    expect(hook(["user-prompt"], promptInput(root, asked)).stdout).toContain(
+      "concepts/idempotency-keys",
+    );
+  });
+
+  it("keeps nothing through a memory folder that leads outside the vault, and still primes", async () => {
+    const project = join(makeTempDir(), "project");
+    mkdirSync(project);
+    copyExample(project);
+    makeRepo(project, BRANCH, SUBJECTS);
+    await serviceFor(project).reindex({});
+    await closeServices();
+    const outside = makeTempDir();
+    symlinkSync(outside, join(project, ".llm-wiki", "meta", "cache", "hook-primed"));
+    const session = newSession();
+    const start = hook(["session-start"], startInput(project, session));
+    expect(start.status).toBe(0);
+    expect(start.stdout).toContain("concepts/idempotency-keys");
+    expect(readdirSync(outside)).toEqual([]);
+    // Nothing remembered: the first prompt may show the primed page.
+    const prompt = hook(
+      ["user-prompt"],
+      promptInput(project, "how are idempotency keys stored for webhook retries", session),
+    );
+    expect(prompt.stdout).toContain("concepts/idempotency-keys");
+  });
+
   it("prints nothing when session priming is off", () => {
     const settings = join(base, "priming-off.json");
     writeFileSync(settings, JSON.stringify({ "llm-wiki": { sessionPriming: false } }));
@@ -294,5 +356,31 @@ describe("parity with Pi", () => {
     expect(start.stdout).toBe(`${textOf(priming)}\n`);
     const prompt = hook(["user-prompt"], promptInput(pi.dirs.project, ASKED));
     expect(prompt.stdout).toBe(`${textOf(recall)}\n`);
+  });
+
+  it("a session's first prompt about a primed page: the hooks inject what Pi's first turn does", async () => {
+    copyExample(pi.dirs.project);
+    makeRepo(pi.dirs.project, BRANCH, SUBJECTS);
+    await serviceFor(pi.dirs.project).reindex({});
+    await closeServices();
+    writeFileSync(
+      join(pi.dirs.agentDir, "settings.json"),
+      JSON.stringify({ "llm-wiki": { recallFeedback: false } }),
+    );
+    const asked = "how are idempotency keys stored for webhook retries";
+    const session = await pi.start();
+    session.script("ok");
+    await session.session.prompt(asked);
+    await session.session.waitForIdle();
+    const blocks = (session.requests[0] ?? [])
+      .filter((m) => m.role === "user" && textOf(m).startsWith("<wiki-recall"))
+      .map((m) => textOf(m));
+    expect(blocks[0]).toContain("concepts/idempotency-keys");
+    const id = newSession();
+    const start = hook(["session-start"], startInput(pi.dirs.project, id));
+    const prompt = hook(["user-prompt"], promptInput(pi.dirs.project, asked, id));
+    expect([start.stdout, prompt.stdout].filter((out) => out !== "")).toEqual(
+      blocks.map((b) => `${b}\n`),
+    );
   });
 });
