@@ -164,8 +164,9 @@ describe("llm-wiki digest", () => {
     symlinkSync(elsewhere, outputs(vault));
     const out = cli(vault.root, ["digest", "--json"]);
     expect(out.status).toBe(1);
+    // The vault is not opened at all with a link in its layout (layout-guard.ts).
     expect((JSON.parse(out.stdout) as DigestResult).diagnostics[0]?.code).toBe(
-      "digest_outside_vault",
+      "vault_layout_symlink",
     );
     expect(readdirSync(elsewhere)).toEqual([]);
     expect(readEvents(vault.paths).some((e) => e.kind === "digest_generated")).toBe(false);

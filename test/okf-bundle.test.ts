@@ -236,7 +236,8 @@ describe("llm-wiki import --okf", () => {
     const target = makeTempVault();
     symlinkSync(elsewhere, join(target.paths.wiki, "concepts"));
     const result = json(cli(target.root, ["import", "--okf", bundle, "--apply", "--json"]));
-    expect(paths(result.conflicts)).toEqual(["wiki/concepts/x.md"]);
+    // The vault is not opened at all with a link in its layout (layout-guard.ts).
+    expect(JSON.stringify(result.diagnostics)).toContain("vault_layout_symlink");
     expect(snapshotFiles(elsewhere).size).toBe(0);
   });
 

@@ -61,6 +61,7 @@ import { type ListSkillsResult, listSkills } from "./trajectories/list-skills.ts
 import { type RecallSkillsInput, recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { readVaultConfig, type VaultConfig } from "./vault/config.ts";
+import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
 import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { type LookupHit, lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import type { PageMeta } from "./vault/page.ts";
@@ -375,13 +376,21 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   const explicit = (): VaultPaths | undefined =>
     options.vault === undefined ? undefined : vaultFromArg(options.vault, env);
 
+  // A vault whose layout holds a symbolic link is not opened (layout-guard.ts);
+  // `missing()` says which link.
+  const opened = (v: VaultPaths | undefined): VaultPaths | undefined =>
+    v && symlinkInLayout(v) === undefined ? v : undefined;
+  const discovered = () => ({
+    project: opened(findProjectVault(options.cwd, env)),
+    personal: opened(findPersonalVault(env)),
+  });
+
   const resolveVaults = (selector: VaultSelector = "active"): VaultPaths[] => {
     if (options.vault !== undefined) {
-      const v = explicit();
+      const v = opened(explicit());
       return v ? [v] : [];
     }
-    const project = findProjectVault(options.cwd, env);
-    const personal = findPersonalVault(env);
+    const { project, personal } = discovered();
     switch (selector) {
       case "project":
         return project ? [project] : [];
@@ -396,7 +405,18 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
   // An old package's layout is named, with its repair, rather than passing for no vault.
   const legacy = (): Diagnostic[] => legacyLayoutDiagnostics(options.cwd, env, options.vault);
-  const missing = (): Diagnostic[] => [noVaultDiagnostic(options.vault), ...legacy()];
+  /** Vaults discovery found but that are not opened, each with the link that stops it. */
+  const refused = (): Diagnostic[] => {
+    const found =
+      options.vault !== undefined
+        ? [explicit()]
+        : [findProjectVault(options.cwd, env), findPersonalVault(env)];
+    return found.flatMap((v) => {
+      const link = v ? symlinkInLayout(v) : undefined;
+      return v && link ? [symlinkedLayoutDiagnostic(v, link)] : [];
+    });
+  };
+  const missing = (): Diagnostic[] => [...refused(), noVaultDiagnostic(options.vault), ...legacy()];
   let prefetch: (GitPrefetch & { at: number }) | undefined;
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
@@ -456,11 +476,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     recall(input) {
       if (options.vault !== undefined) {
-        const v = explicit();
+        const v = opened(explicit());
         return recallOperation(handles, v ? { [v.kind]: v } : {}, settings, input, missing);
       }
-      const project = findProjectVault(options.cwd, env);
-      const personal = findPersonalVault(env);
+      const { project, personal } = discovered();
       return recallOperation(
         handles,
         { ...(project ? { project } : {}), ...(personal ? { personal } : {}) },
