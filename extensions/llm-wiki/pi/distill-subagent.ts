@@ -14,9 +14,8 @@
  * trajectory undistilled and the pass goes on; a model error or a cancel
  * stops the pass, and the trajectories after it are left for the next call.
  */
-import { Agent } from "@earendil-works/pi-agent-core";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { type Diagnostic, diagnostic, errorMessage } from "../lib/diagnostics.ts";
+import { type Diagnostic, diagnostic } from "../lib/diagnostics.ts";
 import {
   DISTILLED_TYPES,
   type DistillBatchResult,
@@ -32,6 +31,7 @@ import {
 } from "./distill-subagent-prompt.ts";
 import { type DistilledPage, type DistillLedger, distillTools } from "./distill-subagent-tools.ts";
 import { SESSION_MODEL, type SubagentModelChoice } from "./subagent-model.ts";
+import { runSubagent, type SubagentEnd, type SubagentOutcome } from "./subagent-run.ts";
 
 /** Bounds of each trajectory's run: a search or two and a skill plus a case or two, not a runaway loop. */
 export const DISTILL_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 6, maxWrites: 4 });
@@ -39,7 +39,7 @@ export const DISTILL_LIMITS: Readonly<RunLimits> = Object.freeze({ maxTurns: 6, 
 const NOTE_CHARS = 400;
 
 /** How a trajectory's run ended. */
-export type RunOutcome = "done" | "turn_limit" | "model_error" | "aborted";
+export type RunOutcome = SubagentOutcome;
 
 export interface DistillRunReport {
   /** Trajectory id (`trajectories/TRJ-…`). */
@@ -105,11 +105,8 @@ interface Run {
   onCreated: () => void;
 }
 
-interface RunEnd {
-  outcome: RunOutcome;
-  turns: number;
-  note?: string;
-  error?: string;
+interface RunEnd extends SubagentEnd {
+  /** Page writes refused past the run's limit. */
   refused: number;
 }
 
@@ -137,66 +134,17 @@ async function runOne(run: Run): Promise<RunEnd> {
     ledger: run.ledger,
     onCreated: run.onCreated,
   });
-  let turns = 0;
-  let cut = false;
-  const agent = new Agent({
-    initialState: {
-      systemPrompt: run.systemPrompt,
-      model: run.model,
-      thinkingLevel: run.ctx.thinkingLevel ?? "off",
-      tools,
-    },
-    // The session's registry resolves auth per request; a throw here ends the run as a model error.
-    streamFn: async (model, context, options) =>
-      run.ctx.modelRegistry.streamSimple(model, context, options),
-    toolExecution: "sequential",
-    finishTurn: (turn) => {
-      turns += 1;
-      const wantsTools = turn.message.content.some((block) => block.type === "toolCall");
-      if (wantsTools && turns >= run.limits.maxTurns) {
-        cut = true;
-        return { action: "end" };
-      }
-      return undefined;
-    },
+  const end = await runSubagent({
+    ctx: run.ctx,
+    model: run.model,
+    systemPrompt: run.systemPrompt,
+    tools,
+    message: trajectoryMessage(run.item, run.position, run.known),
+    maxTurns: run.limits.maxTurns,
+    noteChars: NOTE_CHARS,
+    signal: run.signal,
   });
-  const abort = () => agent.abort();
-  run.signal?.addEventListener("abort", abort);
-  let thrown: string | undefined;
-  try {
-    await agent.prompt(trajectoryMessage(run.item, run.position, run.known));
-  } catch (error) {
-    thrown = errorMessage(error);
-  } finally {
-    run.signal?.removeEventListener("abort", abort);
-  }
-  const last = agent.state.messages.findLast((m) => m.role === "assistant");
-  const note =
-    last?.role === "assistant"
-      ? last.content
-          .map((block) => (block.type === "text" ? block.text : ""))
-          .join("")
-          .trim()
-      : "";
-  const outcome: RunOutcome =
-    run.signal?.aborted || last?.stopReason === "aborted"
-      ? "aborted"
-      : thrown !== undefined || last === undefined || last.stopReason === "error"
-        ? "model_error"
-        : cut
-          ? "turn_limit"
-          : "done";
-  const error =
-    thrown ?? (last?.stopReason === "error" ? (last.errorMessage ?? "unknown error") : undefined);
-  return {
-    outcome,
-    turns,
-    ...(outcome === "done" && note !== ""
-      ? { note: note.length > NOTE_CHARS ? `${note.slice(0, NOTE_CHARS)}…` : note }
-      : {}),
-    ...(error !== undefined ? { error } : {}),
-    refused: writes.refused,
-  };
+  return { ...end, refused: writes.refused };
 }
 
 /** How to go on with trajectory `id` after its run stopped. */

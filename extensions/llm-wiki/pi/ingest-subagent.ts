@@ -8,9 +8,8 @@
  * result. Every part runs, in order; the first that does not finish stops
  * the pass, and only a complete pass that wrote a page marks the source.
  */
-import { Agent } from "@earendil-works/pi-agent-core";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { type Diagnostic, diagnostic, errorMessage } from "../lib/diagnostics.ts";
+import { type Diagnostic, diagnostic } from "../lib/diagnostics.ts";
 import { sourceName } from "../lib/render-text.ts";
 import type { WikiService } from "../lib/wiki-service.ts";
 import { type IngestPart, type IngestResult, subagentUnavailable } from "../lib/writing/ingest.ts";
@@ -23,6 +22,7 @@ import {
 } from "./ingest-subagent-prompt.ts";
 import { type IngestedPage, type PassLedger, partTools } from "./ingest-subagent-tools.ts";
 import { SESSION_MODEL, type SubagentModelChoice } from "./subagent-model.ts";
+import { runSubagent, type SubagentOutcome } from "./subagent-run.ts";
 
 /** Bounds of each part's run: enough for a search or two and a page per idea, not a runaway loop. */
 export const SUBAGENT_LIMITS: Readonly<PartLimits> = Object.freeze({ maxTurns: 8, maxWrites: 12 });
@@ -30,7 +30,7 @@ export const SUBAGENT_LIMITS: Readonly<PartLimits> = Object.freeze({ maxTurns: 8
 const NOTE_CHARS = 600;
 
 /** How a part's run ended. */
-export type PartOutcome = "done" | "turn_limit" | "model_error" | "aborted";
+export type PartOutcome = SubagentOutcome;
 
 export interface PartReport {
   index: number;
@@ -104,66 +104,23 @@ async function runPart(run: PartRun): Promise<PartReport & { error?: string; ref
   });
   const createdBefore = run.ledger.created.length;
   const conflictsBefore = run.ledger.conflicts.length;
-  let turns = 0;
-  let cut = false;
-  const agent = new Agent({
-    initialState: {
-      systemPrompt: run.systemPrompt,
-      model: run.model,
-      thinkingLevel: run.ctx.thinkingLevel ?? "off",
-      tools,
-    },
-    // The session's registry resolves auth per request; a throw here ends the run as a model error.
-    streamFn: async (model, context, options) =>
-      run.ctx.modelRegistry.streamSimple(model, context, options),
-    toolExecution: "sequential",
-    finishTurn: (turn) => {
-      turns += 1;
-      const wantsTools = turn.message.content.some((block) => block.type === "toolCall");
-      if (wantsTools && turns >= run.limits.maxTurns) {
-        cut = true;
-        return { action: "end" };
-      }
-      return undefined;
-    },
+  const { outcome, turns, note, error } = await runSubagent({
+    ctx: run.ctx,
+    model: run.model,
+    systemPrompt: run.systemPrompt,
+    tools,
+    message: partMessage(run.source, run.part, run.known),
+    maxTurns: run.limits.maxTurns,
+    noteChars: NOTE_CHARS,
+    signal: run.signal,
   });
-  const abort = () => agent.abort();
-  run.signal?.addEventListener("abort", abort);
-  let thrown: string | undefined;
-  try {
-    await agent.prompt(partMessage(run.source, run.part, run.known));
-  } catch (error) {
-    thrown = errorMessage(error);
-  } finally {
-    run.signal?.removeEventListener("abort", abort);
-  }
-  const last = agent.state.messages.findLast((m) => m.role === "assistant");
-  const note =
-    last?.role === "assistant"
-      ? last.content
-          .map((block) => (block.type === "text" ? block.text : ""))
-          .join("")
-          .trim()
-      : "";
-  const outcome: PartOutcome =
-    run.signal?.aborted || last?.stopReason === "aborted"
-      ? "aborted"
-      : thrown !== undefined || last === undefined || last.stopReason === "error"
-        ? "model_error"
-        : cut
-          ? "turn_limit"
-          : "done";
-  const error =
-    thrown ?? (last?.stopReason === "error" ? (last.errorMessage ?? "unknown error") : undefined);
   return {
     index: run.part.index,
     outcome,
     turns,
     created: run.ledger.created.length - createdBefore,
     conflicts: run.ledger.conflicts.length - conflictsBefore,
-    ...(outcome === "done" && note !== ""
-      ? { note: note.length > NOTE_CHARS ? `${note.slice(0, NOTE_CHARS)}…` : note }
-      : {}),
+    ...(note !== undefined ? { note } : {}),
     ...(error !== undefined ? { error } : {}),
     refused: writes.refused,
   };
