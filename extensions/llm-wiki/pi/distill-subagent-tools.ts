@@ -6,14 +6,15 @@
  * trajectory, in its sources and as a body link, whatever the model wrote;
  * each outcome is recorded for the tool's result.
  */
-import type { AgentTool, AgentToolResult } from "@earendil-works/pi-agent-core";
+import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { Type } from "typebox";
-import { renderDiagnostics, renderEnsurePage, renderSearch } from "../lib/render-text.ts";
+import { renderDiagnostics, renderEnsurePage } from "../lib/render-text.ts";
 import { literalUnion } from "../lib/settings.ts";
 import { EnsurePageParams } from "../lib/tool-schemas.ts";
 import { DISTILLED_TYPES } from "../lib/trajectories/distill.ts";
-import type { EnsurePageOpResult, SearchResult, WikiService } from "../lib/wiki-service.ts";
+import type { EnsurePageOpResult, WikiService } from "../lib/wiki-service.ts";
 import { DISTILL_SEARCH_TOOL, DISTILL_WRITE_TOOL } from "./distill-subagent-prompt.ts";
+import { createLookupTool, textResult } from "./subagent-lookup-tool.ts";
 
 /** A page the pass created, or found taken (a conflict), and the trajectory it was written from. */
 export interface DistilledPage {
@@ -57,22 +58,6 @@ const DistillPageParams = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const LookupParams = Type.Object(
-  {
-    query: Type.String({
-      minLength: 1,
-      maxLength: 300,
-      description: "A page id, title, alias or tag",
-    }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
-  },
-  { additionalProperties: false },
-);
-
-function textResult<T>(text: string, details: T, isError = false): AgentToolResult<T> {
-  return { content: [{ type: "text", text }], details, ...(isError ? { isError: true } : {}) };
-}
 
 /** The body with a link to the trajectory, added when the model left it out. */
 export function citedBody(content: string | undefined, trajectory: string): string {
@@ -130,24 +115,7 @@ export function distillTools(options: DistillToolsOptions): {
     },
   };
 
-  const lookup: AgentTool<typeof LookupParams, SearchResult> = {
-    name: DISTILL_SEARCH_TOOL,
-    label: "Wiki search",
-    description:
-      "Look up existing wiki pages by id, title, alias or tag (exact matches first, then partial ones).",
-    parameters: LookupParams,
-    async execute(_id, params) {
-      // The active vault only: pages are written there, and a link resolves within its vault.
-      const result = service.search({
-        query: params.query,
-        limit: params.limit ?? 10,
-        vault: "active",
-      });
-      return result.ok
-        ? textResult(renderSearch(result), result)
-        : textResult(renderDiagnostics(result.diagnostics), result, true);
-    },
-  };
+  const lookup = createLookupTool(service, DISTILL_SEARCH_TOOL);
 
   return { tools: [write, lookup], writes };
 }

@@ -5,13 +5,13 @@
  * Every page written cites the source whatever the model wrote, and each
  * outcome is recorded for the tool's result.
  */
-import type { AgentTool, AgentToolResult } from "@earendil-works/pi-agent-core";
-import { Type } from "typebox";
-import { renderDiagnostics, renderEnsurePage, renderSearch } from "../lib/render-text.ts";
+import type { AgentTool } from "@earendil-works/pi-agent-core";
+import { renderDiagnostics, renderEnsurePage } from "../lib/render-text.ts";
 import { EnsurePageParams } from "../lib/tool-schemas.ts";
-import type { EnsurePageOpResult, SearchResult, WikiService } from "../lib/wiki-service.ts";
+import type { EnsurePageOpResult, WikiService } from "../lib/wiki-service.ts";
 import type { SourceRef } from "../lib/writing/ingest-sources.ts";
 import { SEARCH_TOOL, WRITE_TOOL } from "./ingest-subagent-prompt.ts";
+import { createLookupTool, textResult } from "./subagent-lookup-tool.ts";
 
 /** A page the pass created, or found taken (a conflict), and the part that asked for it. */
 export interface IngestedPage {
@@ -42,22 +42,6 @@ export interface PartToolsOptions {
   ledger: PassLedger;
   /** Called after every page created, for progress reports. */
   onCreated?: () => void;
-}
-
-const LookupParams = Type.Object(
-  {
-    query: Type.String({
-      minLength: 1,
-      maxLength: 300,
-      description: "A page id, title, alias or tag",
-    }),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
-  },
-  { additionalProperties: false },
-);
-
-function textResult<T>(text: string, details: T, isError = false): AgentToolResult<T> {
-  return { content: [{ type: "text", text }], details, ...(isError ? { isError: true } : {}) };
 }
 
 /** The body with a link to the source page, added when the model left it out. */
@@ -119,24 +103,7 @@ export function partTools(options: PartToolsOptions): {
     },
   };
 
-  const lookup: AgentTool<typeof LookupParams, SearchResult> = {
-    name: SEARCH_TOOL,
-    label: "Wiki search",
-    description:
-      "Look up existing wiki pages by id, title, alias or tag (exact matches first, then partial ones).",
-    parameters: LookupParams,
-    async execute(_id, params) {
-      // The active vault only: pages are written there, and a link resolves within its vault.
-      const result = service.search({
-        query: params.query,
-        limit: params.limit ?? 10,
-        vault: "active",
-      });
-      return result.ok
-        ? textResult(renderSearch(result), result)
-        : textResult(renderDiagnostics(result.diagnostics), result, true);
-    },
-  };
+  const lookup = createLookupTool(service, SEARCH_TOOL);
 
   return { tools: [write, lookup], writes };
 }
