@@ -149,6 +149,19 @@ describe("a vault whose layout holds a symbolic link", () => {
     120_000,
   );
 
+  it("init never makes a vault through a linked .llm-wiki/ a repository shipped", () => {
+    const env = childEnv();
+    const root = join(makeTempDir("llm-wiki-linked-init-"), "project");
+    mkdirSync(root);
+    const target = join(makeTempDir("llm-wiki-outside-"), randomWord(5, 9));
+    mkdirSync(target);
+    symlinkSync(target, join(root, ".llm-wiki"));
+    const run = runCli(["init", "--vault", root, "--json"], { env, cwd: root });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("vault_layout_symlink");
+    expect(readdirSync(target)).toEqual([]);
+  });
+
   it("over MCP: recall answers with the diagnostic and nothing is written through the link", async () => {
     const env = childEnv();
     const v = linkedVault("meta/events.jsonl", env);

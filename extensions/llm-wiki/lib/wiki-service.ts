@@ -44,6 +44,7 @@ import { ensurePage } from "./vault/page-write.ts";
 import {
   findPersonalVault,
   findProjectVault,
+  personalRoot,
   rootFromArg,
   type VaultPaths,
   vaultExists,
@@ -312,6 +313,22 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (refused) {
         const vault = vaultPaths(root, "project");
         return { vault, created: false, createdPaths: [], ok: false, diagnostics: [refused] };
+      }
+      // A linked `.llm-wiki/` (or a part of it) a repository shipped: never made
+      // through. The personal vault's own folder may be the user's link.
+      const target = vaultPaths(
+        root,
+        resolve(root) === resolve(personalRoot(env)) ? "personal" : "project",
+      );
+      const link = symlinkInLayout(target);
+      if (link !== undefined) {
+        return {
+          vault: target,
+          created: false,
+          createdPaths: [],
+          ok: false,
+          diagnostics: [symlinkedLayoutDiagnostic(target, link)],
+        };
       }
       let result: BootstrapResult;
       try {
