@@ -13,6 +13,7 @@
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
+import { commandWords } from "./command-words.ts";
 import {
   changeSetting,
   readSettingsSnapshot,
@@ -111,12 +112,7 @@ export function createModelCommand(): Omit<RegisteredCommand, "name" | "sourceIn
       "Model of llm-wiki's ingest and distill sub-agents: show it and the models available; /wiki-model <provider/id> or session sets it",
     async handler(args, ctx) {
       const files = settingFiles(ctx);
-      const words = args
-        .trim()
-        .split(/\s+/)
-        .filter((w) => w !== "");
-      const flags = words.filter((w) => w.startsWith("--"));
-      const rest = words.filter((w) => !w.startsWith("--"));
+      const { flags, rest } = commandWords(args);
       if (flags.some((f) => f !== "--global") || rest.length > 1) {
         ctx.ui.notify(USAGE, "warning");
         return;

@@ -11,6 +11,7 @@
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
+import { commandWords } from "./command-words.ts";
 import { SettingsScreen } from "./settings-screen.ts";
 import {
   type ChangeResult,
@@ -54,12 +55,7 @@ export function createSettingsCommand(
       "llm-wiki settings: every key with its value and source; change them in the project's or Pi's global settings",
     async handler(args, ctx) {
       const files = settingFiles(ctx);
-      const words = args
-        .trim()
-        .split(/\s+/)
-        .filter((w) => w !== "");
-      const flags = words.filter((w) => w.startsWith("--"));
-      const rest = words.filter((w) => !w.startsWith("--"));
+      const { flags, rest } = commandWords(args);
       const [verb, id, ...value] = rest;
       const unknownFlag = flags.find((f) => f !== "--global" && f !== "--project");
       if (unknownFlag !== undefined) {
