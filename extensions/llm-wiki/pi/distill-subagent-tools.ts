@@ -8,13 +8,12 @@
  */
 import type { AgentTool } from "@earendil-works/pi-agent-core";
 import { Type } from "typebox";
-import { renderDiagnostics, renderEnsurePage } from "../lib/render-text.ts";
 import { literalUnion } from "../lib/settings.ts";
 import { EnsurePageParams } from "../lib/tool-schemas.ts";
 import { DISTILLED_TYPES } from "../lib/trajectories/distill.ts";
 import type { EnsurePageOpResult, WikiService } from "../lib/wiki-service.ts";
 import { DISTILL_SEARCH_TOOL, DISTILL_WRITE_TOOL } from "./distill-subagent-prompt.ts";
-import { createLookupTool, textResult } from "./subagent-lookup-tool.ts";
+import { createLookupTool, writePassPage } from "./subagent-pass-tools.ts";
 
 /** A page the pass created, or found taken (a conflict), and the trajectory it was written from. */
 export interface DistilledPage {
@@ -84,34 +83,20 @@ export function distillTools(options: DistillToolsOptions): {
     // One write after another: pages land in the order the model asked for them.
     executionMode: "sequential",
     async execute(_id, params) {
-      if (writes.attempted >= options.maxWrites) {
-        writes.refused += 1;
-        return textResult(
-          `refused: this trajectory already has ${options.maxWrites} page(s), its limit; finish with your note`,
-          undefined,
-          true,
-        );
-      }
-      writes.attempted += 1;
-      const result = service.ensurePage({
-        ...params,
-        content: citedBody(params.content, trajectory),
-        sources: [trajectory],
+      return writePassPage({
+        service,
+        writes,
+        maxWrites: options.maxWrites,
+        limitMessage: `refused: this trajectory already has ${options.maxWrites} page(s), its limit; finish with your note`,
+        input: {
+          ...params,
+          content: citedBody(params.content, trajectory),
+          sources: [trajectory],
+        },
+        ledger,
+        entry: (id, path) => ({ id, path, title: params.title, trajectory }),
+        ...(options.onCreated ? { onCreated: options.onCreated } : {}),
       });
-      if (!result.ok || result.id === undefined || result.path === undefined) {
-        return textResult(renderDiagnostics(result.diagnostics), result, true);
-      }
-      const page = { id: result.id, path: result.path, title: params.title, trajectory };
-      if (result.created) {
-        ledger.created.push(page);
-        options.onCreated?.();
-        return textResult(renderEnsurePage(result), result);
-      }
-      ledger.conflicts.push(page);
-      return textResult(
-        `${renderEnsurePage(result)}. Link it as [[${result.id}]] instead of writing it again.`,
-        result,
-      );
     },
   };
 

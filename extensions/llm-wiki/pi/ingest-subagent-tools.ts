@@ -6,12 +6,11 @@
  * outcome is recorded for the tool's result.
  */
 import type { AgentTool } from "@earendil-works/pi-agent-core";
-import { renderDiagnostics, renderEnsurePage } from "../lib/render-text.ts";
 import { EnsurePageParams } from "../lib/tool-schemas.ts";
 import type { EnsurePageOpResult, WikiService } from "../lib/wiki-service.ts";
 import type { SourceRef } from "../lib/writing/ingest-sources.ts";
 import { SEARCH_TOOL, WRITE_TOOL } from "./ingest-subagent-prompt.ts";
-import { createLookupTool, textResult } from "./subagent-lookup-tool.ts";
+import { createLookupTool, writePassPage } from "./subagent-pass-tools.ts";
 
 /** A page the pass created, or found taken (a conflict), and the part that asked for it. */
 export interface IngestedPage {
@@ -71,35 +70,21 @@ export function partTools(options: PartToolsOptions): {
     // One write after another: pages land in the order the model asked for them.
     executionMode: "sequential",
     async execute(_id, params) {
-      if (writes.attempted >= options.maxWrites) {
-        writes.refused += 1;
-        return textResult(
-          `refused: this part already wrote ${options.maxWrites} page(s), its limit; finish with your note`,
-          undefined,
-          true,
-        );
-      }
-      writes.attempted += 1;
       const content = citedContent(params.content, source);
-      const result = service.ensurePage({
-        ...params,
-        ...(content !== undefined ? { content } : {}),
-        ...(cite ? { sources: [cite] } : {}),
+      return writePassPage({
+        service,
+        writes,
+        maxWrites: options.maxWrites,
+        limitMessage: `refused: this part already wrote ${options.maxWrites} page(s), its limit; finish with your note`,
+        input: {
+          ...params,
+          ...(content !== undefined ? { content } : {}),
+          ...(cite ? { sources: [cite] } : {}),
+        },
+        ledger,
+        entry: (id, path) => ({ id, path, title: params.title, part }),
+        ...(options.onCreated ? { onCreated: options.onCreated } : {}),
       });
-      if (!result.ok || result.id === undefined || result.path === undefined) {
-        return textResult(renderDiagnostics(result.diagnostics), result, true);
-      }
-      const page = { id: result.id, path: result.path, title: params.title, part };
-      if (result.created) {
-        ledger.created.push(page);
-        options.onCreated?.();
-        return textResult(renderEnsurePage(result), result);
-      }
-      ledger.conflicts.push(page);
-      return textResult(
-        `${renderEnsurePage(result)}. Link it as [[${result.id}]] instead of writing it again.`,
-        result,
-      );
     },
   };
 
