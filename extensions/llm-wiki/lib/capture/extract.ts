@@ -163,7 +163,15 @@ const NO_ESCAPE = [/(?!)/g, ""] as const;
 type Converter = typeof import("node-html-markdown")["NodeHtmlMarkdown"];
 let converter: Promise<Converter> | undefined;
 function htmlConverter(): Promise<Converter> {
-  converter ??= import("node-html-markdown").then((m) => m.NodeHtmlMarkdown);
+  converter ??= import("node-html-markdown").then((m) => {
+    // A CommonJS package: Node's loader exposes its named exports, a bundle only `default`.
+    const mod = m as typeof m & { default?: typeof m };
+    const found = mod.NodeHtmlMarkdown ?? mod.default?.NodeHtmlMarkdown;
+    if (typeof found?.translate !== "function") {
+      throw new Error("node-html-markdown loaded without its NodeHtmlMarkdown export");
+    }
+    return found;
+  });
   return converter;
 }
 
