@@ -165,8 +165,9 @@ let converter: Promise<Converter> | undefined;
 function htmlConverter(): Promise<Converter> {
   converter ??= import("node-html-markdown").then((m) => {
     // A CommonJS package: Node's loader exposes its named exports, a bundle only `default`.
-    const mod = m as typeof m & { default?: typeof m };
-    const found = mod.NodeHtmlMarkdown ?? mod.default?.NodeHtmlMarkdown;
+    const named: Partial<Pick<typeof m, "NodeHtmlMarkdown">> = m;
+    const bundled: Partial<Pick<typeof m, "default">> = m;
+    const found = named.NodeHtmlMarkdown ?? bundled.default?.NodeHtmlMarkdown;
     if (typeof found?.translate !== "function") {
       throw new Error("node-html-markdown loaded without its NodeHtmlMarkdown export");
     }
