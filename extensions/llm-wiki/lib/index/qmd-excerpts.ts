@@ -4,7 +4,7 @@
  * QMD's reciprocal-rank fusion. No QMD, no I/O; qmd-store.ts feeds it rows.
  */
 import type { LexTerm } from "./lex-query.ts";
-import type { TermMatch } from "./qmd-lexical.ts";
+import type { TermMatch } from "./qmd-store-types.ts";
 
 /** Upper bound of an excerpt (`QmdHit.bestChunk`). */
 export const EXCERPT_MAX_CHARS = 800;

@@ -8,7 +8,7 @@
  * store. Nothing here names a QMD type; qmd-store.ts hands in the opener.
  */
 import { createReadOnlyStore, type SqliteConnection } from "./qmd-read-only.ts";
-import type { QmdCollectionSpec, QmdStore } from "./qmd-store.ts";
+import type { QmdCollectionSpec, QmdStore } from "./qmd-store-types.ts";
 
 /** The store over `db` that opens the full store with `openFull` when first needed. */
 export function lexicalFirstStore(

@@ -24,6 +24,9 @@ import {
   WINDOW_BEFORE,
   WINDOW_CHARS,
 } from "./qmd-excerpts.ts";
+import type { TermMatch } from "./qmd-store-types.ts";
+
+export type { TermMatch } from "./qmd-store-types.ts";
 
 interface SqlReader {
   all<T>(...params: Array<string | number>): T[];
@@ -54,22 +57,6 @@ interface LexRow {
   collection: string;
   path: string;
   title: string;
-}
-
-/** How one query term matched one page (for evidence and `--explain`). */
-export interface TermMatch {
-  /** The query term as written (lower case). */
-  term: string;
-  /** Its index terms (stemmed), one per word. */
-  stems: string[];
-  /** Pages of the index holding it, and the index's size. */
-  df: number;
-  documents: number;
-  idf: number;
-  /** Occurrences in the page's path, title and body. */
-  counts: [number, number, number];
-  /** What it added to the page's score. */
-  score: number;
 }
 
 /** A lexical candidate and its FTS row id (for excerpts cut later). */

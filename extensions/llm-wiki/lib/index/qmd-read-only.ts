@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { clampLimit, normalise } from "./qmd-excerpts.ts";
 import { createLexicalSearch } from "./qmd-lexical.ts";
-import type { QmdCollectionSpec, QmdHit, QmdStore } from "./qmd-store.ts";
+import type { QmdCollectionSpec, QmdHit, QmdStore } from "./qmd-store-types.ts";
 
 /** The part of a better-sqlite3 connection used here. */
 export interface SqliteConnection {
