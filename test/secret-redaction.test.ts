@@ -16,10 +16,11 @@ import {
   findSecrets,
   redactSecrets,
 } from "../extensions/llm-wiki/lib/safety/redact.ts";
-import { CorpusRandom, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
+import { ALNUM, DIGITS } from "./helpers/corpus-random.ts";
+import { CorpusRandom, corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 
 const ROOT = join(import.meta.dirname, "..");
-const SEED = randomInt(0, 2 ** 31);
+const SEED = corpusSeed();
 const NOTE = corpusSeedNote(SEED);
 const corpus = secretCorpus(SEED);
 /** Randomness for the non-secrets, from the same seed so a failure replays whole. */
@@ -91,6 +92,20 @@ describe("secret corpus", () => {
   });
 });
 
+/** The text as a JSON string spells it, without the quotes. */
+function escaped(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/** `text` with typographic quotes for ASCII ones, as a PDF or a word processor sets them. */
+function typographic(text: string): string {
+  let open = false;
+  return text.replace(/'/g, "\u2019").replace(/"/g, () => {
+    open = !open;
+    return open ? "\u201c" : "\u201d";
+  });
+}
+
 describe("redactSecrets", () => {
   it.each(corpus.map((c) => [c.kind, c] as const))(
     "redacts %s wherever it is pasted and counts its kind",
@@ -129,6 +144,75 @@ describe("redactSecrets", () => {
       expect(out.startsWith(`<html><head></head><body>${open}`)).toBe(true);
       expect(out.endsWith(`${close}</body></html>`)).toBe(true);
     }
+  });
+
+  it.each(corpus.map((c) => [c.kind, c] as const))(
+    "redacts %s pasted JSON-escaped in a log line, escaped twice, and set in typographic quotes",
+    (_kind, c) => {
+      // What a log line, a JSON string inside one, and a PDF or word processor make of the text.
+      const forms = {
+        log: `{"level":"${rand.pick(["info", "warn", "error"])}","msg":${JSON.stringify(c.text)}}`,
+        twice: JSON.stringify(JSON.stringify({ [rand.chars("abcdefgh", 5)]: c.text })),
+        curly: typographic(c.text),
+      };
+      for (const [form, text] of Object.entries(forms)) {
+        const out = redactSecrets(text).text;
+        for (const piece of [c.secret, ...(c.pieces ?? [])]) {
+          const spelt = [piece, escaped(piece), escaped(escaped(piece))].filter(
+            (p) => p.length >= 8,
+          );
+          expect(
+            spelt.some((p) => out.includes(p)),
+            `${c.kind} ${form}: ${out}; ${NOTE}`,
+          ).toBe(false);
+        }
+      }
+      // The log line is still a log line: the marks sit inside its strings.
+      const log = redactSecrets(forms.log).text;
+      expect(() => JSON.parse(log), `${log}; ${NOTE}`).not.toThrow();
+    },
+  );
+
+  it("reads a PDF's typographic quotes as quotes: a quoted value with a bracket near its start goes whole", () => {
+    // Helvetica turns `'` into `’`: without quotes, the value was cut at its
+    // first bracket and the rest, too short to judge, kept (the seed-dependent gap).
+    for (let i = 0; i < 20; i++) {
+      const value = `${rand.chars(ALNUM, rand.between(1, 6))}(${rand.chars(`${ALNUM}!@#%^*(-_=+)`, 40)}${rand.chars(DIGITS, 2)}`;
+      const [open, close] = rand.pick([
+        ["\u2019", "\u2019"],
+        ["\u2018", "\u2019"],
+        ["\u201c", "\u201d"],
+        ["\u00ab", "\u00bb"],
+      ] as const);
+      const text = `${rand.pick(["SECRET_KEY", "api_secret", "db_password"])} = ${open}${value}${close}`;
+      const out = redactSecrets(text).text;
+      expect(out, NOTE).not.toContain(value.slice(value.indexOf("(")));
+      expect(out, NOTE).toMatch(/\[REDACTED:/);
+    }
+  });
+
+  it("replaces a keyed value, never its key: YAML and JSON fields keep their names and still parse", () => {
+    const secret = rand.mixed(`${ALNUM}/+`, 40);
+    const account = `${rand.chars(DIGITS, 4)}-${rand.chars(DIGITS, 4)}-${rand.chars(DIGITS, 4)}`;
+    const password = `${rand.chars(ALNUM, 10)}${rand.chars(DIGITS, 2)}!`;
+    const yaml = `db_password: ${password}\naws_secret_access_key: ${secret}\naws_account_id: ${account}\n`;
+    const json = JSON.stringify({ db_password: password, aws_secret_access_key: secret });
+    const fromYaml = redactSecrets(yaml).text;
+    for (const value of [secret, password, account, secret.slice(20)]) {
+      expect(fromYaml, NOTE).not.toContain(value);
+    }
+    expect(fromYaml.split("\n").map((l) => l.split(":")[0])).toEqual([
+      "db_password",
+      "aws_secret_access_key",
+      "aws_account_id",
+      "",
+    ]);
+    const fromJson = JSON.parse(redactSecrets(json).text) as Record<string, string>;
+    expect(Object.keys(fromJson)).toEqual(["db_password", "aws_secret_access_key"]);
+    expect(
+      Object.values(fromJson).every((v) => v.startsWith("[REDACTED:")),
+      NOTE,
+    ).toBe(true);
   });
 
   it("redacts a one-line secret pasted as a Markdown list item or quote", () => {

@@ -441,7 +441,13 @@ export function secretCorpus(seed: number = randomInt(0, 2 ** 31)): SecretCase[]
   return Object.entries(MAKERS).map(([kind, make]) => ({ ...make(r), kind }));
 }
 
+/** A run's corpus seed: `SECRET_CORPUS_SEED` replays a failed run, else one drawn afresh. */
+export function corpusSeed(): number {
+  const given = process.env.SECRET_CORPUS_SEED;
+  return given !== undefined && given !== "" ? Number(given) : randomInt(0, 2 ** 31);
+}
+
 /** The line to print on failure so the same values can be generated again. */
 export function corpusSeedNote(seed: number): string {
-  return `secret corpus seed ${seed} (replay: secretCorpus(${seed}))`;
+  return `secret corpus seed ${seed} (replay: SECRET_CORPUS_SEED=${seed}, or secretCorpus(${seed}))`;
 }

@@ -148,6 +148,26 @@ function isPromise(value: unknown): value is Promise<unknown> {
   );
 }
 
+/** A key and its connector at the start of a report: `"aws_secret_access_key": "`, `AWS_ACCOUNT_ID=`. */
+const KEY_PREFIX = /^["']?[A-Za-z_][A-Za-z0-9_.-]*["']?[ \t]*(?::|=>|=)[ \t]*["']?/;
+
+/**
+ * The value's own range for a report that starts at its key. The AWS rules
+ * report from the start of `aws_secret_access_key: …` (for the secret key,
+ * as long as the value: the end falls inside it). A mark over the key breaks
+ * the text's structure (a YAML or JSON field loses its name and no longer
+ * parses) and leaves the value's tail in the clear; the value alone, to the
+ * end of its run, is what is secret.
+ */
+function valueRange(text: string, range: readonly [number, number]): [number, number] {
+  const [start, end] = range;
+  const prefix = KEY_PREFIX.exec(text.slice(start, end));
+  if (prefix === null || prefix[0].length >= end - start) return [start, end];
+  const from = start + prefix[0].length;
+  const run = /^[A-Za-z0-9/+=_-]+/.exec(text.slice(from, from + 4096));
+  return [from, Math.max(end, from + (run?.[0].length ?? 0))];
+}
+
 /** Every secret the preset reports in `text`, as spans with short kinds. */
 export function presetSpans(text: string): SecretSpan[] {
   const rules = presetRules();
@@ -159,7 +179,7 @@ export function presetSpans(text: string): SecretSpan[] {
       sharedOptions: {},
       createTranslator,
       report(descriptor: SecretLintRuleReportDescriptor) {
-        const [start, end] = descriptor.range;
+        const [start, end] = valueRange(text, descriptor.range);
         if (end > start) {
           found.push({ start, end, kind: presetKind(rule.id, descriptor.message.messageId) });
         }

@@ -462,7 +462,14 @@ export function genericSpans(text: string): SecretSpan[] {
       let end = end0;
       let secret = value;
       if (name === "secret") {
-        const trimmed = secret.replace(/[.:,`…]+$/, "");
+        // In JSON-escaped text an unquoted value ends where an escape begins
+        // (`\"`, `\n`; a lone `\` where the rule stopped at `"`) or where its
+        // string's closing quote is: taking those along would break the JSON
+        // around the mark. The unescaped reading (`redact-views.ts`) still
+        // sees a value that truly goes on.
+        const cutAt = secret.search(/\\(?:[nrt"\\/u]|$)|"[\]},]*$/);
+        const unescaped = cutAt > 0 ? secret.slice(0, cutAt) : secret;
+        const trimmed = unescaped.replace(/[.:,`…]+$/, "");
         end -= secret.length - trimmed.length;
         secret = trimmed;
       }

@@ -11,6 +11,7 @@
 import { markSpans, redactionMark, type SecretSpan } from "./redact-kinds.ts";
 import { presetSpans } from "./redact-preset.ts";
 import { genericSpans } from "./redact-rules.ts";
+import { plainQuotes, textViews } from "./redact-views.ts";
 
 /** Number of redactions by kind, e.g. `{ openai_key: 1, jwt: 2 }`; never values. */
 export type RedactionCounts = Record<string, number>;
@@ -84,8 +85,8 @@ function rawSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] }
   return { generic: genericSpans(text), preset: presetSpans(text) };
 }
 
-/** Where the secrets of `text` are: merged, non-overlapping, in order. */
-function detect(text: string): SecretSpan[] {
+/** Spans found in `text` itself and in its markup view (tags blanked), before merging. */
+function viewSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] } {
   let direct = rawSpans(text);
   const view = markupView(text);
   const inMarkup = view === undefined ? undefined : rawSpans(view);
@@ -96,8 +97,28 @@ function detect(text: string): SecretSpan[] {
       preset: direct.preset.map((p) => clipToMarkup(p, tags)),
     };
   }
-  const generic = [...direct.generic, ...(inMarkup?.generic ?? [])];
-  const preset = [...direct.preset, ...(inMarkup?.preset ?? [])].filter(
+  return {
+    generic: [...direct.generic, ...(inMarkup?.generic ?? [])],
+    preset: [...direct.preset, ...(inMarkup?.preset ?? [])],
+  };
+}
+
+/** Where the secrets of `text` are: merged, non-overlapping, in order. */
+function detect(original: string): SecretSpan[] {
+  // Typographic quotes (a PDF's or a word processor's `’…’`) read as the
+  // ASCII quotes they stand for; same length, so every offset still holds.
+  const text = plainQuotes(original);
+  const found = viewSpans(text);
+  // A text pasted JSON-escaped (`{\"password\":\"…\"}`, `\n` inside one
+  // line) is scanned unescaped as well, and its quoted literals each as a
+  // line of their own; spans found there are mapped back onto `text`.
+  for (const escaped of textViews(text)) {
+    const more = viewSpans(escaped.text);
+    found.generic.push(...more.generic.map(escaped.back));
+    found.preset.push(...more.preset.map(escaped.back));
+  }
+  const generic = found.generic;
+  const preset = found.preset.filter(
     (p) =>
       !WHOLE_URL_KINDS.has(p.kind) ||
       !generic.some((g) => g.kind === "url_password" && g.start >= p.start && g.end <= p.end),
@@ -118,7 +139,8 @@ function detect(text: string): SecretSpan[] {
     }
     let start = span.start;
     const floor = last?.end ?? 0;
-    while (start > floor && RUN.test(text[start - 1] ?? "")) start--;
+    // Never into an escape's letter (`\n` before a token): the mark would leave a lone `\`.
+    while (start > floor && RUN.test(text[start - 1] ?? "") && text[start - 2] !== "\\") start--;
     if (last !== undefined && start === floor && RUN.test(text[start - 1] ?? "")) {
       // Reached the previous span within one run: they are one secret.
       last.end = growRight(text, span.end);
