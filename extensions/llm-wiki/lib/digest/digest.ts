@@ -13,7 +13,7 @@ import type { IndexStatus } from "../index/index-state.ts";
 import type { LintCounts } from "../lint/types.ts";
 import { redactSecrets } from "../safety/redact.ts";
 import { neutraliseLine } from "../safety/text.ts";
-import { appendEvent } from "../vault/events.ts";
+import { recordEvents } from "../vault/events.ts";
 import { writeFrontmatter } from "../vault/frontmatter.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
@@ -149,19 +149,22 @@ export function writeDigest(
   };
   const text = redactSecrets(digestText(content)).text;
   const path = writeDigestFile(vault, now.toISOString().slice(0, 10), text);
-  appendEvent(
+  // The digest file is written; a log that cannot take the event is a warning.
+  const logged = recordEvents(
     vault,
-    {
-      kind: "digest_generated",
-      path,
-      period,
-      since: activity.since,
-      until: activity.until,
-      lint: { ...lint.now },
-    },
+    [
+      {
+        kind: "digest_generated",
+        path,
+        period,
+        since: activity.since,
+        until: activity.until,
+        lint: { ...lint.now },
+      },
+    ],
     now,
   );
-  return { ok: true, path, ...content, diagnostics: [] };
+  return { ok: true, path, ...content, diagnostics: logged.diagnostics };
 }
 
 /** The digest as a few lines for a terminal or a tool result (the file has the lists). */

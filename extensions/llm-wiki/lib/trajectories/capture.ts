@@ -11,7 +11,6 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { diagnostic } from "../diagnostics.ts";
 import { neutraliseLine } from "../safety/text.ts";
-import { appendEvent } from "../vault/events.ts";
 import { createPageAtFreeSlug } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
@@ -156,24 +155,23 @@ export function captureTrajectory(
       // A trajectory is one moment's record: a taken number is never "the same".
       isSame: () => false,
       redacted,
+      events: ({ id, redactions }) => [
+        {
+          kind: "trajectory_captured",
+          id,
+          title,
+          outcome,
+          step_count: steps.length,
+          tool_call_count: toolSteps.length,
+          ...(redactions ? { redactions } : {}),
+        },
+      ],
     },
     now,
   );
-  appendEvent(
-    vault,
-    {
-      kind: "trajectory_captured",
-      id: place.id,
-      title,
-      outcome,
-      step_count: steps.length,
-      tool_call_count: toolSteps.length,
-      ...(place.redactions ? { redactions: place.redactions } : {}),
-    },
-    now,
-  );
-  const diagnostics =
-    omitted > 0
+  const diagnostics = [
+    ...place.diagnostics,
+    ...(omitted > 0
       ? [
           diagnostic(
             "trajectory_trimmed",
@@ -181,7 +179,8 @@ export function captureTrajectory(
             `${omitted} steps in the middle of a long task were left out`,
           ),
         ]
-      : [];
+      : []),
+  ];
   return {
     ok: true,
     ...place,

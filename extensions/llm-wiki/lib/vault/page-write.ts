@@ -3,20 +3,22 @@
  * with another title gets the next free slug; the same title again is
  * reported as an existing page.
  */
-import { readFileSync } from "node:fs";
+import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { addCounts, countTotal, redactSecrets } from "../safety/redact.ts";
 import { checkPageLines } from "../safety/text.ts";
-import { appendEvent } from "./events.ts";
+import { recordEvents, type WikiEvent } from "./events.ts";
 import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
-import { createFileExclusive } from "./fs-safe.ts";
+import { createFileExclusive, vaultArea } from "./fs-safe.ts";
 import { nameKey } from "./name-key.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import {
+  pageFormat,
   type RedactionCounts,
   redactionsField,
+  redactRecord,
   redactText,
   redactValue,
   sumCounts,
@@ -83,37 +85,65 @@ export interface FreeSlugPage {
   isSame: (existing: Page) => boolean;
   /** Secrets the caller already took out (of the title, before slugging): counted with the page's. */
   redacted?: RedactionCounts;
+  /**
+   * Events of this kind of record (`observation_recorded`), logged after
+   * `page_created` in the same write when the page is new.
+   */
+  events?: (place: { id: string; redactions?: RedactionCounts }) => WikiEvent[];
+}
+
+/** Where `createPageAtFreeSlug` put the page. */
+export interface FreeSlugPlace {
+  id: string;
+  path: string;
+  created: boolean;
+  redactions?: RedactionCounts;
+  /** `event_not_recorded` when the page was written but the log could not take its events. */
+  diagnostics: Diagnostic[];
 }
 
 /**
  * Creates the page of `spec` at its first free slug under `wiki/<folder>/`
- * and logs `page_created`; never replaces a file. Returns the page's place,
- * and `created: false` when `isSame` recognised the page at a taken slug.
+ * and logs `page_created` (and `spec.events`); never replaces a file. Returns
+ * the page's place, and `created: false` when `isSame` recognised the page at
+ * a taken slug. Once the page is on disk it is the record: an event the log
+ * cannot take is a warning on a created page (see `recordEvents`), never a
+ * failure a retry would answer with `page_exists`.
  */
 export function createPageAtFreeSlug(
   vault: VaultPaths,
   spec: FreeSlugPage,
   now: Date,
-): { id: string; path: string; created: boolean; redactions?: RedactionCounts } {
+): FreeSlugPlace {
   // The last stop before the disk: whatever a caller missed is redacted here.
   const counts: RedactionCounts = sumCounts(spec.redacted);
   const data = redactValue(spec.data, counts);
   const given = redactText(spec.body, counts);
   const body = given.endsWith("\n") || given === "" ? given : `${given}\n`;
-  const text = redactWhole(writeFrontmatter(body, data), counts);
+  // Redacted once more as written (a `password: …` field is a secret only next to its key).
+  const text = redactRecord(data, pageFormat(body), counts);
   refuseUnreadable(spec, text);
   for (let n = 1; n <= spec.maxAttempts; n += 1) {
     const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
     const id = `${spec.folder}/${slug}`;
     const rel = `wiki/${id}.md`;
     const abs = join(vault.wiki, spec.folder, `${slug}.md`);
-    if (createFileExclusive(abs, text)) {
+    if (createFileExclusive(abs, text, vaultArea(vault))) {
       const redacted = redactionsField(counts);
-      appendEvent(vault, { kind: "page_created", id, type: data.type, ...redacted }, now);
-      return { id, path: rel, created: true, ...redacted };
+      const logged = recordEvents(
+        vault,
+        [
+          { kind: "page_created", id, type: data.type, ...redacted },
+          ...(spec.events?.({ id, ...redacted }) ?? []),
+        ],
+        now,
+      );
+      return { id, path: rel, created: true, ...redacted, diagnostics: logged.diagnostics };
     }
     const existing = readPage(abs, id, rel);
-    if (existing !== undefined && spec.isSame(existing)) return { id, path: rel, created: false };
+    if (existing !== undefined && spec.isSame(existing)) {
+      return { id, path: rel, created: false, diagnostics: [] };
+    }
   }
   throw new WikiError(
     diagnostic(
@@ -123,23 +153,6 @@ export function createPageAtFreeSlug(
       { path: `wiki/${spec.folder}/${spec.base}.md` },
     ),
   );
-}
-
-/**
- * The page text redacted once more as a whole: a `password: …` field is a
- * secret only next to its key. Kept only when the result still parses (a
- * redaction never spans YAML syntax in practice), else the field-wise text.
- */
-function redactWhole(text: string, counts: RedactionCounts): string {
-  const again = redactSecrets(text);
-  if (countTotal(again.counts) === 0) return text;
-  try {
-    readFrontmatter(again.text);
-  } catch {
-    return text;
-  }
-  addCounts(counts, again.counts);
-  return again.text;
 }
 
 /**
@@ -156,8 +169,10 @@ function refuseUnreadable(spec: FreeSlugPage, text: string): void {
   }
 }
 
+/** The page at `abs`, never read through a link (a link there is not the same page). */
 function readPage(abs: string, id: string, rel: string): Page | undefined {
   try {
+    if (lstatSync(abs).isSymbolicLink()) return undefined;
     const parsed = parsePage(id, rel, readFileSync(abs));
     return parsed.ok ? parsed.page : undefined;
   } catch {
@@ -245,6 +260,7 @@ export function ensurePage(
     },
     now,
   );
+  diagnostics.push(...place.diagnostics);
   if (!place.created) {
     diagnostics.push(
       diagnostic(

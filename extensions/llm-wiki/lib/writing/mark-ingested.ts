@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
-import { appendEvent } from "../vault/events.ts";
+import { recordEvents } from "../vault/events.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -111,15 +111,18 @@ export function markIngested(
       rel,
     );
   }
-  appendEvent(
+  // The page is marked; a log that cannot take the event is a warning.
+  const logged = recordEvents(
     vault,
-    {
-      kind: "source_ingested",
-      ...(ref.sourceId ? { id: ref.sourceId } : {}),
-      page: ref.page,
-      backup: saved,
-    },
+    [
+      {
+        kind: "source_ingested",
+        ...(ref.sourceId ? { id: ref.sourceId } : {}),
+        page: ref.page,
+        backup: saved,
+      },
+    ],
     now,
   );
-  return { changed: true, backup: saved, diagnostics: [] };
+  return { changed: true, backup: saved, diagnostics: logged.diagnostics };
 }

@@ -5,11 +5,11 @@
  * never replaced), then its events. The claim pages are only read.
  */
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
-import { appendEvent } from "../vault/events.ts";
 import { createPageAtFreeSlug } from "../vault/page-write.ts";
 import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import type { RedactionCounts } from "../vault/redaction.ts";
 import type { Resolution } from "../vault/relations.ts";
+import { decisionVault, resolutionMismatch } from "../vault/resolutions.ts";
 import {
   cleanResolveInput,
   planResolution,
@@ -81,6 +81,7 @@ export function recordResolution(
     now,
   );
   const slug = plan.page.slice(RESOLUTION_FOLDER.length + 1);
+  const resolution: Resolution = { ...plan.resolution, decidedAt: now.toISOString() };
   let place: ReturnType<typeof createPageAtFreeSlug>;
   try {
     place = createPageAtFreeSlug(
@@ -93,8 +94,27 @@ export function recordResolution(
         // One place only: the file name is the decision's hash.
         maxAttempts: 1,
         // Written meanwhile by another process making the same decision.
-        isSame: (existing) => existing.resolution?.id === plan.resolution.id,
+        isSame: (existing) =>
+          existing.resolution?.id === plan.resolution.id &&
+          resolutionMismatch(
+            plan.page,
+            existing.resolution,
+            decisionVault(view.kind, view.vaultId),
+          ) === undefined,
         redacted: clean.redacted,
+        events: ({ id, redactions }) => [
+          {
+            kind: "conflict_resolved",
+            id,
+            resolution: resolution.id,
+            selected: resolution.selected,
+            other: resolution.other,
+            relation: resolution.relation,
+            ...(resolution.scope !== undefined ? { scope: resolution.scope } : {}),
+            ...(resolution.replaces !== undefined ? { replaces: resolution.replaces } : {}),
+            ...(redactions ? { redactions } : {}),
+          },
+        ],
       },
       now,
     );
@@ -111,7 +131,6 @@ export function recordResolution(
     }
     throw error;
   }
-  const resolution: Resolution = { ...plan.resolution, decidedAt: now.toISOString() };
   if (!place.created) {
     return {
       ok: true,
@@ -123,21 +142,6 @@ export function recordResolution(
       diagnostics: [unchangedDiagnostic(plan.page)],
     };
   }
-  appendEvent(
-    vault,
-    {
-      kind: "conflict_resolved",
-      id: place.id,
-      resolution: resolution.id,
-      selected: resolution.selected,
-      other: resolution.other,
-      relation: resolution.relation,
-      ...(resolution.scope !== undefined ? { scope: resolution.scope } : {}),
-      ...(resolution.replaces !== undefined ? { replaces: resolution.replaces } : {}),
-      ...(place.redactions ? { redactions: place.redactions } : {}),
-    },
-    now,
-  );
   return {
     ok: true,
     vault: view.kind,
@@ -146,6 +150,6 @@ export function recordResolution(
     created: true,
     resolution,
     ...(place.redactions ? { redactions: place.redactions } : {}),
-    diagnostics: [],
+    diagnostics: place.diagnostics,
   };
 }

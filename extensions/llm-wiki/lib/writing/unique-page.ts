@@ -8,7 +8,7 @@
  * call): it is reported as `page_exists`, not written twice.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
-import { appendEvent, type WikiEvent } from "../vault/events.ts";
+import type { WikiEvent } from "../vault/events.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { createPageAtFreeSlug, folderOfType } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -59,7 +59,9 @@ function norm(text: string): string {
 
 /**
  * Creates the page for `spec` under its type's folder, never replacing a
- * file, and logs `spec.recorded` when it is new.
+ * file, and logs `spec.recorded` when it is new (with `page_created`, in
+ * one write: a log that cannot take them leaves an `event_not_recorded`
+ * warning on the created page, see `createPageAtFreeSlug`).
  */
 export function createUniquePage(
   vault: VaultPaths,
@@ -94,6 +96,10 @@ export function createUniquePage(
       isSame: (existing) =>
         nameKey(existing.title) === nameKey(title) && norm(existing.body) === norm(body),
       redacted,
+      events: ({ id, redactions }) => {
+        const { kind, ...detail } = spec.recorded;
+        return [{ kind, id, title, ...detail, ...(redactions ? { redactions } : {}) }];
+      },
     },
     now,
   );
@@ -105,8 +111,5 @@ export function createUniquePage(
       diagnostics: [diagnostic("page_exists", "info", message, { path: place.path })],
     };
   }
-  const { kind, ...detail } = spec.recorded;
-  const counts = place.redactions ? { redactions: place.redactions } : {};
-  appendEvent(vault, { kind, id: place.id, title, ...detail, ...counts }, now);
-  return { ok: true, ...place, diagnostics: [] };
+  return { ok: true, ...place };
 }

@@ -6,7 +6,7 @@
  * is left alone; the write is atomic.
  */
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
-import { appendEvent } from "../vault/events.ts";
+import { recordEvents } from "../vault/events.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { appendToBlock, commitEdit, openFrontmatter } from "./frontmatter-edit.ts";
@@ -102,14 +102,15 @@ export function verifyPage(
   if (!commitEdit(site, after)) {
     return fail("verify_page_changed", `${rel} changed while being verified; try again`, rel);
   }
-  appendEvent(vault, { kind: "page_verified", page: id, verified: day }, now);
+  // The page says it now; a log that cannot take the event is a warning.
+  const logged = recordEvents(vault, [{ kind: "page_verified", page: id, verified: day }], now);
   const result: VerifyPageResult = {
     ok: true,
     id,
     path: rel,
     verified: day,
     changed: true,
-    diagnostics: [],
+    diagnostics: logged.diagnostics,
   };
   if (previous !== undefined) result.previous = previous;
   return result;
