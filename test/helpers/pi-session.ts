@@ -111,6 +111,11 @@ export async function startPi(
     sessionManager?: SessionManager;
     /** UI methods replacing the recording ones (e.g. `custom`, to draw a command's screen). */
     ui?: Partial<ExtensionUIContext>;
+    /**
+     * Extension files loaded besides those of the packages in Pi's settings
+     * (default: the checkout's source); `[]` when a test installs the package.
+     */
+    extensions?: string[];
   } = {},
 ): Promise<PiHarness> {
   const project = options.project ?? dirs.project;
@@ -129,7 +134,7 @@ export async function startPi(
     cwd: project,
     agentDir: dirs.agentDir,
     settingsManager,
-    additionalExtensionPaths: [EXTENSION],
+    additionalExtensionPaths: options.extensions ?? [EXTENSION],
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
