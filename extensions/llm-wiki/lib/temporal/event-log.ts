@@ -2,7 +2,9 @@
  * Reading the append-only event log (`meta/events.jsonl`) for time: each
  * event's timestamp, kind and the page it names. Read once per process and
  * then only its new bytes (the log is only ever appended to); a line that
- * does not parse, or has no valid timestamp, is skipped.
+ * does not parse, or has no valid timestamp, is skipped and counted, so a
+ * reader can say the log holds lines it could not read (a write cut short
+ * by a full disk) rather than drop them unseen.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 
@@ -28,6 +30,8 @@ interface Cached {
   mtimeMs: number;
   ino: number;
   events: TimedEvent[];
+  /** Whole lines that were not events. */
+  malformed: number;
   /** Bytes of a last line with no newline yet (a write in progress). */
   partial: string;
 }
@@ -37,7 +41,6 @@ const cache = new Map<string, Cached>();
 const PAGE_ID = /^[^\s/.][^\s/]*(?:\/[^\s/.][^\s/]*)+$/u;
 
 function parseLine(line: string, seq: number): TimedEvent | undefined {
-  if (line.trim() === "") return undefined;
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -74,22 +77,34 @@ function readFrom(path: string, start: number, end: number): string {
   }
 }
 
-/**
- * The log's events in file order (oldest first). A log that grew since the
- * last call is read from where that call stopped; one that shrank or was
- * replaced is read again (within `EVENT_LOG_MAX_BYTES` of its end).
- */
+/** The log as read: its events, and how many whole lines were not events. */
+export interface EventLogRead {
+  events: readonly TimedEvent[];
+  malformed: number;
+}
+
+/** The log's events in file order (oldest first); see `readEventLog`. */
 export function readTimedEvents(path: string): readonly TimedEvent[] {
+  return readEventLog(path).events;
+}
+
+/**
+ * The log's events in file order (oldest first), and the count of whole
+ * lines that were not events. A log that grew since the last call is read
+ * from where that call stopped; one that shrank or was replaced is read
+ * again (within `EVENT_LOG_MAX_BYTES` of its end).
+ */
+export function readEventLog(path: string): EventLogRead {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);
   } catch {
     cache.delete(path);
-    return [];
+    return { events: [], malformed: 0 };
   }
   const prev = cache.get(path);
   if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.ino === stat.ino) {
-    return prev.events;
+    return prev;
   }
   const grew = prev !== undefined && prev.ino === stat.ino && stat.size > prev.size;
   const start = grew ? prev.size : Math.max(0, stat.size - EVENT_LOG_MAX_BYTES);
@@ -99,20 +114,24 @@ export function readTimedEvents(path: string): readonly TimedEvent[] {
   // A tail read starts mid-line: its first piece is not a whole event.
   if (!grew && start > 0) lines.shift();
   const events = grew ? [...prev.events] : [];
+  let malformed = grew ? prev.malformed : 0;
   let seq = events.length;
   for (const line of lines) {
+    if (line.trim() === "") continue;
     const e = parseLine(line, seq);
     if (e) {
       events.push(e);
       seq += 1;
-    }
+    } else malformed += 1;
   }
-  cache.set(path, {
+  const read: Cached = {
     size: stat.size,
     mtimeMs: stat.mtimeMs,
     ino: stat.ino,
     events,
+    malformed,
     partial,
-  });
-  return events;
+  };
+  cache.set(path, read);
+  return read;
 }

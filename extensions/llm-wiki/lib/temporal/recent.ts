@@ -7,7 +7,7 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { neutraliseLine } from "../safety/text.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import { readTimedEvents } from "./event-log.ts";
+import { readEventLog } from "./event-log.ts";
 import { dayNumber, explicitDay, isoDay } from "./time-window.ts";
 
 export const RECENT_DEFAULT_DAYS = 7;
@@ -54,6 +54,20 @@ const shown = (text: string): string => {
   return safe.length > MAX_FIELD_CHARS ? `${safe.slice(0, MAX_FIELD_CHARS - 1)}…` : safe;
 };
 
+/**
+ * Lines of the log that are not events (a write cut short by a full disk, an
+ * edit by hand): said, so an event that seems missing is explained. The log
+ * is authoritative and never rewritten, so there is nothing to repair.
+ */
+function malformedLines(count: number): Diagnostic {
+  return diagnostic(
+    "event_log_malformed",
+    "warning",
+    `${count} line(s) of meta/events.jsonl are not whole events (a write cut short, or an edit by hand) and were skipped; the log is append-only and left as it is`,
+    { path: "meta/events.jsonl" },
+  );
+}
+
 /** The changes logged in the window, newest first. */
 export function recentChanges(paths: VaultPaths, input: RecentInput = {}): RecentResult {
   const now = input.now ?? new Date();
@@ -94,7 +108,8 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     );
   }
   const inside: RecentEntry[] = [];
-  for (const e of readTimedEvents(paths.events)) {
+  const log = readEventLog(paths.events);
+  for (const e of log.events) {
     const day = new Date(Date.parse(e.ts)).toISOString().slice(0, 10);
     if (dayNumber(day) === undefined || day < since || (until !== undefined && day > until)) {
       continue;
@@ -116,7 +131,7 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     entries: ordered.slice(0, limit),
     total: ordered.length,
     truncated: ordered.length > limit,
-    diagnostics: [],
+    diagnostics: log.malformed > 0 ? [malformedLines(log.malformed)] : [],
   };
   if (until !== undefined) result.until = until;
   return result;
