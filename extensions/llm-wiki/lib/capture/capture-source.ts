@@ -13,9 +13,10 @@ import { homedir } from "node:os";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
 import { checkSingleLine, neutraliseLine } from "../safety/text.ts";
-import { appendEvent } from "../vault/events.ts";
+import { recordEvents } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { sumCounts } from "../vault/redaction.ts";
+import { checkBodyText } from "../writing/input.ts";
 import {
   charsetOf,
   decodeText,
@@ -160,6 +161,9 @@ async function acquire(
   if (given(input.text)) {
     const bytes = Buffer.byteLength(input.text);
     if (bytes > limits.maxTextBytes) throw tooLarge("the text", bytes, limits.maxTextBytes);
+    // Pasted text is stored as given: a NUL or an escape sequence in it would
+    // make the packet binary, or act on the terminal of whoever reads it.
+    checkBodyText(input.text, "text");
     return {
       kind: "text",
       origin: null,
@@ -403,21 +407,28 @@ export async function captureSource(
         ],
       };
     }
-    appendEvent(
+    // The packet is stored: a log that cannot take its event is a warning, not a failure.
+    const logged = recordEvents(
       vault,
-      {
-        kind: "source_captured",
-        id: slot.id,
-        source_kind: source.kind,
-        origin: manifest.origin,
-        packet: slot.rel,
-        ...(page.id ? { page: page.id } : {}),
-        // By kind, never the values; the log redacts the line once more.
-        redactions,
-      },
+      [
+        {
+          kind: "source_captured",
+          id: slot.id,
+          source_kind: source.kind,
+          origin: manifest.origin,
+          packet: slot.rel,
+          ...(page.id ? { page: page.id } : {}),
+          // By kind, never the values; the log redacts the line once more.
+          redactions,
+        },
+      ],
       now,
     );
-    const diagnostics = [...(extraction.diagnostics ?? []), ...page.diagnostics];
+    const diagnostics = [
+      ...(extraction.diagnostics ?? []),
+      ...page.diagnostics,
+      ...logged.diagnostics,
+    ];
     if (countTotal(redactions) > 0) {
       diagnostics.push(
         diagnostic(

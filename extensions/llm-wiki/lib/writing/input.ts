@@ -4,7 +4,7 @@
  * so every host reports it the same way and nothing is written.
  */
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
-import { checkSingleLine } from "../safety/text.ts";
+import { checkSingleLine, codeOf } from "../safety/text.ts";
 
 /** Longest title accepted; a title is a name, not a paragraph. */
 export const MAX_TITLE_CHARS = 300;
@@ -36,6 +36,32 @@ export function cleanTitle(value: unknown, field = "title"): string {
   if (title.length > MAX_TITLE_CHARS)
     invalid(field, `is longer than ${MAX_TITLE_CHARS} characters`);
   return title;
+}
+
+/**
+ * Characters body text may not hold: C0 controls but tab, line feed and
+ * carriage return; DEL; C1 controls; and the bidi embeddings, overrides and
+ * isolates that make text read in another order than it is stored ("Trojan
+ * Source"). Marks (LRM, RLM, ALM) stay: right-to-left prose needs them.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const BODY_UNSAFE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * Refuses body text (a page's Markdown, captured text) holding a character
+ * of `BODY_UNSAFE`: an `invalid_input` diagnostic names the field, the line
+ * and the U+ code, and nothing is written. A NUL makes the stored file
+ * binary to every reader; an escape sequence would act on the terminal of
+ * whoever prints it later.
+ */
+export function checkBodyText(text: string, field: string): void {
+  const found = BODY_UNSAFE.exec(text);
+  if (found === null) return;
+  const char = found[0];
+  const line = text.slice(0, found.index).split("\n").length;
+  const cp = char.codePointAt(0) ?? 0;
+  const kind = cp >= 0x202a ? "a bidirectional control" : "a control character";
+  invalid(field, `contains ${kind} (${codeOf(char)}) on line ${line}; nothing was stored`);
 }
 
 /** Body text: trimmed at its ends only (inner Markdown kept as given), within `MAX_TEXT_CHARS`. */
