@@ -6,20 +6,22 @@
  * dynamic imports stay lazy) loads in a fraction of it. QMD and its native
  * parts stay external: they load their own binaries and models at run time.
  * `node:http(s)` are bound without an ESM import (see build-http-builtins.ts).
- * The Pi extension is not bundled: Pi loads its TypeScript source.
+ * The Pi extension is not bundled: Pi loads its TypeScript source. A
+ * dynamic import of a CommonJS package fails the build unless reviewed
+ * (build-dynamic-imports.ts): in a split bundle it loses its named exports.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
+import { checkDynamicImports } from "./build-dynamic-imports.ts";
 import { httpBuiltins } from "./build-http-builtins.ts";
 
 const root = join(import.meta.dirname, "..");
 const outdir = join(root, "dist");
 
-/** Builds both bins into `dist/`; returns the output files. */
-export async function buildBins(out: string = outdir): Promise<string[]> {
-  rmSync(out, { recursive: true, force: true });
-  const result = await build({
+/** The build of both bins into `out`, as esbuild takes it. */
+export function binBuildOptions(out: string): BuildOptions & { metafile: true } {
+  return {
     absWorkingDir: root,
     entryPoints: { "mcp/index": "mcp/index.ts", "cli/llm-wiki": "cli/llm-wiki.ts" },
     outdir: out,
@@ -41,7 +43,14 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
     minifyWhitespace: true,
     metafile: true,
     logLevel: "warning",
-  });
+  };
+}
+
+/** Builds both bins into `dist/`; returns the output files. */
+export async function buildBins(out: string = outdir): Promise<string[]> {
+  rmSync(out, { recursive: true, force: true });
+  const result = await build(binBuildOptions(out));
+  checkDynamicImports(result.metafile);
   return Object.keys(result.metafile.outputs);
 }
 
