@@ -11,7 +11,7 @@
  * Only the files a person placed by hand are exempt: they are authoritative
  * and never rewritten.
  */
-import { randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
@@ -105,6 +105,28 @@ function randomPassword(): string {
   let out = "";
   for (let i = 0; i < 10 + randomInt(8); i += 1) out += letters[randomInt(letters.length)];
   return `${out}${randomInt(10, 99)}${"!#%*+?@^~"[randomInt(9)]}`;
+}
+
+/**
+ * One map holding several secrets under their names (a password, an AWS
+ * secret key, a token, a numeric PIN) among plain fields, random per call;
+ * as fields and as the YAML lines of a front-matter block.
+ */
+function secretMap(): { fields: Record<string, string | number>; yaml: string; secrets: string[] } {
+  const fields: Record<string, string | number> = {
+    host: `db-${randomInt(100, 999)}.internal`,
+    [passwordKey()]: randomPassword(),
+    aws_secret_access_key: randomBytes(30).toString("base64"),
+    api_token: `${randomBytes(16).toString("hex")}`,
+    admin_password: randomInt(10_000_000, 99_999_999),
+  };
+  const yaml = Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}\n`)
+    .join("");
+  const secrets = Object.entries(fields)
+    .filter(([k]) => k !== "host")
+    .map(([, v]) => String(v));
+  return { fields, yaml, secrets };
 }
 
 /** A password field's name in one of its spellings. */
@@ -241,6 +263,68 @@ describe("secrets on every write path of the service", () => {
     const report = await wiki.reindex();
     expect(report.ok).toBe(true);
     expectClean(vault.paths.dir);
+  });
+
+  it("every secret-named key of one front-matter map is redacted, pasted or given, and the page keeps its keys", async () => {
+    const vault = makeTempVault();
+    const wiki = service(vault.root);
+    const pasted = secretMap();
+    const given = secretMap();
+    const page = wiki.ensurePage({
+      type: "concept",
+      title: `Credentials ${randomInt(1000, 9999)}`,
+      content: `---\n${pasted.yaml}---\nThe database notes.\n`,
+      extra: { service: given.fields },
+    });
+    expect(page.ok, JSON.stringify(page.diagnostics)).toBe(true);
+    const text = readFileSync(join(vault.paths.dir, page.path ?? ""), "utf8");
+    for (const value of [...pasted.secrets, ...given.secrets]) {
+      expect(text.includes(value), `${text}; ${NOTE}`).toBe(false);
+    }
+    // Still a page: every field in place, the secrets' keys included, parsed by the registry.
+    const parsed = wiki.registry(vault.paths).pages.get(page.id ?? "");
+    expect(parsed?.title).toMatch(/^Credentials /);
+    for (const key of Object.keys(pasted.fields)) expect(text).toMatch(new RegExp(`^${key}:`, "m"));
+    expect(total(page.redactions)).toBeGreaterThanOrEqual(6);
+    await wiki.reindex();
+    expectClean(vault.paths.dir);
+  });
+
+  it("an event detail and a trajectory's arguments lose every secret, JSON inside a string included", async () => {
+    const vault = makeTempVault();
+    const wiki = service(vault.root);
+    const detail = secretMap();
+    const logged = wiki.logEvent({
+      kind: "deploy_failed",
+      detail: { ...detail.fields, env: JSON.stringify(detail.fields) },
+    });
+    expect(logged.ok, JSON.stringify(logged.diagnostics)).toBe(true);
+    const args = secretMap();
+    const trajectory = await wiki.captureTrajectory({
+      task: "Deploy the service",
+      steps: [
+        { role: "user", text: "Deploy the service" },
+        // A tool's arguments as an agent sends them: a JSON document as a string argument.
+        {
+          role: "tool",
+          tool: "bash",
+          args: { command: "deploy", config: JSON.stringify(args.fields) },
+        },
+        { role: "tool", tool: "write", args: args.fields, text: "done" },
+      ],
+    });
+    expect(trajectory.ok, JSON.stringify(trajectory.diagnostics)).toBe(true);
+    const log = readFileSync(vault.paths.events, "utf8");
+    const pageText = readFileSync(join(vault.paths.dir, trajectory.path ?? ""), "utf8");
+    for (const value of [...detail.secrets, ...args.secrets]) {
+      expect(log.includes(value) || log.includes(JSON.stringify(value).slice(1, -1)), NOTE).toBe(
+        false,
+      );
+      expect(pageText.includes(value), NOTE).toBe(false);
+    }
+    // The log is still one JSON object a line, the detail's keys kept.
+    const event = events(vault.paths.dir).find((e) => e.kind === "deploy_failed");
+    expect(Object.keys(event?.detail ?? {})).toEqual([...Object.keys(detail.fields), "env"]);
   });
 
   it("observe, retro and log-event redact their text, lists and details and count it", async () => {

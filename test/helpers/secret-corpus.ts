@@ -28,6 +28,7 @@ import {
   UPPER,
   user,
 } from "./corpus-random.ts";
+import { MAP_MAKERS } from "./secret-corpus-maps.ts";
 import { pemCase, SHAPE_MAKERS } from "./secret-corpus-shapes.ts";
 
 export { CorpusRandom } from "./corpus-random.ts";
@@ -433,6 +434,7 @@ const MAKERS: Record<string, Maker> = {
   },
 
   ...SHAPE_MAKERS,
+  ...MAP_MAKERS,
 };
 
 /** Every kind in the corpus, generated afresh (values at random) from `seed`. */

@@ -16,7 +16,7 @@ import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { RedactionCounts } from "../safety/redact.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 import { fenced } from "./fence.ts";
-import { type KeyedValue, redactKeyed } from "./keyed-redaction.ts";
+import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
 
 /** Deepest element nesting rendered; deeper documents are kept as written. */
 export const XML_MAX_DEPTH = 64;

@@ -80,8 +80,8 @@ function unescapeOnce(text: string): { text: string; at: number[] } {
   return { text: out, at };
 }
 
-/** Most escape levels read: JSON in a string in a JSON log line is two. */
-const MAX_LEVELS = 2;
+/** Most escape levels read: a config dump in a log line, wrapped in a JSON string, is three. */
+const MAX_LEVELS = 3;
 
 /**
  * The unescaped readings of `text`, one per level of escaping it shows (none

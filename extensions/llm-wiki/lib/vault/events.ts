@@ -13,10 +13,16 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
-import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { countTotal } from "../safety/redact.ts";
 import { makeDirs, refuseLinkOnTheWay, vaultArea, writeThroughLinkError } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
-import { type RedactionCounts, redactValue, sumCounts } from "./redaction.ts";
+import {
+  JSON_LINE,
+  type RedactionCounts,
+  redactRecord,
+  redactValue,
+  sumCounts,
+} from "./redaction.ts";
 
 /** One logged event; `kind` says what happened, the rest is its detail. */
 export interface WikiEvent {
@@ -34,10 +40,9 @@ function isCounts(value: unknown): value is RedactionCounts {
 }
 
 /**
- * The line logged for `event`: each string redacted, then the serialised
- * line once more, since a `"password": "…"` pair is only recognisable with
- * its key. A redaction of the line never spans JSON syntax in practice; if
- * one did, the line would not parse and the value-wise result is kept.
+ * The line logged for `event`: each value redacted alone and beside its key,
+ * then the serialised line once more; where that would break the line, the
+ * values it found are masked whole (`redactRecord`), never kept.
  */
 function redactedLine(event: Record<string, unknown>): {
   line: string;
@@ -45,18 +50,7 @@ function redactedLine(event: Record<string, unknown>): {
 } {
   const counts: RedactionCounts = {};
   const { redactions: given, ...rest } = event;
-  const values = redactValue(rest, counts);
-  let line = JSON.stringify(values);
-  const again = redactSecrets(line);
-  if (countTotal(again.counts) > 0) {
-    try {
-      JSON.parse(again.text);
-      line = again.text;
-      return { line, counts: sumCounts(counts, again.counts, isCounts(given) ? given : undefined) };
-    } catch {
-      // Kept value-wise redacted; see above.
-    }
-  }
+  const line = redactRecord(redactValue(rest, counts), JSON_LINE, counts);
   return { line, counts: sumCounts(counts, isCounts(given) ? given : undefined) };
 }
 

@@ -6,17 +6,18 @@
 import { lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
-import { addCounts, countTotal, redactSecrets } from "../safety/redact.ts";
 import { checkPageLines } from "../safety/text.ts";
 import { recordEvents, type WikiEvent } from "./events.ts";
-import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
+import { readFrontmatter } from "./frontmatter.ts";
 import { createFileExclusive, vaultArea } from "./fs-safe.ts";
 import { nameKey } from "./name-key.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES, type Page, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import {
+  pageFormat,
   type RedactionCounts,
   redactionsField,
+  redactRecord,
   redactText,
   redactValue,
   sumCounts,
@@ -118,7 +119,8 @@ export function createPageAtFreeSlug(
   const data = redactValue(spec.data, counts);
   const given = redactText(spec.body, counts);
   const body = given.endsWith("\n") || given === "" ? given : `${given}\n`;
-  const text = redactWhole(writeFrontmatter(body, data), counts);
+  // Redacted once more as written (a `password: …` field is a secret only next to its key).
+  const text = redactRecord(data, pageFormat(body), counts);
   refuseUnreadable(spec, text);
   for (let n = 1; n <= spec.maxAttempts; n += 1) {
     const slug = n === 1 ? spec.base : `${spec.base}-${n}`;
@@ -150,23 +152,6 @@ export function createPageAtFreeSlug(
       { path: `wiki/${spec.folder}/${spec.base}.md` },
     ),
   );
-}
-
-/**
- * The page text redacted once more as a whole: a `password: …` field is a
- * secret only next to its key. Kept only when the result still parses (a
- * redaction never spans YAML syntax in practice), else the field-wise text.
- */
-function redactWhole(text: string, counts: RedactionCounts): string {
-  const again = redactSecrets(text);
-  if (countTotal(again.counts) === 0) return text;
-  try {
-    readFrontmatter(again.text);
-  } catch {
-    return text;
-  }
-  addCounts(counts, again.counts);
-  return again.text;
 }
 
 /**

@@ -7,7 +7,7 @@
  * as the line `"key": "value"`, all of them in one pass (one scan per value
  * would cost seconds on a large document).
  */
-import { addCounts, countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
+import { addCounts, countTotal, type RedactionCounts, redactSecrets } from "./redact.ts";
 
 /** One value and the name it stands under. */
 export interface KeyedValue {
