@@ -15,6 +15,7 @@ import { join } from "node:path";
 import {
   isReallyInside,
   makeDirs,
+  vaultArea,
   writeFileAtomic,
 } from "../extensions/llm-wiki/lib/vault/fs-safe.ts";
 import type { VaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
@@ -41,21 +42,13 @@ function fileOf(paths: VaultPaths, sessionId: string): string {
 
 /**
  * The folder, made if missing, when it lies really inside the vault: a
- * symlink on the way (a repository's `meta/cache` leading elsewhere) is
- * refused before anything is made through it.
+ * symbolic link on the way (a repository's `meta/cache` leading elsewhere)
+ * is refused before anything is made through it.
  */
 function usableFolder(paths: VaultPaths): string | undefined {
   const dir = folder(paths);
-  const cache = join(paths.meta, "cache");
-  for (const step of [paths.dir, paths.meta, cache, dir]) {
-    try {
-      if (lstatSync(step).isSymbolicLink()) return undefined;
-    } catch {
-      // Missing: made below.
-    }
-  }
   try {
-    makeDirs(dir);
+    makeDirs(dir, vaultArea(paths));
   } catch {
     return undefined;
   }
@@ -94,7 +87,11 @@ export function rememberPrimed(
     .filter((p) => p.length <= MAX_KEY_CHARS && PAGE_KEY.test(p))
     .slice(0, MAX_PAGES);
   if (kept.length === 0) return;
-  writeFileAtomic(fileOf(paths, sessionId), `${JSON.stringify({ version: 1, pages: kept })}\n`);
+  writeFileAtomic(
+    fileOf(paths, sessionId),
+    `${JSON.stringify({ version: 1, pages: kept })}\n`,
+    vaultArea(paths),
+  );
 }
 
 /**

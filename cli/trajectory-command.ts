@@ -92,7 +92,8 @@ function settingState(service: WikiService): Outcome {
 
 function setSetting(on: boolean, pi: boolean): Outcome {
   const path = pi ? join(process.cwd(), PI_CONFIG_DIR, "settings.json") : cliSettingsPath();
-  const written = writeSetting(path, "trajectories", on);
+  // The project's own folder: a committed `.pi` link (to ~/.pi/agent) is refused.
+  const written = writeSetting(path, "trajectories", on, pi ? process.cwd() : undefined);
   const result = { ok: written.ok, trajectories: on, path, diagnostics: written.diagnostics };
   if (!written.ok) return { ok: false, result, text: "", diagnostics: written.diagnostics };
   const where = pi

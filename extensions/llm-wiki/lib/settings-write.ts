@@ -2,14 +2,16 @@
  * Writing one `llm-wiki` setting into a JSON settings file (Pi's project
  * `.pi/settings.json`, the CLI's settings file): every other key, in and
  * out of the namespace, is kept; a file that is not a JSON object is never
- * replaced (a diagnostic says so); the write is atomic.
+ * replaced (a diagnostic says so); the write is atomic. Nothing is read or
+ * written through a symbolic link: a repository may commit `.pi` as a link
+ * to the user's `~/.pi/agent`, and a project setting must never rewrite the
+ * user's global settings (`write_through_link`, naming the link).
  */
-import { mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
 import { Value } from "typebox/value";
-import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+import { type Diagnostic, diagnostic, errorMessage, WikiError } from "./diagnostics.ts";
 import { SETTING_SCHEMAS, SETTINGS_NAMESPACE } from "./settings.ts";
-import { writeFileAtomic } from "./vault/fs-safe.ts";
+import { linkOnTheWay, writeFileAtomic, writeThroughLinkError } from "./vault/fs-safe.ts";
 
 export interface SettingWriteResult {
   ok: boolean;
@@ -39,9 +41,21 @@ export function settingProblem(key: string, value: unknown): string | undefined 
 
 /**
  * Sets `llm-wiki.<key>` to `value` in the file at `path` (created when
- * absent); `undefined` removes the key, so the next file or the default applies.
+ * absent); `undefined` removes the key, so the next file or the default
+ * applies. `within` is the folder the file belongs to (a project's root for
+ * its `.pi/settings.json`): a link below it on the way, or at the file, is
+ * refused before anything is read.
  */
-export function writeSetting(path: string, key: string, value: unknown): SettingWriteResult {
+export function writeSetting(
+  path: string,
+  key: string,
+  value: unknown,
+  within?: string,
+): SettingWriteResult {
+  const link = linkOnTheWay(path, within);
+  if (link !== undefined) {
+    return { ok: false, path, diagnostics: [writeThroughLinkError(path, link).diagnostic] };
+  }
   let data: Record<string, unknown> = {};
   let text: string | undefined;
   try {
@@ -67,9 +81,10 @@ export function writeSetting(path: string, key: string, value: unknown): Setting
   }
   data[SETTINGS_NAMESPACE] = { ...(section ?? {}), [key]: value };
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic(path, `${JSON.stringify(data, null, 2)}\n`);
+    writeFileAtomic(path, `${JSON.stringify(data, null, 2)}\n`, within);
   } catch (error) {
+    // A link made meanwhile: its own diagnostic.
+    if (error instanceof WikiError) return { ok: false, path, diagnostics: [error.diagnostic] };
     return refuse(path, `it cannot be written (${errorMessage(error)})`);
   }
   return { ok: true, path, diagnostics: [] };

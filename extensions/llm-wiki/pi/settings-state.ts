@@ -257,7 +257,8 @@ export function changeSetting(
       key: shape.key,
     };
   }
-  const written = writeSetting(path, shape.key, value);
+  // A project's file within the project (a committed `.pi` link is refused); the global one as it is.
+  const written = writeSetting(path, shape.key, value, scope === "project" ? files.cwd : undefined);
   if (!written.ok) {
     return { ok: false, message: renderDiagnostics(written.diagnostics), key: shape.key };
   }

@@ -42,10 +42,12 @@ export function createTrajectoriesCommand(
         );
         return;
       }
+      // Within the project: a committed `.pi` link (to ~/.pi/agent) is refused.
       const written = writeSetting(
         join(ctx.cwd, CONFIG_DIR_NAME, "settings.json"),
         "trajectories",
         next,
+        ctx.cwd,
       );
       if (!written.ok) {
         ctx.ui.notify(terminalSafe(renderDiagnostics(written.diagnostics)), "error");

@@ -12,7 +12,7 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { writeFileAtomic } from "../vault/fs-safe.ts";
+import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { extractCodeRefs } from "./extract.ts";
@@ -126,7 +126,7 @@ function loadSymbols(value: unknown): SymbolCache {
 
 function saveCache(vault: VaultPaths, cache: CacheFile): void {
   try {
-    writeFileAtomic(cachePath(vault), JSON.stringify(cache));
+    writeFileAtomic(cachePath(vault), JSON.stringify(cache), vaultArea(vault));
   } catch {
     // A vault this user may not write: the answer stands, only the cache is lost.
   }

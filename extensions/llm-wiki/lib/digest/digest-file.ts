@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { diagnostic, WikiError } from "../diagnostics.ts";
 import type { LintCounts } from "../lint/types.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
-import { createFileExclusive, isReallyInside, makeDirs } from "../vault/fs-safe.ts";
+import { createFileExclusive, isReallyInside, makeDirs, vaultArea } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 
 /** `outputs/` of a vault (inside `.llm-wiki/`). */
@@ -87,7 +87,7 @@ export function previousDigest(vault: VaultPaths): PreviousDigest | undefined {
  */
 export function writeDigestFile(vault: VaultPaths, day: string, text: string): string {
   const dir = outputsDir(vault);
-  makeDirs(dir);
+  makeDirs(dir, vaultArea(vault));
   // A hostile vault's `outputs` may be a link to anywhere: the digest stays inside the vault.
   if (!isReallyInside(vault.dir, dir)) {
     throw new WikiError(
@@ -103,7 +103,7 @@ export function writeDigestFile(vault: VaultPaths, day: string, text: string): s
   }
   for (let n = 1; n <= MAX_SAME_DAY; n += 1) {
     const name = n === 1 ? `digest-${day}.md` : `digest-${day}-${n}.md`;
-    if (createFileExclusive(join(dir, name), text)) return `outputs/${name}`;
+    if (createFileExclusive(join(dir, name), text, vaultArea(vault))) return `outputs/${name}`;
   }
   throw new Error(`outputs/ already holds ${MAX_SAME_DAY} digests of ${day}`);
 }

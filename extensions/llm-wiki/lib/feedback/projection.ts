@@ -10,17 +10,9 @@
  * (vault-feedback.ts): a page deleted takes its choice with it, and a log
  * lost or never appended to loses none.
  */
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type FeedbackAction, isFeedbackEvent } from "./feedback-event.ts";
 
@@ -265,10 +257,7 @@ function loadCached(paths: VaultPaths): FeedbackProjection | undefined {
 function saveCached(paths: VaultPaths, projection: FeedbackProjection): void {
   const file = projectionFile(paths);
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(projection.snapshot()));
-    renameSync(tmp, file);
+    writeFileAtomic(file, JSON.stringify(projection.snapshot()), vaultArea(paths));
   } catch {
     // A cache: the next reader rebuilds it from the log.
   }

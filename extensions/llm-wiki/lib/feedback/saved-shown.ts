@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RecallResult } from "../recall-operation.ts";
-import { writeFileAtomic } from "../vault/fs-safe.ts";
+import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { FeedbackSession, type ShownPage, type VaultKind } from "./feedback-session.ts";
 
@@ -55,7 +55,7 @@ export function saveCliShown(
     }),
   );
   const file: ShownFile = { schema: SCHEMA, at: now.toISOString(), shown };
-  writeFileAtomic(cliShownPath(vault), `${JSON.stringify(file)}\n`);
+  writeFileAtomic(cliShownPath(vault), `${JSON.stringify(file)}\n`, vaultArea(vault));
 }
 
 /** What `loadCliShown` found. */

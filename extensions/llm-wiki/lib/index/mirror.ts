@@ -10,7 +10,7 @@ import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { redactSecrets } from "../safety/redact.ts";
-import { writeFileAtomic } from "../vault/fs-safe.ts";
+import { refuseLinkOnTheWay, writeFileAtomic } from "../vault/fs-safe.ts";
 import {
   bodyAfterFrontmatter,
   hashContent,
@@ -197,7 +197,11 @@ export function recordManifest(
     writeManifest(gen, next);
     return next;
   }
-  if (lines.length > 0) appendFileSync(gen.manifestLog, `${lines.join("\n")}\n`);
+  if (lines.length > 0) {
+    // Appending follows a link: one placed at the log is refused, not written through.
+    refuseLinkOnTheWay(gen.manifestLog);
+    appendFileSync(gen.manifestLog, `${lines.join("\n")}\n`);
+  }
   next.logged = logged;
   return next;
 }

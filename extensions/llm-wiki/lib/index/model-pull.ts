@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { refuseLinkOnTheWay } from "../vault/fs-safe.ts";
 import {
   hfCacheFileNames,
   MODEL_ROLES,
@@ -117,6 +118,9 @@ async function download(
   onBytes: (done: number, total: number) => void,
 ): Promise<number> {
   const part = `${target}.part`;
+  // A link at either name would send the download (or the rename) where it points.
+  refuseLinkOnTheWay(part);
+  refuseLinkOnTheWay(target);
   const stall = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {

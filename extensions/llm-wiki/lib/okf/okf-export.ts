@@ -205,14 +205,17 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
   try {
     makeDirs(dir);
     // Listed before it is written, so an export cut short is still recognised as ours.
+    // Below the destination nothing is written through a link (a folder of a
+    // previous export replaced by one would send pages where it points).
     writeFileAtomic(
       join(dir, EXPORT_MANIFEST),
       `${JSON.stringify(newManifest(previous?.files ?? {}, hashes), null, 2)}\n`,
+      dir,
     );
     for (const [rel, bytes] of files) {
       const abs = join(dir, rel);
       if (!isInside(dir, abs)) throw new Error(`${rel} escapes the destination`);
-      writeFileAtomic(abs, bytes);
+      writeFileAtomic(abs, bytes, dir);
     }
     for (const rel of removed) {
       rmSync(join(dir, rel), { force: true });
@@ -221,6 +224,7 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
     writeFileAtomic(
       join(dir, EXPORT_MANIFEST),
       `${JSON.stringify(newManifest(hashes), null, 2)}\n`,
+      dir,
     );
   } catch (error) {
     return {

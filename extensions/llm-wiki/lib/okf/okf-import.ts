@@ -17,7 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { appendEvent } from "../vault/events.ts";
-import { createFileExclusive, isInside } from "../vault/fs-safe.ts";
+import { createFileExclusive, isInside, vaultArea } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultHandle } from "../vault-handles.ts";
 import { RAW_EXPORT_DIR } from "./okf-export.ts";
@@ -210,7 +210,7 @@ export async function importOkf(
   const written: string[] = [];
   for (const c of candidates) {
     try {
-      if (createFileExclusive(join(vault.dir, c.item.path), c.bytes)) {
+      if (createFileExclusive(join(vault.dir, c.item.path), c.bytes, vaultArea(vault))) {
         result.creates.push(c.item);
         written.push(c.item.path);
       } else

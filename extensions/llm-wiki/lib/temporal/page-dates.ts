@@ -6,10 +6,10 @@
  * kept in `meta/cache/temporal/git-dates.json` under that commit), never once
  * per recall.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { runGit } from "../code-refs/git-run.ts";
-import { writeFileAtomic } from "../vault/fs-safe.ts";
+import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { readTimedEvents } from "./event-log.ts";
@@ -177,8 +177,7 @@ function gitDates(paths: VaultPaths): Record<string, string> {
   }
   gitMemo.set(paths.dir, { head, dates });
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileAtomic(file, `${JSON.stringify({ head, dates })}\n`);
+    writeFileAtomic(file, `${JSON.stringify({ head, dates })}\n`, vaultArea(paths));
   } catch {
     // A vault this user may not write still answers; the next process asks git again.
   }

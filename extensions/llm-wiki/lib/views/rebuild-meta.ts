@@ -15,7 +15,7 @@ import { lintVaults } from "../lint/lint.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
-import { isReallyInside, makeDirs, writeFileAtomic } from "../vault/fs-safe.ts";
+import { isReallyInside, makeDirs, vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField, sumCounts } from "../vault/redaction.ts";
 import type { VaultHandles } from "../vault-handles.ts";
@@ -175,7 +175,7 @@ export function writeVaultViews(
     redactions = sumCounts(redactions, clean.counts);
     const abs = join(vault.dir, rel);
     // Folders a walk listed pages in exist; only `wiki/` or `meta/` itself may be missing.
-    if (!existsSync(dirname(abs))) makeDirs(dirname(abs));
+    if (!existsSync(dirname(abs))) makeDirs(dirname(abs), vaultArea(vault));
     if (!isReallyInside(vault.dir, dirname(abs))) {
       diagnostics.push(
         diagnostic(
@@ -194,7 +194,7 @@ export function writeVaultViews(
       continue;
     }
     try {
-      writeFileAtomic(abs, clean.text);
+      writeFileAtomic(abs, clean.text, vaultArea(vault));
       report.written.push(rel);
     } catch (error) {
       diagnostics.push(

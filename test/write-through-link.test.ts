@@ -1,0 +1,121 @@
+/**
+ * No write through a link (issue 22, section 5): a repository can commit a
+ * symbolic link anywhere llm-wiki writes, `.pi` pointing at the user's
+ * `~/.pi/agent`, `.pi/settings.json` at their global settings, a folder of
+ * an earlier OKF export at somewhere else. Each write is refused with
+ * `write_through_link` naming the link, and the folder it points to (drawn
+ * afresh each run, with random files in it) stays byte for byte as it was
+ * (an OKF export refuses such a folder already as not its own; the write
+ * helper refuses it again below the destination).
+ * Everything runs through the real CLI.
+ */
+import { randomInt } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.ts";
+import { childEnv } from "./helpers/index-services.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { makeTempDir, makeTempVault, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
+
+afterAll(removeTempDirs);
+
+/** A folder standing for something the user owns: a few random files, one a settings.json. */
+function userFolder(): string {
+  const dir = makeTempDir("llm-wiki-user-");
+  writeFileSync(
+    join(dir, "settings.json"),
+    `${JSON.stringify({ [randomWord()]: randomWords(3), "llm-wiki": { trajectories: true } }, null, 2)}\n`,
+  );
+  for (let i = randomInt(1, 4); i > 0; i--) {
+    writeFileSync(join(dir, `${randomWord()}.txt`), randomWords(randomInt(2, 20)));
+  }
+  return dir;
+}
+
+interface Json {
+  ok: boolean;
+  diagnostics: Array<{ code: string; message: string; path?: string }>;
+}
+
+function expectRefusedNaming(run: { status: number | null; stdout: string }, link: string): void {
+  expect(run.status).toBe(1);
+  const out = JSON.parse(run.stdout) as Json;
+  expect(out.ok).toBe(false);
+  const refusal = out.diagnostics.find((d) => d.code === "write_through_link");
+  expect(refusal?.path).toBe(link);
+  expect(refusal?.message).toContain(link);
+}
+
+describe("a project's Pi settings are never written through a link", () => {
+  for (const on of [false, true]) {
+    it(`trajectory ${on ? "on" : "off"} --pi with .pi linked to the user's Pi folder`, () => {
+      const project = makeTempDir("llm-wiki-project-");
+      const agent = userFolder();
+      const before = snapshotFiles(agent);
+      symlinkSync(agent, join(project, ".pi"), "dir");
+      const run = runCli(["trajectory", on ? "on" : "off", "--pi", "--json"], {
+        cwd: project,
+        env: childEnv(),
+      });
+      expectRefusedNaming(run, join(project, ".pi"));
+      expect(snapshotFiles(agent)).toEqual(before);
+    });
+  }
+
+  it("trajectory off --pi with .pi/settings.json linked to the user's settings file", () => {
+    const project = makeTempDir("llm-wiki-project-");
+    const agent = userFolder();
+    const before = snapshotFiles(agent);
+    mkdirSync(join(project, ".pi"));
+    const link = join(project, ".pi", "settings.json");
+    symlinkSync(join(agent, "settings.json"), link, "file");
+    const run = runCli(["trajectory", "off", "--pi", "--json"], { cwd: project, env: childEnv() });
+    expectRefusedNaming(run, link);
+    expect(snapshotFiles(agent)).toEqual(before);
+  });
+
+  it("a real .pi folder is still written", () => {
+    const project = makeTempDir("llm-wiki-project-");
+    const run = runCli(["trajectory", "off", "--pi", "--json"], {
+      cwd: project,
+      env: childEnv(),
+    });
+    expect(run.status).toBe(0);
+    const written = JSON.parse(readFileSync(join(project, ".pi", "settings.json"), "utf8"));
+    expect(written["llm-wiki"]).toEqual({ trajectories: false });
+  });
+});
+
+describe("an OKF export never writes through a link below its destination", () => {
+  it("a folder of an earlier export replaced by a link: refused, the target unchanged", () => {
+    const vault = makeTempVault({
+      pages: {
+        [`concepts/${randomWord(5, 10)}`]: `---\ntype: concept\ntitle: ${randomWords(3)}\n---\n${randomWords(20)}\n`,
+      },
+    });
+    const env = childEnv();
+    const dest = join(makeTempDir("llm-wiki-export-"), "bundle");
+    const first = runCli(["export", "--okf", dest, "--json"], { cwd: vault.root, env });
+    expect(first.status).toBe(0);
+    // The exported folder moved elsewhere (as it was, so the export still
+    // recognises its files) and a link left in its place.
+    const folder = join(dest, "concepts");
+    const elsewhere = join(makeTempDir("llm-wiki-user-"), randomWord());
+    renameSync(folder, elsewhere);
+    writeFileSync(join(elsewhere, `${randomWord()}.txt`), randomWords(8));
+    symlinkSync(elsewhere, folder, "dir");
+    vault.writePage(
+      `concepts/${randomWord(11, 14)}`,
+      `---\ntype: concept\ntitle: ${randomWords(3)}\n---\n${randomWords(20)}\n`,
+    );
+    const before = snapshotFiles(elsewhere);
+    const again = runCli(["export", "--okf", dest, "--json"], { cwd: vault.root, env });
+    expect(again.status).toBe(1);
+    // Refused before writing (the link is not a file the export wrote), naming it.
+    const out = JSON.parse(again.stdout) as Json;
+    expect(out.ok).toBe(false);
+    expect(out.diagnostics.map((d) => d.message).join("\n")).toMatch(/concepts/);
+    expect(snapshotFiles(elsewhere)).toEqual(before);
+  });
+});
