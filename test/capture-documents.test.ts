@@ -305,6 +305,11 @@ describe("capture: PDF", () => {
     const { cases, note } = someSecrets(Number.POSITIVE_INFINITY);
     expect(cases.length, note).toBeGreaterThanOrEqual(20);
     const [inAuthor, ...inText] = cases as [SecretCase, ...SecretCase[]];
+    // The /Info dictionary's other fields too: a recognisable secret in the title
+    // and keywords, a keyed one (`password = …`) as the subject.
+    const inTitle = inAuthor;
+    const inKeywords = inAuthor;
+    const inSubject = inText.find((c) => /password|secret|token/i.test(c.text)) ?? inAuthor;
     const plain = randomWords(5);
     const lines = inText.map((c) => c.text);
     writeFileSync(
@@ -314,7 +319,12 @@ describe("capture: PDF", () => {
           [plain, ...lines.slice(0, 25)],
           [randomWords(3), ...lines.slice(25)],
         ],
-        info: { title: randomTitle(), author: inAuthor.secret },
+        info: {
+          title: `${randomTitle()} ${inTitle.secret}`,
+          author: inAuthor.secret,
+          subject: inSubject.text,
+          keywords: `${randomWord()}, ${inKeywords.secret}`,
+        },
       }),
     );
     const result = await service.captureSource({ file: "creds.pdf" });
@@ -326,6 +336,8 @@ describe("capture: PDF", () => {
     expect(manifest.original_withheld).toBe("secrets");
     expect(manifest.files.original).toBeUndefined();
     expect(manifest.document?.author).toMatch(/\[REDACTED:/);
+    expect(manifest.document?.title).toMatch(/\[REDACTED:/);
+    expect(JSON.stringify(manifest.document)).not.toContain(inSubject.secret);
     const source = packetFile(vault, id, "source.md");
     expect(source).toContain(plain);
     expect(source).toMatch(/\[REDACTED:/);
@@ -568,16 +580,23 @@ describe("capture: secrets known only by their name", () => {
       join(vault.root, "settings.json"),
       `{"user": "${word}", "${escapedKey}": "\\u00${inJson.charCodeAt(0).toString(16)}${inJson.slice(1)}"}`,
     );
-    for (const [file, leaked] of [
-      ["settings.xml", [inXml, inAttr]],
-      ["settings.json", [inJson]],
+    // The XML's secrets show only once it is read: its original is withheld. The
+    // JSON's escapes are read by the scan of the original itself (an unescaped
+    // reading), so its original is kept, redacted in place.
+    for (const [file, leaked, withheld] of [
+      ["settings.xml", [inXml, inAttr], true],
+      ["settings.json", [inJson], false],
     ] as const) {
       const result = await service.captureSource({ file });
       expect(result.ok, file).toBe(true);
-      expect(codes(result), file).toEqual(["capture_original_withheld", "capture_redacted"]);
+      expect(codes(result), file).toEqual(
+        withheld ? ["capture_original_withheld", "capture_redacted"] : ["capture_redacted"],
+      );
       const id = result.id ?? "";
-      expect(readdirSync(packetDir(vault, id)).sort()).toEqual(["manifest.json", "source.md"]);
-      expect(manifestOf(vault, id).original_withheld).toBe("secrets");
+      expect(readdirSync(packetDir(vault, id)).sort()).toEqual(
+        withheld ? ["manifest.json", "source.md"] : ["manifest.json", "original.json", "source.md"],
+      );
+      expect(manifestOf(vault, id).original_withheld).toBe(withheld ? "secrets" : undefined);
       const source = packetFile(vault, id, "source.md");
       expect(source).toContain(word);
       expect(source).toContain("[REDACTED:");

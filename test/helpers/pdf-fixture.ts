@@ -9,7 +9,13 @@
 export interface PdfSpec {
   /** Lines of text on each page (one entry per page); an empty list makes an image-only page. */
   pages: string[][];
-  info?: { title?: string; author?: string; creationDate?: string };
+  info?: {
+    title?: string;
+    author?: string;
+    subject?: string;
+    keywords?: string;
+    creationDate?: string;
+  };
   /** Adds an /Encrypt dictionary whose user password is not empty: no reader opens it without one. */
   locked?: boolean;
 }
@@ -70,6 +76,8 @@ export function makePdf(spec: PdfSpec): Buffer {
     const fields = [
       spec.info.title === undefined ? "" : `/Title ${literal(spec.info.title)}`,
       spec.info.author === undefined ? "" : `/Author ${literal(spec.info.author)}`,
+      spec.info.subject === undefined ? "" : `/Subject ${literal(spec.info.subject)}`,
+      spec.info.keywords === undefined ? "" : `/Keywords ${literal(spec.info.keywords)}`,
       spec.info.creationDate === undefined
         ? ""
         : `/CreationDate ${literal(spec.info.creationDate)}`,

@@ -11,6 +11,7 @@ import { diagnostic, WikiError } from "../diagnostics.ts";
 import type { RedactionCounts } from "../safety/redact.ts";
 import { createFileExclusive } from "../vault/fs-safe.ts";
 import { hashContent } from "../vault/page.ts";
+import { redactValue } from "../vault/redaction.ts";
 import type { SourceFormat } from "./extract.ts";
 import type { SourceSlot } from "./source-id.ts";
 
@@ -110,7 +111,9 @@ export function writePacket(
   if (content.original) files.push([content.original.name, content.original.text]);
   files.push(
     [SOURCE_FILE, content.source],
-    [MANIFEST_FILE, `${JSON.stringify(manifest, null, 2)}\n`],
+    // Its fields were redacted one by one; the whole manifest once more, each
+    // value beside its name, so no field added later goes out unredacted.
+    [MANIFEST_FILE, `${JSON.stringify(redactValue(manifest, {}), null, 2)}\n`],
   );
   const written: string[] = [];
   try {

@@ -18,6 +18,8 @@ import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 export interface PdfInfo {
   title?: string;
   author?: string;
+  subject?: string;
+  keywords?: string;
   /** The creation day, `YYYY-MM-DD`, as the document records it. */
   created?: string;
   pages: number;
@@ -175,12 +177,16 @@ export async function extractPdf(bytes: Uint8Array, limits: PdfLimits): Promise<
     }
     const title = infoLine(info.Title);
     const author = infoLine(info.Author);
+    const subject = infoLine(info.Subject);
+    const keywords = infoLine(info.Keywords);
     const created = pdfDay(info.CreationDate);
     return {
       pages,
       info: {
         ...(title ? { title } : {}),
         ...(author ? { author } : {}),
+        ...(subject ? { subject } : {}),
+        ...(keywords ? { keywords } : {}),
         ...(created ? { created } : {}),
         pages: pageCount,
       },

@@ -10,7 +10,7 @@
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
-import { sumCounts } from "../vault/redaction.ts";
+import { redactValue, sumCounts } from "../vault/redaction.ts";
 import { extractPdf, type PdfInfo, type PdfLimits, pdfToMarkdown } from "./pdf-extract.ts";
 
 /** A PDF read, redacted and judged. */
@@ -19,7 +19,7 @@ export interface PreparedPdf {
   markdown: string;
   /** The document's title, when it names one (redaction happens with the other titles). */
   title?: string;
-  /** Metadata for the manifest and the source page; the author redacted. */
+  /** Metadata for the manifest and the source page, every field redacted. */
   document: PdfInfo;
   /** The bytes to keep, or undefined when a secret was found somewhere in the file. */
   original?: Uint8Array;
@@ -33,11 +33,16 @@ export async function preparePdf(bytes: Uint8Array, limits: PdfLimits): Promise<
   const pdf = await extractPdf(bytes, limits);
   const { markdown, emptyPages } = pdfToMarkdown(pdf);
   const text = redactSecrets(markdown);
-  const author = pdf.info.author === undefined ? undefined : redactSecrets(pdf.info.author);
-  const title = pdf.info.title === undefined ? undefined : redactSecrets(pdf.info.title);
+  // Every field of the /Info dictionary (author, subject, keywords, …) goes to
+  // the manifest and the source page: each is redacted, beside its name too.
+  // The title is counted where the capture redacts its titles.
+  const { title: rawTitle, ...rest } = pdf.info;
+  const infoCounts: RedactionCounts = {};
+  const info = redactValue(rest, infoCounts);
+  const title = rawTitle === undefined ? undefined : redactSecrets(rawTitle);
   // Only the counts: the bytes are never rewritten, they are kept whole or not at all.
   const raw = redactSecrets(Buffer.from(bytes).toString("latin1")).counts;
-  const counts = sumCounts(text.counts, author?.counts);
+  const counts = sumCounts(text.counts, infoCounts);
   const seen = countTotal(counts) + countTotal(raw) + countTotal(title?.counts ?? {});
 
   const diagnostics: Diagnostic[] = [];
@@ -59,10 +64,7 @@ export async function preparePdf(bytes: Uint8Array, limits: PdfLimits): Promise<
       ),
     );
   }
-  const document: PdfInfo = {
-    ...pdf.info,
-    ...(author === undefined ? {} : { author: author.text }),
-  };
+  const document: PdfInfo = { ...info, ...(title === undefined ? {} : { title: title.text }) };
   return {
     markdown: text.text,
     ...(pdf.info.title === undefined ? {} : { title: pdf.info.title }),
