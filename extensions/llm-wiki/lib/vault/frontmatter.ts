@@ -5,9 +5,14 @@
  * repository by anyone would run code whenever the vault is read. Every
  * front-matter parse in the project goes through `readFrontmatter`, which
  * admits only YAML (gray-matter's safe loader) and JSON (`JSON.parse`) and
- * refuses any other language before gray-matter sees the text.
+ * refuses any other language before gray-matter sees the text. YAML is
+ * also bounded (frontmatter-bounds.ts): nested aliases that would expand
+ * to millions of nodes in every reader are refused, not parsed into a bomb.
  */
 import matter from "gray-matter";
+import { checkExpansion, checkYamlText } from "./frontmatter-bounds.ts";
+
+export { FrontmatterTooComplexError } from "./frontmatter-bounds.ts";
 
 /** Fence languages that may be parsed; the empty name is YAML, as in gray-matter. */
 const ALLOWED_LANGUAGES: ReadonlySet<string> = new Set(["", "yaml", "yml", "json"]);
@@ -16,12 +21,32 @@ function refuse(language: string): never {
   throw new FrontmatterLanguageError(language);
 }
 
+type YamlParse = (text: string) => object;
+
+/** gray-matter's own YAML engine (js-yaml's safe loader), which its types do not expose. */
+const defaultYaml: YamlParse = (() => {
+  const engines = (matter as unknown as { engines?: { yaml?: { parse?: unknown } } }).engines;
+  const parse = engines?.yaml?.parse;
+  if (typeof parse !== "function") throw new Error("gray-matter has no YAML engine");
+  return parse as YamlParse;
+})();
+
+/** The YAML engine with its bounds: the text checked before parsing, the data before any reader. */
+function boundedYaml(text: string): object {
+  checkYamlText(text);
+  const data = defaultYaml(text);
+  checkExpansion(data, text.length);
+  return data;
+}
+
 /**
  * Engines handed to gray-matter. Its defaults are merged under these, so the
  * evaluating ones are replaced by refusals as a second line of defence
  * should the fence check below ever miss a spelling.
  */
 const SAFE_ENGINES = {
+  // `yml` and `yaml` in any case reach this one too (gray-matter's aliases).
+  yaml: { parse: boundedYaml },
   javascript: { parse: () => refuse("javascript") },
   js: { parse: () => refuse("js") },
   coffee: { parse: () => refuse("coffee") },
@@ -61,7 +86,8 @@ export interface Frontmatter {
 /**
  * Splits `text` into front matter and body. Throws
  * `FrontmatterLanguageError` for a fence naming any language but YAML or
- * JSON, and the parser's own error for invalid YAML or JSON.
+ * JSON, `FrontmatterTooComplexError` for YAML over its bounds, and the
+ * parser's own error for invalid YAML or JSON.
  */
 export function readFrontmatter(text: string): Frontmatter {
   const language = fenceLanguage(text);

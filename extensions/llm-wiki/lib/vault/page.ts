@@ -5,7 +5,12 @@
  */
 import { createHash } from "node:crypto";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
-import { type Frontmatter, FrontmatterLanguageError, readFrontmatter } from "./frontmatter.ts";
+import {
+  type Frontmatter,
+  FrontmatterLanguageError,
+  FrontmatterTooComplexError,
+  readFrontmatter,
+} from "./frontmatter.ts";
 import { type Provenance, parseProvenance } from "./provenance.ts";
 import { parseRelations, parseResolution, type Relation, type Resolution } from "./relations.ts";
 
@@ -216,6 +221,9 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
         "frontmatter_language_refused",
         `front matter in "${printable(error.language)}" is never read (only YAML or JSON); write it as YAML`,
       );
+    }
+    if (error instanceof FrontmatterTooComplexError) {
+      return fail("frontmatter_too_complex", `${error.message}; the page is not read`);
     }
     // YAML errors carry a multi-line source excerpt; a diagnostic is one line.
     const reason = (errorMessage(error).split("\n")[0] ?? "").replace(/:\s*$/, "");
