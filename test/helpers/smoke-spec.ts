@@ -4,7 +4,8 @@
  * (the CLI, its agent hooks, the MCP server over stdio, the Pi extension
  * loaded from the package folder) and every capture format (HTML, PDF,
  * JSON, XML, text, a URL on a loopback server the settings allow), recall,
- * reindex, lint, status and an OKF export imported into another vault.
+ * reindex (and its vectors, through QMD's native model runtime), lint,
+ * status and an OKF export imported into another vault.
  * Each case checks what the user would see (ids, titles, extracted text),
  * not only an exit status: a bundling mistake fails here.
  *
@@ -406,6 +407,28 @@ export function smokeSpec(label: string, shipped: () => ShippedPackage): void {
           vi.unstubAllEnvs();
         }
         expect(pi.errors).toEqual([]);
+      });
+    });
+
+    // Last: once the vectors exist, every later recall would load the embedding model too.
+    describe("the search index's vectors", () => {
+      it("reindex --vectors embeds every page with the configured model; recall --mode hybrid uses them", async () => {
+        // QMD and its native model runtime load from the package's dependencies, not the bundle.
+        const reindex = await cli(["reindex", "--vectors"]);
+        expectOk(reindex, "reindex --vectors");
+        expect(reindex.stdout).toMatch(/[1-9]\d* embedded/);
+        const status = await cli(["status", "--json"]);
+        expect(JSON.parse(status.stdout)).toMatchObject({
+          vault: { index: { needsEmbedding: 0, vectors: { present: true } } },
+        });
+        const recall = await cli(["recall", CRANE.asked, "--mode", "hybrid", "--json"]);
+        expectOk(recall, "recall --mode hybrid");
+        const answer = JSON.parse(recall.stdout) as {
+          modeUsed: string;
+          results: Array<{ id: string }>;
+        };
+        expect(answer.modeUsed).toBe("hybrid");
+        expect(answer.results.map((r) => r.id)).toContain(CRANE.id);
       });
     });
   });
