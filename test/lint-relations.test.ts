@@ -13,6 +13,7 @@ import { ensurePage } from "../extensions/llm-wiki/lib/vault/page-write.ts";
 import { markIngested } from "../extensions/llm-wiki/lib/writing/mark-ingested.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord } from "./helpers/random-text.ts";
+import { resolutionRecord } from "./helpers/resolution-page.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(async () => {
@@ -137,6 +138,7 @@ describe("relation findings", () => {
     const y = `concepts/${randomWord()}-y`;
     const p = `concepts/${randomWord()}-p`;
     const q = `concepts/${randomWord()}-q`;
+    const settled = resolutionRecord({ selected: q, other: p, relation: "supersedes" });
     const src = "[x]";
     const vault = makeTempVault({
       pages: {
@@ -154,8 +156,8 @@ describe("relation findings", () => {
           extra: `sources: ${src}`,
         }),
         [q]: page("concept", "Q", `[[${p}]]\n`, { extra: `sources: ${src}` }),
-        "decisions/settled": page("decision", "Settled", "Chosen.\n", {
-          extra: `resolution:\n  id: res-pq\n  selected: ${q}\n  other: ${p}\n  relation: supersedes`,
+        [settled.page]: page("analysis", "Settled", "Chosen.\n", {
+          extra: `resolution: ${settled.yaml}`,
         }),
       },
     });
@@ -169,20 +171,122 @@ describe("relation findings", () => {
     expect(unresolved[0]).toMatchObject({ check: "contradiction", severity: "warning" });
 
     // A resolution of x and y settles it; one replaced by a later one still does.
+    const one = resolutionRecord({ selected: x, other: y, relation: "qualifies" });
+    const two = resolutionRecord({
+      selected: y,
+      other: x,
+      relation: "applies_under",
+      scope: "batch",
+      replaces: one.id,
+    });
     vault.writePage(
-      "decisions/xy-1",
-      page("decision", "XY one", "First.\n", {
-        extra: `resolution:\n  id: res-xy-1\n  selected: ${x}\n  other: ${y}\n  relation: qualifies`,
-      }),
+      one.page,
+      page("analysis", "XY one", "First.\n", { extra: `resolution: ${one.yaml}` }),
     );
     vault.writePage(
-      "decisions/xy-2",
-      page("decision", "XY two", "Second.\n", {
-        extra: `resolution:\n  id: res-xy-2\n  selected: ${y}\n  other: ${x}\n  relation: applies_under\n  scope: batch\n  replaces: res-xy-1`,
-      }),
+      two.page,
+      page("analysis", "XY two", "Second.\n", { extra: `resolution: ${two.yaml}` }),
     );
     const after = findingsOf(service.lint({ now: NOW }));
     expect(after.filter((f) => f.code === "contradiction_unresolved")).toEqual([]);
+  });
+
+  it("reports each resolution page recall ignores: made up, edited after recording, moved, or from another vault", () => {
+    const a = `concepts/${randomWord()}-a`;
+    const b = `concepts/${randomWord()}-b`;
+    const vaultId = `vault-${randomWord()}`;
+    const genuine = resolutionRecord({ vaultId, selected: a, other: b, relation: "supersedes" });
+    const hex = Array.from({ length: 16 }, () => Math.floor(Math.random() * 16).toString(16)).join(
+      "",
+    );
+    const madeUp = `analyses/conflict-resolution-${hex}`;
+    const edited = resolutionRecord({ vaultId, selected: b, other: a, relation: "qualifies" });
+    const foreign = resolutionRecord({
+      vaultId: `other-${randomWord()}`,
+      selected: a,
+      other: b,
+      relation: "qualifies",
+    });
+    const moved = `analyses/${randomWord()}`;
+    const src = "[x]";
+    const vault = makeTempVault({
+      config: { name: "v", vault_id: vaultId },
+      pages: {
+        [a]: page("concept", "A", `[[${b}]]\n`, { extra: `sources: ${src}` }),
+        [b]: page("concept", "B", `[[${a}]]\n`, { extra: `sources: ${src}` }),
+        [genuine.page]: page("analysis", "Genuine", "Chosen.\n", {
+          extra: `resolution: ${genuine.yaml}`,
+        }),
+        [madeUp]: page("analysis", "Made up", "Chosen.\n", {
+          extra: `resolution: ${genuine.yaml.replace(genuine.id, `conflict-resolution-${hex}`)}`,
+        }),
+        [edited.page]: page("analysis", "Edited", "Chosen.\n", {
+          extra: `resolution: ${edited.yaml.replace('"qualifies"', '"supersedes"')}`,
+        }),
+        [foreign.page]: page("analysis", "Foreign", "Chosen.\n", {
+          extra: `resolution: ${foreign.yaml}`,
+        }),
+        [moved]: page("analysis", "Moved", "Chosen.\n", { extra: `resolution: ${genuine.yaml}` }),
+      },
+    });
+    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const mismatched = findings.filter((f) => f.code === "resolution_id_mismatch");
+    expect(mismatched.map((f) => f.path).sort()).toEqual(
+      [madeUp, edited.page, foreign.page, moved].map((id) => `wiki/${id}.md`).sort(),
+    );
+    for (const f of mismatched) {
+      expect(f).toMatchObject({ check: "relation", severity: "warning" });
+      expect(f.message).toContain("ignored by recall");
+    }
+  });
+
+  it("warns when a draft or unverified page supersedes a stable or human-reviewed one", () => {
+    const stable = `concepts/${randomWord()}-stable`;
+    const reviewed = `concepts/${randomWord()}-reviewed`;
+    const draft = `concepts/${randomWord()}-draft`;
+    const generated = `concepts/${randomWord()}-generated`;
+    const accepted = `concepts/${randomWord()}-accepted`;
+    const loose = `concepts/${randomWord()}-loose`;
+    const src = "sources: [x]";
+    const vault = makeTempVault({
+      pages: {
+        [stable]: page("concept", "Stable", "Rule.\n", { extra: `status: stable\n${src}` }),
+        [reviewed]: page("concept", "Reviewed", "Rule.\n", {
+          extra: `verified: [{by: "human:${randomWord()}", at: 2026-01-02}]\n${src}`,
+        }),
+        [loose]: page("concept", "Loose", "Note.\n", { extra: src }),
+        [draft]: page("concept", "Draft", `[[${stable}]] [[${loose}]]\n`, {
+          relations: [
+            [stable, "supersedes"],
+            [loose, "supersedes"],
+          ],
+          extra: `status: draft\n${src}`,
+        }),
+        [generated]: page("concept", "Generated", `[[${reviewed}]]\n`, {
+          relations: [[reviewed, "supersedes"]],
+          extra: `generated: {by: model-${randomWord()}, at: 2026-03-01}\n${src}`,
+        }),
+        [accepted]: page("concept", "Accepted", `[[${stable}]]\n`, {
+          relations: [[stable, "supersedes"]],
+          extra: `status: stable\n${src}`,
+        }),
+      },
+    });
+    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    expect(picked(findings, ["supersedes_unreviewed"])).toEqual(
+      [
+        `supersedes_unreviewed wiki/${draft}.md ${stable}`,
+        `supersedes_unreviewed wiki/${generated}.md ${reviewed}`,
+      ].sort(),
+    );
+    const byDraft = findings.find(
+      (f) => f.path === `wiki/${draft}.md` && f.code === "supersedes_unreviewed",
+    );
+    expect(byDraft?.message).toContain("keeps the stable page current");
+    const byGenerated = findings.find(
+      (f) => f.path === `wiki/${generated}.md` && f.code === "supersedes_unreviewed",
+    );
+    expect(byGenerated?.message).toContain("as historical, labelled");
   });
 
   it("reports claim cards with no sources and no chain of evidence relations, only in a vault that uses relations", () => {
@@ -192,6 +296,7 @@ describe("relation findings", () => {
     const supported = `concepts/${randomWord()}-supported`;
     const derived = `concepts/${randomWord()}-derived`;
     const fromCard = `concepts/${randomWord()}-card`;
+    const choice = resolutionRecord({ selected: bare, other: cited, relation: "qualifies" });
     const pages = {
       [paper]: page("source", "Paper", `[[${supported}]]\n`, {
         relations: [[supported, "supports"]],
@@ -218,8 +323,8 @@ describe("relation findings", () => {
         extra: `sources: [${paper}]`,
       }),
       // A resolution page, as resolveConflict writes one: an analysis, no sources, not a card.
-      "analyses/resolution-choice": page("analysis", "Resolution", `[[${bare}]]\n`, {
-        extra: `category: conflict-resolution\nresolution:\n  id: res-1\n  selected: ${bare}\n  other: ${cited}\n  relation: qualifies\n  scope: null\n  replaces: null`,
+      [choice.page]: page("analysis", "Resolution", `[[${bare}]]\n`, {
+        extra: `category: conflict-resolution\nresolution: ${choice.yaml}`,
       }),
     };
     const vault = makeTempVault({ pages });

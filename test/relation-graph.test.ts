@@ -15,6 +15,7 @@ import { RELATION_TYPES, type RelationGraph } from "../extensions/llm-wiki/lib/v
 import { createVaultHandles } from "../extensions/llm-wiki/lib/vault-handles.ts";
 import { mulberry32 } from "../scripts/test-models/mulberry32.ts";
 import { randomWord } from "./helpers/random-text.ts";
+import { resolutionRecord } from "./helpers/resolution-page.ts";
 import { makeTempVault, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
 afterEach(() => {
@@ -28,15 +29,8 @@ interface Rel {
   scope?: string;
 }
 
-interface ResolutionSpec {
-  id: string;
-  selected: string;
-  other: string;
-  relation: string;
-  scope?: string;
-  replaces?: string;
-  decided_at?: string;
-}
+/** A `resolution:` mapping as written: any fields, honoured only when they match their id. */
+type ResolutionSpec = Record<string, string | null | undefined>;
 
 /** A page's text: type, title, relations and resolution as YAML, then a body linking `links`. */
 function page(
@@ -170,21 +164,18 @@ describe("user resolutions", () => {
   it("add an edge selected → other, follow replaces chains, and keep the declared contradiction for audit", () => {
     const a = `concepts/${randomWord()}`;
     const b = `concepts/${randomWord()}`;
-    const r1 = `decisions/${randomWord()}-1`;
-    const r2 = `decisions/${randomWord()}-2`;
+    const first = resolutionRecord({
+      selected: a,
+      other: b,
+      relation: "supersedes",
+      decidedAt: "2026-01-01",
+    });
+    const r1 = first.page;
     const vault = makeTempVault({
       pages: {
         [a]: page("concept", "A", { relations: [{ target: b, type: "contradicts" }], links: [b] }),
         [b]: page("concept", "B"),
-        [r1]: page("decision", "First choice", {
-          resolution: {
-            id: "res-1",
-            selected: a,
-            other: b,
-            relation: "supersedes",
-            decided_at: "2026-01-01",
-          },
-        }),
+        [r1]: page("analysis", "First choice", { resolution: first.fields }),
       },
     });
     const one = refreshRegistry(vault.paths);
@@ -194,22 +185,24 @@ describe("user resolutions", () => {
     ]);
     expect(one.relations.activeResolution(b, a)).toMatchObject({
       page: r1,
-      resolution: { id: "res-1", selected: a, other: b, relation: "supersedes" },
+      resolution: { id: first.id, selected: a, other: b, relation: "supersedes" },
     });
 
     // A later choice replaces the first: B holds under a scope; the first's edge goes.
+    const second = resolutionRecord({
+      selected: b,
+      other: a,
+      relation: "applies_under",
+      scope: "offline mode",
+      replaces: first.id,
+      decidedAt: "2025-01-01", // older date: replacement, not the date, decides
+    });
+    const r2 = second.page;
+    // The selected page as a wiki link reads as its id, so the record still matches.
     vault.writePage(
       r2,
-      page("decision", "Second choice", {
-        resolution: {
-          id: "res-2",
-          selected: `[[${b}]]`,
-          other: a,
-          relation: "applies_under",
-          scope: "offline mode",
-          replaces: "res-1",
-          decided_at: "2025-01-01", // older date: replacement, not the date, decides
-        },
+      page("analysis", "Second choice", {
+        resolution: { ...second.fields, selected: `[[${b}]]` },
       }),
     );
     const two = refreshRegistry(vault.paths, one);
@@ -223,24 +216,80 @@ describe("user resolutions", () => {
     ]);
     expect(two.relations.incoming(b)).toEqual([{ from: a, to: b, type: "contradicts" }]);
 
-    // Edited in place (same set of pages: patched), the resolution page's edge follows.
+    // Edited in place (same set of pages: patched), the record no longer matches
+    // its id: it decides nothing, and the choice it replaced is in force again.
     vault.writePage(
       r2,
-      page("decision", "Second choice", {
-        resolution: {
-          id: "res-2",
-          selected: b,
-          other: a,
-          relation: "qualifies",
-          replaces: "res-1",
-        },
+      page("analysis", "Second choice", {
+        resolution: { ...second.fields, relation: "qualifies", scope: null },
       }),
     );
     bumpMtime(vault, r2);
     const three = refreshRegistry(vault.paths, two);
-    expect(three.relations.outgoing(b)).toEqual([
-      { from: b, to: a, type: "qualifies", resolution: r2 },
+    expect(three.relations.outgoing(b)).toEqual([]);
+    expect(three.relations.activeResolution(a, b)?.page).toBe(r1);
+    expect(three.relations.outgoing(a)).toEqual([
+      { from: a, to: b, type: "contradicts" },
+      { from: a, to: b, type: "supersedes", resolution: r1 },
     ]);
+  });
+
+  it("honour only a record whose id is the hash of its own decision, in this vault, at its own path", () => {
+    const a = `concepts/${randomWord()}`;
+    const b = `concepts/${randomWord()}`;
+    const vaultId = `vault-${randomWord()}`;
+    const genuine = resolutionRecord({ vaultId, selected: a, other: b, relation: "supersedes" });
+    const forged = `analyses/conflict-resolution-${"0".repeat(15)}1`;
+    const elsewhere = resolutionRecord({
+      vaultId: `other-${randomWord()}`,
+      selected: b,
+      other: a,
+      relation: "supersedes",
+    });
+    const moved = `analyses/${randomWord()}`;
+    const base = {
+      [a]: page("concept", "A", { relations: [{ target: b, type: "contradicts" }], links: [b] }),
+      [b]: page("concept", "B"),
+    };
+    const honoured = (pages: Record<string, string>) => {
+      const vault = makeTempVault({
+        config: { name: "v", vault_id: vaultId },
+        pages: { ...base, ...pages },
+      });
+      return refreshRegistry(vault.paths).relations.activeResolution(a, b)?.page;
+    };
+    expect(
+      honoured({ [genuine.page]: page("analysis", "R", { resolution: genuine.fields }) }),
+    ).toBe(genuine.page);
+    // A made-up id, as a hand-written page would carry.
+    const madeUp = {
+      ...genuine.fields,
+      id: forged.slice("analyses/".length),
+      selected: b,
+      other: a,
+    };
+    expect(honoured({ [forged]: page("analysis", "R", { resolution: madeUp }) })).toBeUndefined();
+    // The right hash for another vault (copied in from elsewhere).
+    expect(
+      honoured({ [elsewhere.page]: page("analysis", "R", { resolution: elsewhere.fields }) }),
+    ).toBeUndefined();
+    // A genuine record moved to another path.
+    expect(
+      honoured({ [moved]: page("analysis", "R", { resolution: genuine.fields }) }),
+    ).toBeUndefined();
+    // Any one field changed after recording.
+    for (const [key, value] of [
+      ["selected", b],
+      ["other", a],
+      ["relation", "qualifies"],
+      ["replaces", `conflict-resolution-${"a".repeat(16)}`],
+    ] as const) {
+      const edited = { ...genuine.fields, [key]: value };
+      expect(
+        honoured({ [genuine.page]: page("analysis", "R", { resolution: edited }) }),
+        key,
+      ).toBeUndefined();
+    }
   });
 });
 
@@ -262,24 +311,36 @@ describe("incremental derivation", () => {
       { length: 12 },
       (_, i) => `${pick(["concepts", "sources"])}/${randomWord()}-${i}`,
     );
-    const decisions = ["decisions/choice-a", "decisions/choice-b", "decisions/choice-c"];
+    // Three recorded decisions, each over a random pair, the later ones
+    // sometimes replacing an earlier one. A page holds its decision (with a
+    // random date, which the id does not cover) or, now and then, the same
+    // id over a tampered pair, which is then not honoured.
+    const records: Array<ReturnType<typeof resolutionRecord>> = [];
+    for (let i = 0; i < 3; i += 1) {
+      const relation = pick(["supersedes", "qualifies", "applies_under"] as const);
+      const earlier = records.length > 0 && random() < 0.5 ? pick(records) : undefined;
+      records.push(
+        resolutionRecord({
+          selected: pick(base),
+          other: pick(base),
+          relation,
+          ...(relation === "applies_under" ? { scope: "a scope" } : {}),
+          ...(earlier ? { replaces: earlier.id } : {}),
+        }),
+      );
+    }
+    const decisions = records.map((r) => r.page);
     let pool = [...base];
 
     const randomContent = (id: string): string => {
-      if (decisions.includes(id)) {
-        const selected = pick(pool);
-        const other = pick(pool);
-        return page("decision", id, {
-          resolution: {
-            id: `res-${id}`,
-            selected,
-            other,
-            relation: pick(["supersedes", "qualifies", "applies_under"]),
-            scope: "a scope",
-            decided_at: `2026-0${int(1, 9)}-01`,
-            ...(random() < 0.5 ? { replaces: `res-${pick(decisions)}` } : {}),
-          },
-        });
+      const record = records.find((r) => r.page === id);
+      if (record) {
+        const decided_at = `2026-0${int(1, 9)}-01`;
+        const fields =
+          random() < 0.75
+            ? { ...record.fields, decided_at }
+            : { ...record.fields, decided_at, selected: pick(pool), other: pick(pool) };
+        return page("analysis", id, { resolution: fields });
       }
       const relations: Rel[] = Array.from({ length: int(0, 5) }, () => {
         const type = pick(types);
@@ -358,7 +419,8 @@ describe("the registry as last saved", () => {
     const a = `concepts/${randomWord()}`;
     const b = `concepts/${randomWord()}`;
     const src = `sources/${randomWord()}`;
-    const r = `decisions/${randomWord()}`;
+    const record = resolutionRecord({ selected: b, other: a, relation: "supersedes" });
+    const r = record.page;
     const vault = makeTempVault({
       pages: {
         [a]: page("concept", "A", {
@@ -375,9 +437,7 @@ describe("the registry as last saved", () => {
           relations: [{ target: a, type: "supports" }],
           links: [a],
         }),
-        [r]: page("decision", "Choice", {
-          resolution: { id: "r1", selected: b, other: a, relation: "supersedes" },
-        }),
+        [r]: page("analysis", "Choice", { resolution: record.fields }),
       },
     });
     return { vault, a, b, r };

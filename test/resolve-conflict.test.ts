@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { decisionVaultOf } from "../extensions/llm-wiki/lib/vault/config.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { activeResolutions, pairKey } from "../extensions/llm-wiki/lib/vault/resolutions.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -126,7 +127,10 @@ describe("resolveConflict", () => {
     const reg = c.service.registry(vault);
     expect(reg.links.get(id)).toEqual(expect.arrayContaining([c.a.id, c.b.id]));
     expect(reg.linkProblems.filter((p) => p.from === id)).toEqual([]);
-    expect(activeResolutions(reg.pages.values()).get(pairKey(c.a.id, c.b.id))?.page).toBe(id);
+    expect(
+      activeResolutions(reg.pages.values(), decisionVaultOf(vault)).get(pairKey(c.a.id, c.b.id))
+        ?.page,
+    ).toBe(id);
 
     const kinds = readEvents(c.vault.paths).map((e) => e.kind);
     // The choice is also the strongest recall feedback: conflict_selected for the kept claim.
@@ -204,7 +208,9 @@ describe("resolveConflict", () => {
     const vault = c.service.resolveVaults("project")[0];
     if (!vault) throw new Error("no vault");
     const active = () =>
-      activeResolutions(c.service.registry(vault).pages.values()).get(pairKey(c.a.id, c.b.id));
+      activeResolutions(c.service.registry(vault).pages.values(), decisionVaultOf(vault)).get(
+        pairKey(c.a.id, c.b.id),
+      );
     expect(active()?.page).toBe(second.id);
     // Immutable: the first record is still there, unchanged.
     expect(analyses(c)).toHaveLength(2);

@@ -8,9 +8,11 @@
  * id an earlier page had starts without that page's feedback.
  */
 import { statSync } from "node:fs";
+import { decisionVaultOf } from "../vault/config.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { RecallRegistry } from "../vault/registry-saved.ts";
+import { resolutionMismatch } from "../vault/resolutions.ts";
 import { readCorrections } from "./correction.ts";
 import {
   FEEDBACK_MAX,
@@ -63,9 +65,11 @@ function recordedChoices(
     choices.add({ page, queryHash, action, rank: null, at });
   };
   for (const c of readCorrections(paths)) add(c.correctedPage, c.queryHash, "corrected", c.at);
+  // Only resolutions recall honours are choices (an edited or made-up record is not).
+  const vault = decisionVaultOf(paths);
   for (const page of pages.values()) {
     const r = page.resolution;
-    if (!r) continue;
+    if (!r || resolutionMismatch(page.id, r, vault) !== undefined) continue;
     const at = Date.parse(r.decidedAt);
     add(r.selected, null, "conflict_selected", Number.isFinite(at) ? at : 0);
   }

@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { IndexStatus } from "../index/index-state.ts";
+import { decisionVaultOf } from "../vault/config.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { VaultHandle, VaultHandles } from "../vault-handles.ts";
@@ -72,7 +73,7 @@ function collectFindings(
     ...malformedFindings(registry),
     ...secretFindings(vault, registry),
     ...linkFindings(registry),
-    ...relationFindings(registry),
+    ...relationFindings(registry, decisionVaultOf(vault)),
     ...gapFindings(vault, knowledgeGaps(registry)),
     ...duplicateFindings(registry),
     ...contradictionFindings(vault, registry),

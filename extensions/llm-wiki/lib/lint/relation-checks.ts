@@ -1,6 +1,8 @@
 /**
  * Relation checks: typed relations that are malformed or do not count
  * (unknown type, no such page, the page itself, a repeat, no body link),
+ * resolution pages recall does not honour (their record no longer matches
+ * their id), supersessions of a reviewed page by an unreviewed one,
  * contradictions no user resolved, and cards that cite no evidence. Read
  * from the registry and its relation graph only; nothing here rewrites a
  * page (`lint --fix` leaves relations as written).
@@ -8,7 +10,8 @@
 import type { PageMeta } from "../vault/page.ts";
 import type { Registry } from "../vault/registry.ts";
 import { judgeRelations, type RelationProblem } from "../vault/relation-graph.ts";
-import { pairKey } from "../vault/resolutions.ts";
+import { pairKey, resolutionMismatch } from "../vault/resolutions.ts";
+import { unreviewedSupersession } from "../vault/supersession.ts";
 import type { LintFinding } from "./types.ts";
 
 /** Codes the page parser raises for relations and resolutions; lint shows them as relation findings. */
@@ -58,6 +61,61 @@ function declaredFindings(registry: Registry): LintFinding[] {
         message: `${page.path}: relation ${judged.index + 1} (${type} ${target}) ${says}`,
         path: page.path,
         target,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Each resolution page whose record does not match the id it was recorded
+ * under in this vault (`vault`, a `decisionVault` key): recall ignores it,
+ * so the conflict it claims to settle is open again.
+ */
+function resolutionFindings(registry: Registry, vault: string): LintFinding[] {
+  const out: LintFinding[] = [];
+  for (const page of registry.pages.values()) {
+    const r = page.resolution;
+    if (!r) continue;
+    const why = resolutionMismatch(page.id, r, vault);
+    if (why === undefined) continue;
+    out.push({
+      check: "relation",
+      code: "resolution_id_mismatch",
+      severity: "warning",
+      message: `${page.path}: resolution ${r.id} (${r.selected} ${r.relation} ${r.other}) is ignored by recall: ${why}`,
+      path: page.path,
+      pages: [pathOf(r.selected), pathOf(r.other)],
+      repair: `llm-wiki resolve-conflict --selected ${r.selected} --other ${r.other} --relation ${r.relation}${r.scope !== undefined ? " --scope …" : ""} (records the decision anew), then remove ${page.path}`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Each counted `supersedes` relation by which a draft or unverified page
+ * would retire a stable or human-reviewed one (vault/supersession.ts).
+ */
+function supersessionFindings(registry: Registry): LintFinding[] {
+  const out: LintFinding[] = [];
+  for (const page of registry.pages.values()) {
+    if (!page.relations) continue;
+    for (const edge of registry.relations.outgoing(page.id)) {
+      if (edge.type !== "supersedes" || edge.resolution !== undefined) continue;
+      const target = registry.pages.get(edge.to);
+      const seen = unreviewedSupersession(page, target);
+      if (!seen) continue;
+      const effect = seen.withheld
+        ? "recall keeps the stable page current until this draft is accepted"
+        : "recall shows that page as historical, labelled with this page as the declarer";
+      out.push({
+        check: "relation",
+        code: "supersedes_unreviewed",
+        severity: "warning",
+        message: `${page.path}: this ${seen.from} page declares it supersedes ${pathOf(edge.to)} (${seen.to}); ${effect}. Review it (status: stable, or a verified entry) or remove the relation`,
+        path: page.path,
+        pages: [pathOf(edge.to)],
+        target: edge.to,
       });
     }
   }
@@ -173,11 +231,16 @@ function cardFindings(registry: Registry): LintFinding[] {
   );
 }
 
-/** Every relation finding of `registry`. */
-export function relationFindings(registry: Registry): LintFinding[] {
+/**
+ * Every relation finding of `registry`, the registry of the vault whose
+ * `decisionVault` key is `vault` (which resolution records it honours).
+ */
+export function relationFindings(registry: Registry, vault: string): LintFinding[] {
   return [
     ...parseFindings(registry),
     ...declaredFindings(registry),
+    ...resolutionFindings(registry, vault),
+    ...supersessionFindings(registry),
     ...unresolvedFindings(registry),
     ...cardFindings(registry),
   ];

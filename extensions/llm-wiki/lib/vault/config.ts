@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { VaultPaths } from "./paths.ts";
+import { decisionVault } from "./resolutions.ts";
 
 export interface VaultConfig {
   name?: string;
@@ -74,4 +75,12 @@ export function newVaultConfig(name: string, topic: string | undefined, mode: st
   const config: VaultConfig = { name, mode, vault_id: randomUUID(), knowledge_format: "okf-0.2" };
   if (topic) config.topic = topic;
   return config;
+}
+
+/**
+ * The vault part of its resolutions' ids (`<kind>:<vault_id>`, see
+ * resolutions.ts): which resolution records this vault honours.
+ */
+export function decisionVaultOf(paths: VaultPaths): string {
+  return decisionVault(paths.kind, readVaultConfig(paths).config.vault_id);
 }

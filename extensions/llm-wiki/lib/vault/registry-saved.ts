@@ -20,6 +20,7 @@
  */
 import { join } from "node:path";
 import { adoptNameTable, buildNameTable } from "../name-match.ts";
+import { decisionVaultOf } from "./config.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
@@ -210,12 +211,15 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
   /** The relation graph the full registry as last saved has. */
   const relations = () => {
     const saved = readSavedRelations(paths, summary.relations);
-    if (saved) return DerivedRelationGraph.fromSaved(saved, (id) => recordOf(id) !== undefined);
+    const vault = decisionVaultOf(paths);
+    if (saved) {
+      return DerivedRelationGraph.fromSaved(saved, (id) => recordOf(id) !== undefined, vault);
+    }
     const { pages, relationLinks } = everything();
     // Every id resolves links; only pages with relations need theirs resolved.
     const outgoing = new Map<string, readonly RawLink[]>();
     for (const id of pages.keys()) outgoing.set(id, relationLinks.get(id) ?? []);
-    return DerivedRelationGraph.build(pages, buildLinkGraph(outgoing).links);
+    return DerivedRelationGraph.build(pages, buildLinkGraph(outgoing).links, vault);
   };
 
   const pages = new LazyMap<PageMeta>(

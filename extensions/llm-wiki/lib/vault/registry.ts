@@ -12,6 +12,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { adoptNameTable, buildNameTable } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { decisionVaultOf } from "./config.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
 import { extractLinks } from "./links.ts";
@@ -302,7 +303,11 @@ export function refreshRegistry(
     }
     return { ...registry, snapshot: { ...registry.snapshot, summary } };
   };
-  if (current && touched.size === 0) {
+  // The vault's kind and id decide which resolution records count: a changed
+  // `vault_id` derives the relation graph anew instead of reusing the last.
+  const vaultKey = decisionVaultOf(paths);
+  const sameVault = current?.snapshot.relationGraph.vault === vaultKey;
+  if (current && touched.size === 0 && sameVault) {
     // No page moved since the last refresh: same pages, links and names.
     collectDiagnostics(shards, diagnostics);
     return withSummary(
@@ -320,7 +325,7 @@ export function refreshRegistry(
       false,
     );
   }
-  const patched = current ? patchRegistry(current, touched) : undefined;
+  const patched = current && sameVault ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
     if (patched.linksMoved) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
@@ -362,7 +367,7 @@ export function refreshRegistry(
     }
   }
   const graph = buildLinkGraph(outgoing);
-  const relationGraph = DerivedRelationGraph.build(pages, graph.links);
+  const relationGraph = DerivedRelationGraph.build(pages, graph.links, vaultKey);
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
   if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {

@@ -4,8 +4,10 @@
  * relation becomes an edge only when its type is known, its target is a
  * page, not the page itself, and the page's body links the target: a
  * relation nobody can follow in the text is not trusted. Active user
- * resolutions add an edge selected → other. Built whole when the set of
- * pages changes; patched page by page otherwise, with the same result.
+ * resolutions add an edge selected → other; only records that match the id
+ * they were recorded under in this vault count (`resolutionMismatch`), so
+ * the graph knows its vault's `decisionVault` key. Built whole when the set
+ * of pages changes; patched page by page otherwise, with the same result.
  */
 import type { PageMeta } from "./page.ts";
 import {
@@ -148,6 +150,8 @@ export interface SavedRelations {
 }
 
 interface GraphParts {
+  /** The vault's `decisionVault` key: which resolution records are honoured. */
+  vault: string;
   /** Counted declared edges by declaring page (pages with none are absent). */
   declared: Map<string, RelationEdge[]>;
   /** The same edges by target. */
@@ -171,10 +175,14 @@ export class DerivedRelationGraph implements RelationGraph {
     this.parts = parts;
   }
 
-  /** The graph of `pages` (every accepted page, by id) and their resolved outgoing `links`. */
+  /**
+   * The graph of `pages` (every accepted page, by id) and their resolved
+   * outgoing `links`, in the vault whose `decisionVault` key is `vault`.
+   */
   static build(
     pages: ReadonlyMap<string, RelationPage>,
     links: ReadonlyMap<string, readonly string[]>,
+    vault: string,
   ): DerivedRelationGraph {
     const exists = (id: string) => pages.has(id);
     const declared = new Map<string, RelationEdge[]>();
@@ -188,15 +196,19 @@ export class DerivedRelationGraph implements RelationGraph {
       for (const edge of edges) addTo(declaredIn, edge.to, edge);
     }
     for (const list of declaredIn.values()) list.sort(byFrom);
-    return DerivedRelationGraph.withResolutions({ declared, declaredIn, resolutions }, exists);
+    return DerivedRelationGraph.withResolutions(
+      { vault, declared, declaredIn, resolutions },
+      exists,
+    );
   }
 
   private static withResolutions(
-    parts: Pick<GraphParts, "declared" | "declaredIn" | "resolutions">,
+    parts: Pick<GraphParts, "vault" | "declared" | "declaredIn" | "resolutions">,
     exists: (id: string) => boolean,
   ): DerivedRelationGraph {
     const active = activeResolutions(
       [...parts.resolutions].map(([id, resolution]) => ({ id, resolution })),
+      parts.vault,
     );
     const edges = resolutionEdges(active, exists);
     return new DerivedRelationGraph({
@@ -253,7 +265,15 @@ export class DerivedRelationGraph implements RelationGraph {
       if (declared === this.parts.declared) return this;
       return new DerivedRelationGraph({ ...this.parts, declared, declaredIn });
     }
-    return DerivedRelationGraph.withResolutions({ declared, declaredIn, resolutions }, exists);
+    return DerivedRelationGraph.withResolutions(
+      { vault: this.parts.vault, declared, declaredIn, resolutions },
+      exists,
+    );
+  }
+
+  /** The `decisionVault` key this graph honours resolutions for. */
+  get vault(): string {
+    return this.parts.vault;
   }
 
   /**
@@ -270,9 +290,14 @@ export class DerivedRelationGraph implements RelationGraph {
 
   /**
    * The graph `toSaved` described, for the pages `exists` says exist (the
-   * same pages it was saved for): resolution edges are derived again.
+   * same pages it was saved for) in vault `vault`: resolution edges are
+   * derived again (the file keeps every record, honoured or not).
    */
-  static fromSaved(saved: SavedRelations, exists: (id: string) => boolean): DerivedRelationGraph {
+  static fromSaved(
+    saved: SavedRelations,
+    exists: (id: string) => boolean,
+    vault: string,
+  ): DerivedRelationGraph {
     const declared = new Map<string, RelationEdge[]>();
     const declaredIn = new Map<string, RelationEdge[]>();
     for (const edge of saved.edges) {
@@ -282,7 +307,7 @@ export class DerivedRelationGraph implements RelationGraph {
     for (const list of declared.values()) list.sort(byTo);
     for (const list of declaredIn.values()) list.sort(byFrom);
     return DerivedRelationGraph.withResolutions(
-      { declared, declaredIn, resolutions: new Map(saved.resolutions) },
+      { vault, declared, declaredIn, resolutions: new Map(saved.resolutions) },
       exists,
     );
   }

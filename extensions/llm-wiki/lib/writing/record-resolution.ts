@@ -9,6 +9,7 @@ import { createPageAtFreeSlug } from "../vault/page-write.ts";
 import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import type { RedactionCounts } from "../vault/redaction.ts";
 import type { Resolution } from "../vault/relations.ts";
+import { decisionVault, resolutionMismatch } from "../vault/resolutions.ts";
 import {
   cleanResolveInput,
   planResolution,
@@ -93,7 +94,13 @@ export function recordResolution(
         // One place only: the file name is the decision's hash.
         maxAttempts: 1,
         // Written meanwhile by another process making the same decision.
-        isSame: (existing) => existing.resolution?.id === plan.resolution.id,
+        isSame: (existing) =>
+          existing.resolution?.id === plan.resolution.id &&
+          resolutionMismatch(
+            plan.page,
+            existing.resolution,
+            decisionVault(view.kind, view.vaultId),
+          ) === undefined,
         redacted: clean.redacted,
         events: ({ id, redactions }) => [
           {

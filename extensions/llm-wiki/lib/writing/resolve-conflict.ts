@@ -11,7 +11,6 @@
  * The same decision twice is therefore the same page (a no-op), and a
  * changed choice is a new page that must name the active one in `replaces`.
  */
-import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { checkSingleLine, neutraliseLine } from "../safety/text.ts";
@@ -19,22 +18,31 @@ import type { PageMeta } from "../vault/page.ts";
 import type { VaultKind } from "../vault/paths.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import {
-  normaliseScope,
   RESOLUTION_RELATIONS,
   type Resolution,
   type ResolutionRelation,
   relationTargetId,
 } from "../vault/relations.ts";
-import { activeResolutions, pairKey, type RecordedResolution } from "../vault/resolutions.ts";
+import {
+  activeResolutions,
+  decisionVault,
+  pairKey,
+  RESOLUTION_FOLDER,
+  type RecordedResolution,
+  resolutionId,
+  resolutionMismatch,
+} from "../vault/resolutions.ts";
 import { cleanText, cleanTitle, invalid } from "./input.ts";
+
+export {
+  type DecisionKey,
+  RESOLUTION_FOLDER,
+  RESOLUTION_PREFIX,
+  resolutionId,
+} from "../vault/resolutions.ts";
 
 /** Longest page id or resolution id accepted; far above any real one. */
 export const MAX_ID_CHARS = 300;
-/** Folder and file-name prefix of resolution pages. */
-export const RESOLUTION_FOLDER = "analyses";
-export const RESOLUTION_PREFIX = "conflict-resolution-";
-/** Hex digits of the decision's hash kept in the id. */
-const ID_HEX = 16;
 /** Longest claim title quoted in the resolution page's title. */
 const TITLE_QUOTE_CHARS = 120;
 
@@ -161,31 +169,6 @@ export function cleanResolveInput(input: ResolveConflictInput): CleanResolveInpu
   return clean;
 }
 
-/** What identifies a decision: its hash's inputs. */
-export interface DecisionKey {
-  /** `<kind>:<vault_id>` of the vault (the id from its config; empty when it has none). */
-  vault: string;
-  selected: string;
-  other: string;
-  relation: ResolutionRelation;
-  scope?: string;
-  replaces?: string;
-}
-
-/** The resolution id of a decision: `conflict-resolution-<16 hex of its sha256>`. */
-export function resolutionId(key: DecisionKey): string {
-  const canonical = JSON.stringify([
-    key.vault,
-    key.selected,
-    key.other,
-    key.relation,
-    key.scope === undefined ? null : normaliseScope(key.scope),
-    key.replaces ?? null,
-  ]);
-  const hex = createHash("sha256").update(canonical).digest("hex").slice(0, ID_HEX);
-  return `${RESOLUTION_PREFIX}${hex}`;
-}
-
 /** The vault as the validation sees it: this vault's pages, and which ids the other vault has. */
 export interface ResolutionView {
   kind: VaultKind;
@@ -265,8 +248,9 @@ export function planResolution(input: CleanResolveInput, view: ResolutionView): 
       );
     }
   }
+  const vault = decisionVault(view.kind, view.vaultId);
   const id = resolutionId({
-    vault: `${view.kind}:${view.vaultId ?? ""}`,
+    vault,
     selected: input.selected,
     other: input.other,
     relation: input.relation,
@@ -274,9 +258,14 @@ export function planResolution(input: CleanResolveInput, view: ResolutionView): 
     ...(replaced ? { replaces: replaced.resolution.id } : {}),
   });
   const page = `${RESOLUTION_FOLDER}/${id}`;
-  const active = activeResolutions(view.pages.values()).get(key);
+  const active = activeResolutions(view.pages.values(), vault).get(key);
   const existing = view.pages.get(page);
-  if (existing !== undefined && existing.resolution?.id !== id) {
+  // A page at this path that does not record this very decision (another
+  // record, or one edited since) is never taken for it.
+  if (
+    existing !== undefined &&
+    (existing.resolution?.id !== id || resolutionMismatch(page, existing.resolution, vault))
+  ) {
     refuse(
       "resolution_path_taken",
       `wiki/${page}.md exists but does not record resolution ${id}; move it aside and try again`,
