@@ -9,6 +9,7 @@ import {
   type Assembly,
   assemble,
   type BundlePart,
+  type Declaration,
   type ItemRelation,
   pageDate,
 } from "./assembly/bundles.ts";
@@ -106,7 +107,7 @@ const TYPED_POOL = 50;
 /** Sources listed per recalled page; the page itself names the rest. */
 const MAX_SOURCES_SHOWN = 3;
 
-export type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
+export type { BundlePart, Declaration, ItemRelation } from "./assembly/bundles.ts";
 
 /** An unresolved conflict recall shows both sides of. */
 export interface RecallConflict {
@@ -138,6 +139,12 @@ export interface RecallItem extends RetrievalHit {
   scope?: string;
   /** For a historical item: the page that supersedes it. */
   successor?: string;
+  /**
+   * Who said so, with that page's date: for a historical item the page that
+   * declared the supersession (its successor, or a resolution page); for an
+   * item a resolution admitted, the resolution page.
+   */
+  declaredBy?: Declaration;
   /** The heading of the section the excerpt comes from. */
   heading?: string;
   /** Why the page is stale by code: a path it names was deleted or changed since its date, and the commit. */
@@ -331,6 +338,7 @@ function recallItems(
     if (date) item.date = date;
     if (a.scope) item.scope = a.scope;
     if (a.successor) item.successor = a.successor;
+    if (a.declaredBy) item.declaredBy = a.declaredBy;
     const trust = trustState(meta?.provenance);
     if (trust) item.trust = trust;
     const sources = meta?.sources.slice(0, MAX_SOURCES_SHOWN) ?? [];
@@ -356,6 +364,7 @@ function recallItems(
     if (a.relation) r.relation = a.relation;
     if (a.scope) r.scope = a.scope;
     if (a.successor) r.successor = a.successor;
+    if (a.declaredBy) r.declaredBy = a.declaredBy;
     if (trust) r.trust = trust;
     if (sources.length > 0) r.sources = sources;
     if (body && (item.type === "skill" || item.type === "case")) r.body = body;

@@ -4,8 +4,8 @@
  * presented as the user's own words. Output order is the result order, and
  * the same input always renders to the same bytes.
  */
-import type { BundlePart, ItemRelation } from "./assembly/bundles.ts";
-import { neutraliseLine, neutraliseText } from "./safety/text.ts";
+import type { BundlePart, Declaration, ItemRelation } from "./assembly/bundles.ts";
+import { neutraliseFenceTag, neutraliseLine, neutraliseText } from "./safety/text.ts";
 import type { TrustState } from "./vault/provenance.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
@@ -30,6 +30,8 @@ export interface RenderableHit {
   relation?: ItemRelation;
   freshness?: "current" | "stale" | "historical";
   successor?: string;
+  /** The page that declared the supersession or resolution behind this item, and its date. */
+  declaredBy?: Declaration;
   status?: string;
   date?: string;
   scope?: string;
@@ -155,30 +157,9 @@ export function headingBefore(body: string, excerpt: string): string | undefined
   return heading;
 }
 
-/**
- * Anything that could read as the fence's tag, in any spelling: `<`, a
- * full-width or small `<`, or an entity (`&lt;`, `&#60;`, `&#x3c;`), then
- * spaces or invisible marks, an optional `/` (or `&#47;`, `&sol;`), and the
- * name in any case with any separator (`wiki recall`, `WIKI_RECALL`).
- */
-const FENCE_TAG =
-  /(?:<|\uff1c|\ufe64|&lt;?|&#0*60;?|&#x0*3c;?)[\s\u200b-\u200d\u2060\ufeff]*(\/|&#0*47;?|&#x0*2f;?|&sol;?)?[\s\u200b-\u200d\u2060\ufeff]*(wiki[\s_\-\u2010-\u2015.\u200b-\u200d\u2060\ufeff]*recall)/giu;
-
-/**
- * Keeps page text from closing or faking the fence: every spelling of the
- * tag reads `&lt;/wiki-recall` (or `&lt;wiki-recall`), the name as written.
- */
-function neutralise(text: string): string {
-  return text.replace(
-    FENCE_TAG,
-    (_m, slash: string | undefined, name: string) =>
-      `&lt;${slash ? "/" : ""}${name.replace(/[\u200b-\u200d\u2060\ufeff]/gu, "")}`,
-  );
-}
-
 /** One line of page metadata (a title, description, id, path): visible text, no fence tag. */
 function line(text: string): string {
-  return neutralise(neutraliseLine(text));
+  return neutraliseLine(text);
 }
 
 function clip(text: string, max: number): string {
@@ -213,7 +194,7 @@ function quote(text: string): string {
 
 /** An excerpt or inlined body: neutralised, capped at `max`, quoted. */
 function pageText(text: string, max: number): string {
-  return quote(neutralise(clip(neutraliseText(text), max)));
+  return quote(neutraliseFenceTag(clip(neutraliseText(text), max)));
 }
 
 /** How a non-card item is introduced under its card. */
@@ -247,6 +228,15 @@ export function relationPhrase(r: ItemRelation): string {
   return r.resolution ? `${phrase}, by the user's resolution ${line(r.resolution)}` : phrase;
 }
 
+/**
+ * Who declared a supersession or resolution, and when: "declared by
+ * concepts/x on 2026-07-01". A page's own front matter is all a declaration
+ * takes, so the reader is told whose word it is.
+ */
+export function declaredByPhrase(d: Declaration): string {
+  return `declared by ${line(d.page)}${d.date ? ` on ${line(d.date)}` : ", undated"}`;
+}
+
 function section(hit: RenderableHit, opts: RenderOptions): string {
   const part = hit.part ?? "card";
   const tags = [
@@ -266,6 +256,7 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
       ? "VERIFICATION OUTDATED (checked before its last generation)"
       : hit.trust,
     hit.relation ? relationPhrase(hit.relation) : undefined,
+    hit.declaredBy ? declaredByPhrase(hit.declaredBy) : undefined,
     hit.scope ? `applies under: ${line(clip(hit.scope, 120))}` : undefined,
   ]
     .filter(Boolean)

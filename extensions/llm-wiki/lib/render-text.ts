@@ -9,7 +9,7 @@ import { overviewLines } from "./dashboard/render-overview.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
-import { relationPhrase } from "./recall.ts";
+import { declaredByPhrase, relationPhrase } from "./recall.ts";
 import type { RecallResult } from "./recall-operation.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
@@ -85,7 +85,7 @@ export function renderStatus(result: StatusResult): string {
 }
 
 export function renderSearch(result: SearchResult): string {
-  if (result.hits.length === 0) return `no page matches "${result.query}"`;
+  if (result.hits.length === 0) return `no page matches "${neutraliseLine(result.query)}"`;
   return result.hits
     .map(
       (h) =>
@@ -149,7 +149,8 @@ export function renderWindow(window: NonNullable<RecallResult["window"]>): strin
 }
 
 export function renderRecallResult(result: RecallResult): string {
-  const head = `${result.results.length} page(s) for "${result.query}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
+  // The query is echoed too: an agent may pass on words it read in a page.
+  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
   if (result.results.length === 0) return `${head}: no reliable memory found.`;
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.
@@ -165,6 +166,7 @@ export function renderRecallResult(result: RecallResult): string {
         : undefined,
       r.lastCommit ? `last commit ${neutraliseLine(commitLine(r.lastCommit))}` : undefined,
       r.successor ? `superseded by ${neutraliseLine(r.successor)}` : undefined,
+      r.declaredBy ? declaredByPhrase(r.declaredBy) : undefined,
       r.scope ? `scope: ${neutraliseLine(r.scope)}` : undefined,
       r.trust,
       r.sources?.length ? `sources: ${r.sources.map(neutraliseLine).join(", ")}` : undefined,

@@ -12,6 +12,7 @@
 import { staleDue } from "../lint/stale.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { RelationEdge, RelationGraph, RelationType } from "../vault/relations.ts";
+import { supersessionWithheld } from "../vault/supersession.ts";
 
 /** An item's place in its bundle (see `RecallItem.part`). */
 export type BundlePart =
@@ -76,8 +77,21 @@ export interface AssembledItem {
   freshness: "current" | "stale" | "historical";
   /** For a historical item: the page that supersedes it. */
   successor?: string;
+  /**
+   * Who said so: for a historical item, the page that declared the
+   * supersession (its successor, or a resolution page); for an item a
+   * resolution admitted, that resolution page. With the page's date.
+   */
+  declaredBy?: Declaration;
   /** The scope of the relation that admitted it (`applies_under`), or of its own declared scope. */
   scope?: string;
+}
+
+/** A page that declared a supersession or recorded a resolution, and its date. */
+export interface Declaration {
+  page: string;
+  /** The page's `updated`, else `created` date (a resolution's decision date when it has neither). */
+  date?: string;
 }
 
 export interface AssembledConflict {
@@ -105,21 +119,28 @@ const RESOLVED_KINDS: ReadonlySet<string> = new Set([
   "applies_under",
 ]);
 
-/** Edges as they stand: a declared claim between a pair a user resolved gives way to the resolution. */
-function standing(graph: RelationGraph, edges: readonly RelationEdge[]): RelationEdge[] {
-  return edges.filter(
-    (e) =>
-      e.resolution !== undefined ||
-      !RESOLVED_KINDS.has(e.type) ||
-      graph.activeResolution(e.from, e.to) === undefined,
-  );
+/**
+ * Edges as they stand: a declared claim between a pair a user resolved
+ * gives way to the resolution, and a draft's declared supersession of a
+ * stable page waits for the draft to be accepted (vault/supersession.ts).
+ */
+function standing(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdge[] {
+  const graph = v.relations;
+  if (!graph) return [];
+  return edges.filter((e) => {
+    if (e.resolution !== undefined) return true;
+    if (e.type === "supersedes" && supersessionWithheld(v.pages.get(e.from), v.pages.get(e.to))) {
+      return false;
+    }
+    return !RESOLVED_KINDS.has(e.type) || graph.activeResolution(e.from, e.to) === undefined;
+  });
 }
 
-/** The page that supersedes `id` (a resolution first, then the latest), if any. */
-function successorOf(v: AssemblyVault, id: string): string | undefined {
+/** The edge by which `id` is superseded (a resolution first, then the latest claim), if any. */
+function supersedingEdge(v: AssemblyVault, id: string): RelationEdge | undefined {
   const graph = v.relations;
   if (!graph) return undefined;
-  const by = standing(graph, graph.incoming(id)).filter(
+  const by = standing(v, graph.incoming(id)).filter(
     (e) => e.type === "supersedes" && v.pages.has(e.from),
   );
   if (by.length === 0) return undefined;
@@ -130,7 +151,19 @@ function successorOf(v: AssemblyVault, id: string): string | undefined {
       (date(y.from) > date(x.from) ? 1 : date(y.from) < date(x.from) ? -1 : 0) ||
       (x.from < y.from ? -1 : 1),
   );
-  return by[0]?.from;
+  return by[0];
+}
+
+/** The page that supersedes `id`, if any. */
+function successorOf(v: AssemblyVault, id: string): string | undefined {
+  return supersedingEdge(v, id)?.from;
+}
+
+/** `page` as the declarer of a supersession or resolution, with its date. */
+function declaration(v: AssemblyVault, page: string): Declaration {
+  const meta = v.pages.get(page);
+  const date = pageDate(meta) ?? meta?.resolution?.decidedAt.slice(0, 10);
+  return date ? { page, date } : { page };
 }
 
 /** `id` and the claims that superseded it in turn, ending with the current one. */
@@ -186,8 +219,8 @@ function neighbours(v: AssemblyVault, card: string): Neighbour[] {
     if (e.scope !== undefined) n.scope = e.scope;
     out.push(n);
   };
-  for (const e of standing(graph, graph.outgoing(card))) push(e, e.to, "out");
-  for (const e of standing(graph, graph.incoming(card))) push(e, e.from, "in");
+  for (const e of standing(v, graph.outgoing(card))) push(e, e.to, "out");
+  for (const e of standing(v, graph.incoming(card))) push(e, e.from, "in");
   return out;
 }
 
@@ -240,7 +273,8 @@ export function assemble(
     part: BundlePart,
     extra: Partial<AssembledItem> = {},
   ): AssembledItem => {
-    const successor = opts.expand ? successorOf(v, id) : undefined;
+    const superseding = opts.expand ? supersedingEdge(v, id) : undefined;
+    const successor = superseding?.from;
     const page = v.pages.get(id);
     const item: AssembledItem = {
       id,
@@ -253,7 +287,13 @@ export function assemble(
     };
     const seed = rankOf.get(key(v.kind, id));
     if (seed !== undefined) item.seed = seed;
-    if (successor !== undefined) item.successor = successor;
+    if (superseding !== undefined) {
+      item.successor = superseding.from;
+      // A declared supersession is declared by the successor itself.
+      item.declaredBy = declaration(v, superseding.resolution ?? superseding.from);
+    } else if (item.relation?.resolution !== undefined) {
+      item.declaredBy = declaration(v, item.relation.resolution);
+    }
     return item;
   };
 

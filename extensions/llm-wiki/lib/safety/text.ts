@@ -9,7 +9,9 @@
  *   character (U+ code);
  * - read time (`neutraliseLine`): the same fields of a page written by hand
  *   are shown harmlessly: escape sequences dropped, controls shown as U+FFFD,
- *   line breaks as spaces, bidi controls removed;
+ *   line breaks as spaces, bidi controls removed, and the recall block's
+ *   fence tag made inert in any spelling (`neutraliseFenceTag`), so no list
+ *   a host prints can open or close a `<wiki-recall>` block;
  * - print time (`terminalSafe`, `jsonTerminalSafe`): nothing a host prints
  *   carries a control sequence (CSI, OSC incl. hyperlinks and clipboard
  *   writes, DCS, lone ESC, C1, BEL, backspace, CR); `\n` and `\t` stay.
@@ -155,10 +157,37 @@ function withoutStrayTags(text: string): string {
 }
 
 /**
+ * Anything that could read as the recall block's fence tag, in any
+ * spelling: `<`, a full-width or small `<`, or an entity (`&lt;`, `&#60;`,
+ * `&#x3c;`), then spaces or invisible marks, an optional `/` (or `&#47;`,
+ * `&sol;`, a full-width `／`), and the name in any case, in ASCII or
+ * full-width letters, with any separator (`wiki recall`, `WIKI_RECALL`,
+ * `ｗｉｋｉ－ｒｅｃａｌｌ`).
+ */
+const FENCE_TAG =
+  /(?:<|\uff1c|\ufe64|&lt;?|&#0*60;?|&#x0*3c;?)[\s\u200b-\u200d\u2060\ufeff]*(\/|\uff0f|&#0*47;?|&#x0*2f;?|&sol;?)?[\s\u200b-\u200d\u2060\ufeff]*([w\uff57][i\uff49][k\uff4b][i\uff49][\s_\-\u2010-\u2015.\uff0d\uff3f\u200b-\u200d\u2060\ufeff]*[r\uff52][e\uff45][c\uff43][a\uff41][l\uff4c][l\uff4c])/giu;
+
+/**
+ * Keeps text from closing or faking the recall block's fence
+ * (`<wiki-recall>`, see recall.ts): every spelling of the tag reads
+ * `&lt;/wiki-recall` (or `&lt;wiki-recall`), the name as written. Applying
+ * it twice changes nothing more, so layers may each apply it.
+ */
+export function neutraliseFenceTag(text: string): string {
+  return text.replace(
+    FENCE_TAG,
+    (_m, slash: string | undefined, name: string) =>
+      `&lt;${slash ? "/" : ""}${name.replace(/[\u200b-\u200d\u2060\ufeff]/gu, "")}`,
+  );
+}
+
+/**
  * A title, description or alias from an existing page, safe to show on one
  * line: escape sequences dropped, line breaks and tabs as one space, other
  * controls as U+FFFD, bidi controls and stray tag characters removed,
- * whitespace collapsed. Text that shows nothing becomes U+FFFD.
+ * whitespace collapsed, the recall fence tag made inert. Text that shows
+ * nothing becomes U+FFFD. Every list a host prints shows page fields
+ * through this one function.
  */
 export function neutraliseLine(text: string): string {
   const line = withoutStrayTags(
@@ -172,7 +201,8 @@ export function neutraliseLine(text: string): string {
     .replace(/\s+/gu, " ")
     .trim();
   if (text !== "" && isInvisibleOnly(line)) return "\uFFFD";
-  return line;
+  // After line breaks became spaces: a tag split over lines is one tag here.
+  return neutraliseFenceTag(line);
 }
 
 function visibleEscape(char: string): string {
