@@ -3,6 +3,13 @@
  * `okf_version: "0.2"`, and each folder's lists its sub-folders and its own
  * concepts (progressive disclosure: never a recursive catalogue). Output is
  * deterministic: code-point order, no dates or counts, LF, one final newline.
+ *
+ * Titles, descriptions and folder names come from pages anyone may have
+ * written, and an index is read by Markdown renderers that pass HTML
+ * through: every one is a single line, HTML-escaped (no `<script>`, no
+ * `<img onerror>`, no entity trick) and has Markdown's inline punctuation
+ * escaped (no link, image, emphasis or code span of its own). Link targets
+ * are percent-encoded, parentheses included, so none ends early.
  */
 import { neutraliseLine as line } from "../safety/text.ts";
 
@@ -15,14 +22,31 @@ export interface IndexedConcept {
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A link label: one line, Markdown's bracket and backslash escaped. */
-function label(text: string): string {
-  return line(text).replace(/[\\[\]]/g, "\\$&");
+const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
+/**
+ * Page text as inline Markdown that shows exactly that text: one line, the
+ * HTML specials as entities, then Markdown's inline punctuation (backslash,
+ * code, emphasis, brackets, parentheses, image and table marks)
+ * backslash-escaped.
+ */
+function inline(text: string): string {
+  return line(text)
+    .replace(/[&<>"]/g, (c) => ENTITIES[c] ?? c)
+    .replace(/[\\`*_[\]()!|~]/g, "\\$&");
 }
 
-/** A relative link target: each segment percent-encoded, `/` kept. */
+/** A relative link target: each segment percent-encoded (parentheses too), `/` kept. */
 function target(rel: string): string {
-  return rel.split("/").map(encodeURIComponent).join("/");
+  return rel
+    .split("/")
+    .map((segment) =>
+      encodeURIComponent(segment).replace(
+        /[()'!*]/g,
+        (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+      ),
+    )
+    .join("/");
 }
 
 /**
@@ -55,19 +79,19 @@ export function bundleIndexes(
   for (const [dir, f] of folders) {
     const lines: string[] = [];
     if (dir === "") lines.push("---", 'okf_version: "0.2"', "---", "");
-    lines.push(`# ${label(dir === "" ? name || "Wiki" : (dir.split("/").pop() ?? dir))}`);
+    lines.push(`# ${inline(dir === "" ? name || "Wiki" : (dir.split("/").pop() ?? dir))}`);
     const dirs = [...f.dirs].sort(byCodePoint);
     if (dirs.length > 0) {
       lines.push("", "## Directories", "");
-      for (const d of dirs) lines.push(`- [${label(`${d}/`)}](${target(d)}/index.md)`);
+      for (const d of dirs) lines.push(`- [${inline(`${d}/`)}](${target(d)}/index.md)`);
     }
     const own = [...f.concepts].sort((a, b) => byCodePoint(a.rel, b.rel));
     if (own.length > 0) {
       lines.push("", "## Concepts", "");
       for (const c of own) {
         const file = c.rel.split("/").pop() ?? c.rel;
-        const desc = c.description ? ` — ${line(c.description).replace(/\s+/g, " ").trim()}` : "";
-        lines.push(`- [${label(c.title)}](${target(file)})${desc}`);
+        const desc = c.description ? ` — ${inline(c.description)}` : "";
+        lines.push(`- [${inline(c.title)}](${target(file)})${desc}`);
       }
     }
     out.set(dir === "" ? "index.md" : `${dir}/index.md`, `${lines.join("\n")}\n`);
