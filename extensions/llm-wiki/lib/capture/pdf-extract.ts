@@ -9,10 +9,19 @@
  * scripts; XFA is off), and this pdf.js compiles nothing with `eval`. The
  * whole extraction runs against a deadline checked at every page, and the
  * page count and text size are bounded, so a hostile file cannot keep a
- * capture busy for long or fill the vault.
+ * capture busy for long or fill the vault. What its streams inflate to is
+ * measured before pdf.js opens it (pdf-stream-bounds.ts), and pdf.js,
+ * whose work is one long chain of microtasks, hands the event loop back
+ * between pages, so a server answers pings and signals during a capture.
  */
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
+import {
+  checkPdfStreams,
+  PDF_MAX_INFLATED_BYTES,
+  PDF_MAX_STREAM_BYTES,
+  PdfStreamTooLargeError,
+} from "./pdf-stream-bounds.ts";
 
 /** What the document says about itself (the /Info dictionary), cleaned to one line each. */
 export interface PdfInfo {
@@ -39,6 +48,10 @@ export interface PdfLimits {
   /** Most text, in bytes (UTF-8), read before giving up. */
   maxTextBytes: number;
   signal?: AbortSignal;
+  /** Most bytes one compressed stream may inflate to; default `PDF_MAX_STREAM_BYTES`. */
+  maxStreamBytes?: number;
+  /** Most bytes all compressed streams may inflate to; default `PDF_MAX_INFLATED_BYTES`. */
+  maxInflatedBytes?: number;
 }
 
 /** Most pages a capture reads. */
@@ -62,6 +75,26 @@ export function pdfDay(value: unknown): string | undefined {
   const day = `${m[1]}-${m[2]}-${m[3]}`;
   const date = new Date(`${day}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(day) ? day : undefined;
+}
+
+/** One turn of the event loop: pdf.js never yields to I/O on its own. */
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Measures the streams first; a bomb is refused before pdf.js inflates a byte of it. */
+async function checkStreams(bytes: Uint8Array, limits: PdfLimits): Promise<void> {
+  try {
+    await checkPdfStreams(bytes, {
+      maxStreamBytes: limits.maxStreamBytes ?? PDF_MAX_STREAM_BYTES,
+      maxDocumentBytes: limits.maxInflatedBytes ?? PDF_MAX_INFLATED_BYTES,
+      ...(limits.signal ? { signal: limits.signal } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof PdfStreamTooLargeError)) throw error;
+    throw fail("capture_too_large", `${error.message} (a compression bomb?); nothing was stored`);
+  }
+  if (limits.signal?.aborted) throw fail("capture_aborted", "the capture was cancelled");
 }
 
 function infoLine(value: unknown, max = 200): string | undefined {
@@ -105,6 +138,7 @@ function pageText(items: readonly unknown[]): string {
  * `capture_pdf_too_many_pages`, `capture_too_large`, `capture_aborted`.
  */
 export async function extractPdf(bytes: Uint8Array, limits: PdfLimits): Promise<PdfText> {
+  await checkStreams(bytes, limits);
   const { getResolvedPDFJS } = await pdfjs();
   const { getDocument } = await getResolvedPDFJS();
   const deadline = Date.now() + limits.timeoutMs;
@@ -162,6 +196,7 @@ export async function extractPdf(bytes: Uint8Array, limits: PdfLimits): Promise<
     const pages: string[] = [];
     let textBytes = 0;
     for (let n = 1; n <= pageCount; n++) {
+      await yieldToLoop();
       const page = await bounded(doc.getPage(n));
       const content = await bounded(page.getTextContent());
       page.cleanup();
