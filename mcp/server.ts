@@ -28,6 +28,7 @@ import { renderedOnly } from "../extensions/llm-wiki/lib/feedback/rendered-only.
 import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import { InvalidArgumentsError } from "../extensions/llm-wiki/lib/tool-arguments.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { createCallTurns } from "./call-turns.ts";
 import { listPageResources, PAGE_TEMPLATE, readPageResource } from "./page-resources.ts";
 import { hasPrompt, PROMPTS, primePrompt } from "./prompts.ts";
 import { ProtocolError } from "./protocol-error.ts";
@@ -180,6 +181,14 @@ function resourceReadShapeProblem(message: JSONRPCMessage): Refusal | undefined 
   };
 }
 
+/** The result of a call cancelled before it started (the client left or cancelled it): nothing was done. */
+function notStarted(name: string): CallToolResult {
+  const diagnostics = [
+    diagnostic("operation_cancelled", "error", `${name} was cancelled before it started`),
+  ];
+  return toCallToolResult({ ok: false, result: { ok: false, diagnostics }, text: "", diagnostics });
+}
+
 /** Runs an implicit feedback capture: a log that cannot be written loses the signal, never the answer. */
 function captured(record: () => unknown): void {
   try {
@@ -233,6 +242,7 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
     };
   });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(listing) }));
+  const turns = createCallTurns();
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const name = request.params.name;
     const tool = byName.get(name);
@@ -260,7 +270,13 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
           }
         : {}),
     };
-    const work = callTool(tool, service, request.params.arguments ?? {}, context);
+    const work = turns
+      .next(extra.signal)
+      .then((start) =>
+        start
+          ? callTool(tool, service, request.params.arguments ?? {}, context)
+          : notStarted(tool.name),
+      );
     options.track?.(work);
     return work;
   });

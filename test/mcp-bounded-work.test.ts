@@ -1,0 +1,184 @@
+/**
+ * No request holds the MCP server's event loop for long. Two hundred mixed
+ * calls sent at once (recall, lint, reindex, capture) start one per turn of
+ * the loop, so a ping sent behind them is answered before most of them, and
+ * a SIGTERM or the end of standard input ends the process with the queued
+ * calls never started; a long PDF capture hands the loop back between
+ * pages, so a ping is answered while it runs and a SIGTERM ends it. The
+ * assertions are about order and outcome; the times are logged, not
+ * asserted (the machine is shared). Queries, files and signals are drawn
+ * afresh on every run.
+ */
+import { randomInt } from "node:crypto";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { writeSyntheticVault } from "../scripts/bench/synthetic-vault.ts";
+import {
+  answered,
+  initializeRequest,
+  isolatedEnv,
+  type RawServer,
+  spawnRawServer,
+  type WireMessage,
+} from "./helpers/mcp-child.ts";
+import { makePdf } from "./helpers/pdf-fixture.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+
+/** Fails a test whose server does not exit; generous, since the machine is shared. */
+const EXIT_GUARD_MS = 20_000;
+const CALLS = 200;
+
+const started: RawServer[] = [];
+afterEach(() => {
+  for (const s of started.splice(0)) if (s.child.exitCode === null) s.child.kill("SIGKILL");
+});
+afterAll(removeTempDirs);
+
+/** A server on `vault` whose home (where captured files may be read from) is `env.HOME`. */
+async function serve(vault: string, env: Record<string, string>): Promise<RawServer> {
+  const server = spawnRawServer(vault, env);
+  started.push(server);
+  await server.send(initializeRequest("init"));
+  await server.waitFor(answered("init"));
+  await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return server;
+}
+
+function call(id: string, name: string, args: object): object {
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+function answeredCalls(messages: WireMessage[]): number {
+  return messages.filter((m) => typeof m.id === "string" && m.id.startsWith("call-")).length;
+}
+
+/** Index of the answer to `id` among the messages, or -1. */
+function answerAt(messages: WireMessage[], id: string): number {
+  return messages.findIndex((m) => m.id === id && (m.result || m.error));
+}
+
+async function exitOf(server: RawServer, why: string): Promise<number | string> {
+  const begun = performance.now();
+  const code = await Promise.race([
+    server.exited(),
+    new Promise<string>((resolve) => setTimeout(() => resolve("hung"), EXIT_GUARD_MS).unref()),
+  ]);
+  // Logged, not asserted: the machine is shared.
+  console.info(`${why}: exited (${code}) after ${Math.round(performance.now() - begun)} ms`);
+  return code;
+}
+
+/** A PDF of `pages` pages of random text: long to read, under the capture's text bound. */
+function longPdf(pages: number): Buffer {
+  return makePdf({
+    pages: Array.from({ length: pages }, () =>
+      Array.from({ length: 8 }, () => randomWords(randomInt(3, 6))),
+    ),
+  });
+}
+
+describe("MCP server: two hundred mixed calls at once", () => {
+  let vault: string;
+
+  beforeAll(async () => {
+    vault = join(makeTempDir("llm-wiki-bounded-"), "vault");
+    writeSyntheticVault(vault, 400);
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    } finally {
+      await service.close();
+    }
+  }, 120_000);
+
+  /** Queues the calls and a ping behind them; resolves once the ping is answered. */
+  async function queued(): Promise<RawServer> {
+    const env = isolatedEnv();
+    const server = await serve(vault, env);
+    const note = join(env.HOME ?? "", `${randomWord()}.txt`);
+    writeFileSync(note, `${randomWords(200)}\n`);
+    const lines: string[] = [];
+    for (let i = 0; i < CALLS; i += 1) {
+      const kind = i % 4;
+      const id = `call-${i}`;
+      const message =
+        kind === 0
+          ? call(id, "wiki_recall", { query: `${randomWord()} cache index` })
+          : kind === 1
+            ? call(id, "wiki_lint", {})
+            : kind === 2
+              ? call(id, "wiki_reindex", { scope: "all" })
+              : call(id, "wiki_capture_source", { file: note });
+      lines.push(JSON.stringify(message));
+    }
+    // One write: the server reads them all in a chunk or two, as from a hasty client.
+    await server.write(
+      `${lines.join("\n")}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping", method: "ping" })}\n`,
+    );
+    await server.waitFor(answered("ping"));
+    return server;
+  }
+
+  it("answers a ping sent behind them before most of them", async () => {
+    const server = await queued();
+    expect(answeredCalls(server.messages.slice(0, answerAt(server.messages, "ping")))).toBeLessThan(
+      CALLS / 2,
+    );
+    server.child.kill("SIGKILL");
+  });
+
+  it("exits on SIGTERM or the end of its input with the queued calls never started", async () => {
+    const server = await queued();
+    const how = randomInt(2) === 0 ? "SIGTERM" : "end of input";
+    if (how === "SIGTERM") server.child.kill("SIGTERM");
+    else server.child.stdin.end();
+    expect(await exitOf(server, `${CALLS} queued calls, ${how}`), server.stderr()).toBe(0);
+    expect(answeredCalls(server.messages)).toBeLessThan(CALLS / 2);
+    // A capture that never started wrote no packet.
+    const packets = join(vault, ".llm-wiki", "raw", "sources");
+    expect(existsSync(packets) ? readdirSync(packets).length : 0).toBeLessThan(CALLS / 8);
+    expect(server.stderr()).not.toMatch(/did not finish within/);
+  });
+});
+
+describe("MCP server: a long PDF capture", () => {
+  async function capturing(): Promise<{ server: RawServer; vault: string }> {
+    const vault = join(makeTempDir("llm-wiki-bounded-pdf-"), "vault");
+    writeSyntheticVault(vault, 5);
+    const env = isolatedEnv();
+    const file = join(env.HOME ?? "", `${randomWord()}.pdf`);
+    writeFileSync(file, longPdf(2_000));
+    const server = await serve(vault, env);
+    await server.send(call("capture", "wiki_capture_source", { file }));
+    // Long enough for pdf.js to be reading pages, far shorter than reading them all.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    return { server, vault };
+  }
+
+  it("answers a ping while it runs, before the capture's own answer", async () => {
+    const { server } = await capturing();
+    expect(answered("capture")(server.messages), "the capture ended before the ping").toBe(false);
+    await server.send({ jsonrpc: "2.0", id: "ping", method: "ping" });
+    await server.waitFor(answered("capture"), 120_000);
+    // The capture itself succeeded: the ping came during real work.
+    expect(JSON.stringify(server.messages[answerAt(server.messages, "capture")])).not.toContain(
+      "isError",
+    );
+    const ping = answerAt(server.messages, "ping");
+    expect(ping).toBeGreaterThan(-1);
+    expect(ping).toBeLessThan(answerAt(server.messages, "capture"));
+  });
+
+  it("exits on SIGTERM during it, the capture cancelled and nothing stored", async () => {
+    const { server, vault } = await capturing();
+    expect(answered("capture")(server.messages)).toBe(false);
+    server.child.kill("SIGTERM");
+    expect(await exitOf(server, "SIGTERM during a PDF capture"), server.stderr()).toBe(0);
+    expect(answered("capture")(server.messages)).toBe(false);
+    const packets = join(vault, ".llm-wiki", "raw", "sources");
+    expect(existsSync(packets) ? readdirSync(packets) : []).toEqual([]);
+  });
+});
