@@ -119,7 +119,8 @@ describe("YAML aliases", () => {
   });
 
   it("refuses written-out nesting past the bound, block or flow", () => {
-    const depth = MAX_FRONTMATTER_DEPTH + randomInt(2, 2_000);
+    // Block indentation grows as depth squared: kept under the page size limit.
+    const depth = MAX_FRONTMATTER_DEPTH + randomInt(2, 900);
     const block = Array.from({ length: depth }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n");
     const flow = `deep: ${"[".repeat(depth)}${"]".repeat(depth)}`;
     for (const yaml of [`${block} end`, flow]) {
@@ -127,6 +128,14 @@ describe("YAML aliases", () => {
       expect(result.ok).toBe(false);
       expect(result.diagnostics[0]?.code).toMatch(/^frontmatter_(too_complex|parse_error)$/);
     }
+  });
+
+  it("refuses JSON front matter nested past the bound", () => {
+    const depth = MAX_FRONTMATTER_DEPTH + randomInt(2, 50_000);
+    const json = `{"type": "concept", "deep": ${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const result = parse(`---json\n${json}\n---\nbody\n`);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics[0]?.code).toBe("frontmatter_too_complex");
   });
 
   it("measures each shared object once, so even an astronomical expansion is cheap to judge", () => {

@@ -39,6 +39,13 @@ function boundedYaml(text: string): object {
   return data;
 }
 
+/** JSON has no aliases, but may nest as deep as YAML may not: the same bound for every reader. */
+function boundedJson(text: string): object {
+  const data = JSON.parse(text) as object;
+  checkExpansion(data, text.length);
+  return data;
+}
+
 /**
  * Engines handed to gray-matter. Its defaults are merged under these, so the
  * evaluating ones are replaced by refusals as a second line of defence
@@ -53,7 +60,7 @@ const SAFE_ENGINES = {
   coffeescript: { parse: () => refuse("coffeescript") },
   cson: { parse: () => refuse("cson") },
   // JSON.parse may return a non-object; callers check for a mapping.
-  json: { parse: (text: string) => JSON.parse(text) as object },
+  json: { parse: boundedJson },
 };
 
 /** A page's front matter names a language that is never parsed. */
