@@ -206,7 +206,7 @@ const HANDLERS: Record<string, Handler> = {
     return {
       ok: result.ok,
       result,
-      text: renderRecallResult(result),
+      text: renderRecallResult(result, { explain: values.explain === true }),
       diagnostics: result.diagnostics,
     };
   },

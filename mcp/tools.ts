@@ -210,7 +210,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(context.signal ? { signal: context.signal } : {}),
     });
     recordShown(service, context, result);
-    return toolOutput(result, renderRecallResult);
+    return toolOutput(result, (r) => renderRecallResult(r, { explain: args.explain === true }));
   }),
 
   defineTool("wiki_recent", RecentParams, READ, (service, args) => {
@@ -227,7 +227,7 @@ export const TOOLS: readonly McpTool[] = [
     await context.indexReady();
     const result = await service.prime(context.signal ? { signal: context.signal } : {});
     recordShown(service, context, result);
-    return toolOutput(result, renderRecallResult);
+    return toolOutput(result, (r) => renderRecallResult(r));
   }),
 
   defineTool("wiki_search", SearchParams, READ, (service, args) => {

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { EXPLICIT_REGISTRY_MAX_AGE_MS } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { EXPLICIT_REGISTRY_MAX_AGE_MS } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";

@@ -11,7 +11,7 @@ import {
   type RenderableHit,
   type RenderOptions,
   renderRecall,
-} from "../extensions/llm-wiki/lib/recall.ts";
+} from "../extensions/llm-wiki/lib/recall/recall-block.ts";
 
 const OPEN = '<wiki-recall source="llm-wiki">';
 const CLOSE = "</wiki-recall>";

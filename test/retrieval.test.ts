@@ -12,12 +12,8 @@ import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
-import {
-  capabilities,
-  type RecallInput,
-  type RecallResult,
-  retrievalVault,
-} from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { capabilities, retrievalVault } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
+import type { RecallInput, RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import {
   type RetrievalOutcome,
   type RetrievalStore,

@@ -28,7 +28,10 @@ import {
   type TemporalMetricReport,
   type TemporalRun,
 } from "../../extensions/llm-wiki/lib/bench/metrics.ts";
-import { capabilities, retrievalVault } from "../../extensions/llm-wiki/lib/recall-operation.ts";
+import {
+  capabilities,
+  retrievalVault,
+} from "../../extensions/llm-wiki/lib/recall/recall-vaults.ts";
 import { type RetrievalVault, retrieve } from "../../extensions/llm-wiki/lib/retrieval.ts";
 import { EXPLICIT_MAX_RESULTS } from "../../extensions/llm-wiki/lib/retrieval-policy.ts";
 import {

@@ -9,7 +9,7 @@ import { overviewLines } from "./dashboard/render-overview.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
-import { declaredByPhrase, relationPhrase } from "./recall.ts";
+import { declaredByPhrase, relationPhrase } from "./recall/recall-block.ts";
 import type { RecallResult } from "./recall-operation.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
@@ -148,10 +148,30 @@ export function renderWindow(window: NonNullable<RecallResult["window"]>): strin
   return `${ends.join(" ")}${window.phrase ? ` ("${neutraliseLine(window.phrase)}")` : ""}`;
 }
 
-export function renderRecallResult(result: RecallResult): string {
+/**
+ * `--explain`'s last line: each stage of the recall pipeline and its time,
+ * then the search steps retrieval ran (recall-operation.ts names them).
+ */
+export function renderStages(result: Pick<RecallResult, "stages" | "trace">): string {
+  const stages = result.stages.map((s) => `${s.stage} ${s.ms.toFixed(2)} ms`).join(" · ");
+  const steps = result.trace
+    .map(
+      (t) =>
+        `${t.step}${t.vault ? ` (${t.vault})` : ""} ${t.ms} ms${t.hits === undefined ? "" : `, ${t.hits} hits`}${t.note ? `, ${neutraliseLine(t.note)}` : ""}`,
+    )
+    .join(" · ");
+  return `pipeline: ${stages}${steps ? `\nsearch steps: ${steps}` : ""}`;
+}
+
+/** A recall's text answer; `explain` adds the pipeline's stages and their times at the end. */
+export function renderRecallResult(
+  result: RecallResult,
+  options: { explain?: boolean } = {},
+): string {
+  const tail = options.explain ? `\n\n${renderStages(result)}` : "";
   // The query is echoed too: an agent may pass on words it read in a page.
   const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
-  if (result.results.length === 0) return `${head}: no reliable memory found.`;
+  if (result.results.length === 0) return `${head}: no reliable memory found.${tail}`;
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.
     const part =
@@ -179,7 +199,7 @@ export function renderRecallResult(result: RecallResult): string {
     (c) =>
       `conflict, unresolved: ${neutraliseLine(c.a.id)}${c.a.date ? ` (${neutraliseLine(c.a.date)})` : ""} and ${neutraliseLine(c.b.id)}${c.b.date ? ` (${neutraliseLine(c.b.date)})` : ""}; resolve with \`llm-wiki resolve-conflict --selected ID --other ID --relation …\``,
   );
-  return `${head}\n${[...lines, ...conflicts].join("\n")}\n\n${result.rendered}`;
+  return `${head}\n${[...lines, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
 }
 
 export function renderBootstrap(result: BootstrapOpResult): string {

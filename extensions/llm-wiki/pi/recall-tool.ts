@@ -40,7 +40,7 @@ export function createRecallTool(
       });
       // The pages go back to the model in this result: shown, and judgeable with wiki_recall_feedback.
       recordShown(host, ctx, result);
-      return toolResult(result, renderRecallResult(result));
+      return toolResult(result, renderRecallResult(result, { explain: params.explain === true }));
     },
   };
 }

@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
-import { capabilities, retrievalVault } from "../recall-operation.ts";
+import { capabilities, retrievalVault } from "../recall/recall-vaults.ts";
 import { reindexDiagnostics } from "../reindex-diagnostics.ts";
 import { type RetrievalOutcome, retrieve } from "../retrieval.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";

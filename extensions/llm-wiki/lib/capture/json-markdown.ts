@@ -6,10 +6,10 @@
  * fallback says why in a diagnostic.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
 import type { RedactionCounts } from "../safety/redact.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 import { fenced } from "./fence.ts";
-import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
 
 /** Deepest nesting rendered as lists; deeper documents become a code block. */
 export const JSON_LIST_DEPTH = 16;

@@ -13,10 +13,10 @@
  */
 import { SaxesParser } from "saxes";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
 import type { RedactionCounts } from "../safety/redact.ts";
 import { neutraliseLine, neutraliseText } from "../safety/text.ts";
 import { fenced } from "./fence.ts";
-import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
 
 /** Deepest element nesting rendered; deeper documents are kept as written. */
 export const XML_MAX_DEPTH = 64;

@@ -5,7 +5,7 @@
  * a window, so a recall without time costs nothing here).
  */
 import type { Diagnostic } from "../diagnostics.ts";
-import type { RetrievalVault } from "../retrieval.ts";
+import type { RetrievalVault } from "../retrieval/retrieval-types.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type PageDate, pageDates } from "./page-dates.ts";

@@ -4,9 +4,9 @@
  * presented as the user's own words. Output order is the result order, and
  * the same input always renders to the same bytes.
  */
-import type { BundlePart, Declaration, ItemRelation } from "./assembly/bundles.ts";
-import { neutraliseFenceTag, neutraliseLine, neutraliseText } from "./safety/text.ts";
-import type { TrustState } from "./vault/provenance.ts";
+import type { BundlePart, Declaration, ItemRelation } from "../assembly/bundles.ts";
+import { neutraliseFenceTag, neutraliseLine, neutraliseText } from "../safety/text.ts";
+import type { TrustState } from "../vault/provenance.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
 export interface RenderableHit {

@@ -4,26 +4,16 @@
  * automatic recall on lexical evidence, the vault-specificity gate; the list
  * in the order of the scores it shows.
  */
-import type { QmdHit } from "./index/qmd-store.ts";
-import { backgroundShare } from "./lexical/background.ts";
-import { ftsTokens } from "./lexical/fts-tokens.ts";
-import { CONTAINED_NAME_CONFIDENCE, matchNames } from "./name-match.ts";
-import { type PageEvidence, pageEvidence } from "./recall-evidence.ts";
-import type { RetrievalHit, RetrievalVault, VaultRun } from "./retrieval.ts";
-import { boundedMultiplier, type RecallPolicy } from "./retrieval-policy.ts";
-import type { TimeWindow } from "./temporal/time-window.ts";
-import { type TimeWhy, windowPreference } from "./temporal/window-preference.ts";
-import type { PageMeta } from "./vault/page.ts";
-
-/** Why a page was recalled, for `--explain` and every host's trace. */
-export interface RecallWhy {
-  /** The query is the page's name, or contains its whole title or an alias. */
-  name?: "exact" | "contained";
-  /** Lexical evidence: each matched term and what it contributed. */
-  evidence?: PageEvidence;
-  /** The page's date against the request's time window, and the factor it gave. */
-  time?: TimeWhy;
-}
+import type { QmdHit } from "../index/qmd-store-types.ts";
+import { backgroundShare } from "../lexical/background.ts";
+import { ftsTokens } from "../lexical/fts-tokens.ts";
+import { CONTAINED_NAME_CONFIDENCE, matchNames } from "../name-match.ts";
+import { pageEvidence } from "../recall-evidence.ts";
+import { boundedMultiplier, type RecallPolicy } from "../retrieval-policy.ts";
+import type { TimeWindow } from "../temporal/time-window.ts";
+import { windowPreference } from "../temporal/window-preference.ts";
+import type { PageMeta } from "../vault/page.ts";
+import type { RecallWhy, RetrievalHit, RetrievalVault, VaultRun } from "./retrieval-types.ts";
 
 /**
  * A contained title or alias is evidence on its own (for automatic recall)

@@ -1,0 +1,144 @@
+/**
+ * What retrieval takes and gives, as types only: the vault view, the
+ * request, the candidates of one vault's run, the hits and the outcome.
+ * Every retrieval stage (run-vault.ts, score-vault.ts, retrieval.ts) names
+ * these without importing another stage.
+ */
+import type { Diagnostic } from "../diagnostics.ts";
+import type { IndexStatus } from "../index/index-state.ts";
+import type { QmdHit, QmdStore } from "../index/qmd-store-types.ts";
+import type { PageEvidence } from "../recall-evidence.ts";
+import type { RecallPolicy } from "../retrieval-policy.ts";
+import type { RetrievalMode } from "../settings.ts";
+import type { PageDate } from "../temporal/page-dates.ts";
+import type { TimeWindow } from "../temporal/time-window.ts";
+import type { TimeWhy } from "../temporal/window-preference.ts";
+import type { PageMeta } from "../vault/page.ts";
+import type { RelationGraph } from "../vault/relations.ts";
+
+/** The store operations retrieval uses. */
+export type RetrievalStore = Pick<QmdStore, "searchLex" | "searchVector" | "searchExpanded">;
+
+/** One vault as retrieval sees it. */
+export interface RetrievalVault {
+  kind: "project" | "personal";
+  status: IndexStatus;
+  /** Opens (or reuses) the vault's store; undefined when there is no index. */
+  store(): Promise<RetrievalStore | undefined>;
+  /** Page metadata by id, for exact matches, titles and deprecation. */
+  pages: ReadonlyMap<string, PageMeta>;
+  /**
+   * Stays the same object while no page id, title or alias changes, so the
+   * name table is not rebuilt after every edit (default: `pages`).
+   */
+  names?: object;
+  /** Typed relations between the pages: assembly's one hop, adaptive's contradiction trigger. */
+  relations?: RelationGraph;
+  /**
+   * The index is open read-only (its folder is not writable here): only the
+   * lexical list answers; the caller says why once (`index_read_only`).
+   */
+  lexicalOnly?: boolean;
+  /** Each page's date, given when the request has a time window. */
+  dates?: ReadonlyMap<string, PageDate>;
+}
+
+/** What the model-backed paths may use, decided before any model call. */
+export interface RetrievalCapabilities {
+  /** Embed model available and the index has vectors. */
+  vectors: boolean;
+  /** Generate and rerank models available. */
+  expansion: boolean;
+  /** Why a capability is missing, for the diagnostic. */
+  vectorsMissing?: Diagnostic;
+  /** The embed model queries would use; vectors made by another model are not comparable. */
+  embedModel?: string;
+  expansionMissing?: Diagnostic;
+}
+
+export interface RetrievalRequest {
+  query: string;
+  policy: RecallPolicy;
+  mode: RetrievalMode;
+  capabilities: RetrievalCapabilities;
+  /** Wall-clock budget for the whole retrieval; the cheaper result in hand wins on overrun. */
+  budgetMs?: number;
+  intent?: string;
+  signal?: AbortSignal;
+  /** Attach to each hit why it was recalled (`RetrievalHit.why`). */
+  explain?: boolean;
+  /** Pages dated inside it are preferred (a bounded factor, `window-preference.ts`). */
+  window?: TimeWindow;
+  /**
+   * What the search steps look for: the query without its time words when a
+   * window was read from it. Names are matched on `query` itself.
+   */
+  searchQuery?: string;
+}
+
+/** One recalled page. */
+export interface RetrievalHit {
+  id: string;
+  vault: "project" | "personal";
+  title: string;
+  type: string;
+  role: "canonical" | "evidence";
+  /** Final score: confidence × bounded multiplier, at most 1. */
+  score: number;
+  confidence: number;
+  exact: boolean;
+  /** The query is the page's name or contains its title or an alias. */
+  named: boolean;
+  excerpt?: string;
+  source: QmdHit["source"];
+  /** With `explain`: the name match and the matched terms' evidence. */
+  why?: RecallWhy;
+}
+
+export interface TraceStep {
+  step: string;
+  vault?: "project" | "personal";
+  ms: number;
+  hits?: number;
+  note?: string;
+}
+
+export interface RetrievalOutcome {
+  query: string;
+  requestedMode: RetrievalMode;
+  /**
+   * The mode the answer can claim: the least capable one any searched vault
+   * ended up using (a vault that fell back to lexical makes it lexical).
+   */
+  modeUsed: RetrievalMode | "none";
+  hits: RetrievalHit[];
+  diagnostics: Diagnostic[];
+  trace: TraceStep[];
+  durationMs: number;
+}
+
+/** Why a page was recalled, for `--explain` and every host's trace. */
+export interface RecallWhy {
+  /** The query is the page's name, or contains its whole title or an alias. */
+  name?: "exact" | "contained";
+  /** Lexical evidence: each matched term and what it contributed. */
+  evidence?: PageEvidence;
+  /** The page's date against the request's time window, and the factor it gave. */
+  time?: TimeWhy;
+}
+
+export interface Candidate {
+  hit: QmdHit;
+  confidence: number;
+  /** The lexical list's confidence in the page (0 when only vectors found it). */
+  lexical: number;
+  /** Standing in the mode's own ranked list, 0..1 (top = 1): what orders the results. */
+  standing: number;
+}
+
+export interface VaultRun {
+  candidates: Candidate[];
+  mode: RetrievalMode;
+  /** The list came from QMD's reranker (expanded search). */
+  reranked?: boolean;
+}

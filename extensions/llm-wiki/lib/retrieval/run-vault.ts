@@ -1,0 +1,183 @@
+/**
+ * One vault's search in the requested mode: lexical first (always the
+ * result in hand), then vectors, then expansion and reranking, each step
+ * within the turn budget and falling back toward the cheaper list on a
+ * missing model, a failure or an overrun.
+ */
+import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import type { QmdHit } from "../index/qmd-store-types.ts";
+import { matchNames } from "../name-match.ts";
+import { escalationReason } from "../retrieval-policy.ts";
+import type { RelationGraph } from "../vault/relations.ts";
+import { candidatesOf, fuseLexVec, withLexicalEvidence } from "./candidates.ts";
+import type {
+  RetrievalRequest,
+  RetrievalStore,
+  RetrievalVault,
+  TraceStep,
+  VaultRun,
+} from "./retrieval-types.ts";
+import { BudgetExceeded, within } from "./turn-budget.ts";
+
+/**
+ * Whether the two best candidates contradict each other with no user
+ * resolution in force: the list alone cannot tell which is current, so
+ * adaptive mode asks the reranker.
+ */
+function contradictionBetween(
+  graph: RelationGraph | undefined,
+  candidates: readonly { hit: QmdHit }[],
+): boolean {
+  const [a, b] = candidates;
+  if (!graph || !a || !b) return false;
+  const x = a.hit.pageId;
+  const y = b.hit.pageId;
+  if (graph.activeResolution(x, y)) return false;
+  return graph
+    .outgoing(x)
+    .concat(graph.incoming(x))
+    .some((e) => e.type === "contradicts" && (e.from === y || e.to === y));
+}
+
+/** A model's file name: the same model named by path or by `hf:` URI compares equal. */
+function modelName(model: string): string {
+  return model.split(/[\\/]/).pop() ?? model;
+}
+
+/** Runs the requested mode on one store, falling back toward cheaper modes. */
+export async function runVault(
+  vault: RetrievalVault,
+  store: RetrievalStore,
+  req: RetrievalRequest,
+  query: string,
+  deadline: number,
+  trace: TraceStep[],
+  diagnostics: Diagnostic[],
+): Promise<VaultRun> {
+  const limit = req.policy.maxPerVault;
+  /** Runs one search step within the deadline and records it in the trace. */
+  const timed = async <T extends readonly unknown[]>(
+    step: string,
+    work: () => Promise<T>,
+  ): Promise<T> => {
+    const t0 = performance.now();
+    const entry: TraceStep = { step, vault: vault.kind, ms: 0 };
+    try {
+      const result = await within(work(), deadline - performance.now());
+      entry.hits = result.length;
+      return result;
+    } catch (error) {
+      entry.note = errorMessage(error);
+      throw error;
+    } finally {
+      entry.ms = Math.round(performance.now() - t0);
+      trace.push(entry);
+    }
+  };
+  const fallback = (from: string, error: unknown, to: string) => {
+    const code =
+      (error as { code?: string }).code === "model_unavailable"
+        ? "model_unavailable"
+        : error instanceof BudgetExceeded
+          ? "recall_budget_exceeded"
+          : "retrieval_failed";
+    diagnostics.push(
+      diagnostic(
+        code,
+        code === "retrieval_failed" ? "warning" : "info",
+        `${from} retrieval ${error instanceof BudgetExceeded ? "ran out of time" : `failed (${errorMessage(error)})`}; used ${to}`,
+        {
+          ...((error as { repair?: string }).repair
+            ? { repair: (error as { repair: string }).repair }
+            : {}),
+        },
+      ),
+    );
+  };
+
+  // Lexical first: about a millisecond, model-free, and always the result in hand.
+  const searched = req.searchQuery ?? query;
+  const lex = await timed("lexical", () => store.searchLex(searched, { limit }));
+  let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
+  if (req.mode === "lexical" || vault.lexicalOnly) return current;
+
+  if (!req.capabilities.vectors) {
+    if (req.capabilities.vectorsMissing) diagnostics.push(req.capabilities.vectorsMissing);
+    return current;
+  }
+  if (!vault.status.vectors.present) {
+    // Per vault: a personal vault without vectors does not turn hybrid off for the project.
+    diagnostics.push(
+      diagnostic(
+        "vectors_missing",
+        "info",
+        `${vault.kind} vault: vector search skipped, the index has no vectors yet; used lexical`,
+        { repair: "llm-wiki reindex --vectors" },
+      ),
+    );
+    return current;
+  }
+  const built = vault.status.vectors.model;
+  if (
+    req.capabilities.embedModel &&
+    built &&
+    modelName(built) !== modelName(req.capabilities.embedModel)
+  ) {
+    diagnostics.push(
+      diagnostic(
+        "vectors_stale",
+        "warning",
+        `${vault.kind} vault: vectors were made with ${modelName(built)}, queries would use ${modelName(req.capabilities.embedModel)}; used lexical`,
+        { repair: "llm-wiki reindex --vectors --force" },
+      ),
+    );
+    return current;
+  }
+  let vec: QmdHit[];
+  try {
+    vec = await timed("vector", () =>
+      store.searchVector(searched, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
+    );
+  } catch (error) {
+    fallback("vector", error, "lexical");
+    return current;
+  }
+  current = { candidates: fuseLexVec(lex, vec).slice(0, limit), mode: "hybrid" };
+  if (req.mode === "hybrid") return current;
+
+  if (req.mode === "adaptive") {
+    const { exact } = matchNames(vault.pages, query, vault.names);
+    const exactConfidence = Math.max(
+      0,
+      ...current.candidates.filter((c) => exact.has(c.hit.pageId)).map((c) => c.confidence),
+    );
+    const reason = escalationReason({
+      query,
+      // The fused list's own standing (reciprocal rank with QMD's top-rank bonus), top = 1.
+      scores: current.candidates.map((c) => c.standing),
+      lexTop5: lex.slice(0, 5).map((h) => h.pageId),
+      vecTop5: vec.slice(0, 5).map((h) => h.pageId),
+      exactConfidence,
+      contradictionEdge: contradictionBetween(vault.relations, current.candidates),
+    });
+    if (reason === undefined) return { ...current, mode: "adaptive" };
+    trace.push({ step: "escalate", vault: vault.kind, ms: 0, note: reason });
+  }
+  if (!req.capabilities.expansion) {
+    if (req.capabilities.expansionMissing) diagnostics.push(req.capabilities.expansionMissing);
+    return current;
+  }
+  try {
+    const expanded = await timed("expanded", () =>
+      store.searchExpanded(searched, {
+        limit,
+        ...(req.intent ? { intent: req.intent } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+      }),
+    );
+    return { candidates: withLexicalEvidence(expanded, lex), mode: req.mode, reranked: true };
+  } catch (error) {
+    fallback("expanded", error, "hybrid");
+    return current;
+  }
+}
