@@ -15,7 +15,7 @@ import type {
   TraceStep,
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
-import { runVault } from "./retrieval/run-vault.ts";
+import { runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
 import { scoreVault } from "./retrieval/score-vault.ts";
 import { fuseByRank, normalizeQuery } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
@@ -32,6 +32,13 @@ export type {
   TraceStep,
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
+
+/**
+ * How long the lexical step (opening the store included) may take before it
+ * is taken for hung: far past any turn budget, since without it there is no
+ * answer at all, yet short of a hook's own timeout.
+ */
+export const LEXICAL_CEILING_MS = 8_000;
 
 const MODE_RANK: Record<RetrievalMode, number> = { lexical: 0, hybrid: 1, adaptive: 2, quality: 3 };
 
@@ -90,7 +97,11 @@ export async function retrieve(
   // Time words out (the caller's choice); a query that was only time words searches as asked.
   const search = req.searchQuery === undefined ? undefined : normalizeQuery(req.searchQuery);
   const searchReq: RetrievalRequest = { ...req, searchQuery: search?.ok ? search.query : query };
-  const deadline = started + (req.budgetMs ?? Number.POSITIVE_INFINITY);
+  const budget = req.budgetMs ?? Number.POSITIVE_INFINITY;
+  const deadlines: StepDeadlines = {
+    models: started + budget,
+    lexical: started + Math.max(budget, LEXICAL_CEILING_MS),
+  };
   const lists: RetrievalHit[][] = [];
   let modeUsed: RetrievalOutcome["modeUsed"] = "none";
 
@@ -112,7 +123,7 @@ export async function retrieve(
         trace.push({ step: "skip", vault: vault.kind, ms: 0, note: "no store" });
         continue;
       }
-      run = await runVault(vault, store, searchReq, query, deadline, trace, diagnostics);
+      run = await runVault(vault, store, searchReq, query, deadlines, trace, diagnostics);
     } catch (error) {
       // Even lexical failed (store cannot open, or the budget ran out before it answered).
       if (req.policy.name === "explicit") {

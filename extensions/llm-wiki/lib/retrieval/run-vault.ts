@@ -44,21 +44,34 @@ function modelName(model: string): string {
   return model.split(/[\\/]/).pop() ?? model;
 }
 
+/**
+ * When each kind of step is abandoned (`performance.now()` times). The turn
+ * budget bounds the model steps, which fall back to the lexical list in
+ * hand. The lexical step is that list: cutting it would answer "no memory"
+ * whenever the machine is busy or the process is cold (opening the store
+ * counts), so it has only a ceiling against a hang.
+ */
+export interface StepDeadlines {
+  models: number;
+  lexical: number;
+}
+
 /** Runs the requested mode on one store, falling back toward cheaper modes. */
 export async function runVault(
   vault: RetrievalVault,
   store: RetrievalStore,
   req: RetrievalRequest,
   query: string,
-  deadline: number,
+  deadlines: StepDeadlines,
   trace: TraceStep[],
   diagnostics: Diagnostic[],
 ): Promise<VaultRun> {
   const limit = req.policy.maxPerVault;
-  /** Runs one search step within the deadline and records it in the trace. */
+  /** Runs one search step within its deadline and records it in the trace. */
   const timed = async <T extends readonly unknown[]>(
     step: string,
     work: () => Promise<T>,
+    deadline: number = deadlines.models,
   ): Promise<T> => {
     const t0 = performance.now();
     const entry: TraceStep = { step, vault: vault.kind, ms: 0 };
@@ -97,7 +110,7 @@ export async function runVault(
 
   // Lexical first: about a millisecond, model-free, and always the result in hand.
   const searched = req.searchQuery ?? query;
-  const lex = await timed("lexical", () => store.searchLex(searched, { limit }));
+  const lex = await timed("lexical", () => store.searchLex(searched, { limit }), deadlines.lexical);
   let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
