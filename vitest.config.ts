@@ -8,8 +8,10 @@ const models = join(root, ".cache", "test-models");
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Guards against a hang, not a speed check: a test may take several times
+    // its usual time with both cores busy, and must still pass.
+    testTimeout: 240_000,
+    hookTimeout: 300_000,
     // Real QMD stores and child processes on two cores: keep contention sane.
     maxWorkers: 2,
     globalSetup: ["test/global-setup.ts"],

@@ -120,7 +120,7 @@ describe("capture refuses control characters in pasted text", () => {
     expect((JSON.parse(run.stdout) as Json).ok).toBe(true);
   });
 
-  it("over MCP, wiki_capture_source refuses it the same way", { timeout: 60_000 }, async () => {
+  it("over MCP, wiki_capture_source refuses it the same way", async () => {
     const vault = makeTempVault();
     const cp = pick(REFUSED);
     const transport = new StdioClientTransport({

@@ -85,7 +85,7 @@ function project(): { dir: string; env: NodeJS.ProcessEnv } {
 }
 
 describe("standard input as a text value", () => {
-  it("page --content - stores every chunk of a slow pipe", { timeout: 60_000 }, async () => {
+  it("page --content - stores every chunk of a slow pipe", async () => {
     const { dir, env } = project();
     const chunks = randomChunks(randomInt(6, 9));
     const run = await runWithSlowStdin(
@@ -101,7 +101,7 @@ describe("standard input as a text value", () => {
     expect(page).toContain(chunks.join("").trim());
   });
 
-  it("capture --text - keeps the whole slow input in the source", { timeout: 60_000 }, async () => {
+  it("capture --text - keeps the whole slow input in the source", async () => {
     const { dir, env } = project();
     const chunks = randomChunks(randomInt(6, 9));
     const run = await runWithSlowStdin(

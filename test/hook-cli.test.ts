@@ -169,12 +169,12 @@ describe("llm-wiki hook session-start", () => {
     writeFileSync(join(bin, "git"), `#!/bin/sh\n: > "${marks}/git-$$"\nexec "${realGit}" "$@"\n`, {
       mode: 0o755,
     });
-    // Holds the service's module back until a git has started (or 5 s passed), then says which.
+    // Holds the service's module back until a git has started (or a minute passed), then says which.
     const hooks = `import { readdirSync } from "node:fs";
       const started = () => readdirSync(${JSON.stringify(marks)}).some((f) => f.startsWith("git-"));
       export async function load(url, context, next) {
         if (url.endsWith("/wiki-service.ts")) {
-          const until = Date.now() + 5000;
+          const until = Date.now() + 60_000;
           while (!started() && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
           process._rawDebug(started() ? "service after git" : "service before git");
         }

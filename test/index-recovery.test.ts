@@ -80,7 +80,7 @@ function answersInFreshProcess(root: string): Record<string, string[]> {
   const out = spawnSync(
     process.execPath,
     ["--input-type=module", "-e", script, SERVICE, root, ...QUERIES],
-    { env: childEnv(), encoding: "utf8", timeout: 60_000 },
+    { env: childEnv(), encoding: "utf8", timeout: 120_000 },
   );
   expect(out.status, out.stderr).toBe(0);
   return JSON.parse(out.stdout) as Record<string, string[]>;

@@ -130,5 +130,5 @@ describe("llm-wiki init's documents", () => {
       expect(statSync(join(dir, rel)).mtimeMs, rel).toBe(stamps.get(rel));
     }
     for (const rel of DOCUMENTS) expect(existsSync(join(dir, rel)), rel).toBe(true);
-  }, 60_000);
+  });
 });

@@ -42,7 +42,7 @@ function finished(run: CliRun): { ok: boolean; diagnostics: Array<Record<string,
 }
 
 /** Generous: a hang fails the test; a slow machine does not. */
-const HANG = 30_000;
+const HANG = 60_000;
 
 describe("init on a path that cannot hold a vault", () => {
   const procPaths = () => [

@@ -562,7 +562,7 @@ describe("MCP server: which vault", () => {
       cwd: REPO,
       env: { PATH: process.env.PATH ?? "", ...isolatedEnv() },
       encoding: "utf8",
-      timeout: 30_000,
+      timeout: 120_000,
     });
     expect(out.status).toBe(2);
     expect(out.stdout).toBe("");
@@ -702,7 +702,7 @@ describe("MCP server: the stdio stream", () => {
     const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
       cwd: REPO,
       encoding: "utf8",
-      timeout: 30_000,
+      timeout: 120_000,
     });
     expect(out.status).toBe(0);
     expect(out.stdout).toBe('{"jsonrpc":"2.0"}\n');

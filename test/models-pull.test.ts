@@ -159,7 +159,7 @@ describe("llm-wiki models pull", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     const part = () => modelFiles(cache).some((f) => f.endsWith(".part"));
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 120_000;
     while (!part() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(part()).toBe(true);
     child.kill("SIGINT");

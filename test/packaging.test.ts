@@ -146,7 +146,7 @@ describe("the Node version check", () => {
           encoding: "utf8",
           env: childEnv(),
           input: "",
-          timeout: 30_000,
+          timeout: 120_000,
         });
         expect(run.status).toBe(2);
         expect(run.stdout).toBe("");
@@ -175,7 +175,7 @@ describe("the Node version check", () => {
               encoding: "utf8",
               env: childEnv(),
               input: JSON.stringify(input),
-              timeout: 30_000,
+              timeout: 120_000,
             },
           );
           expect(run.status, `${node} hook ${kind}`).toBe(0);
@@ -195,7 +195,7 @@ describe("the Node version check", () => {
     const cli = spawnSync(
       process.execPath,
       [join(REPO, manifest.bin["llm-wiki"] ?? ""), "status", "--json", "--vault", vault.root],
-      { encoding: "utf8", env: childEnv(), timeout: 60_000 },
+      { encoding: "utf8", env: childEnv(), timeout: 120_000 },
     );
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toMatchObject({ vault: { pages: 1 } });
@@ -256,7 +256,7 @@ describe("`llm-wiki hook` whose modules cannot load, or that throws later", () =
       encoding: "utf8",
       env: childEnv(),
       input: input(),
-      timeout: 30_000,
+      timeout: 120_000,
     });
 
   it("exits 0 with nothing on stdout and the reason on stderr, whichever module fails", () => {

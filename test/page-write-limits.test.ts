@@ -91,7 +91,7 @@ describe("page writers refuse what the parser refuses", () => {
     });
   }
 
-  it("over MCP, neither is reported as created", { timeout: 60_000 }, async () => {
+  it("over MCP, neither is reported as created", async () => {
     const vault = makeTempVault();
     const transport = new StdioClientTransport({
       command: process.execPath,

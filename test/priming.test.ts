@@ -120,7 +120,7 @@ describe("the priming query", () => {
       },
     );
     expect(context).toEqual({ files: [], subjects: [] });
-  }, 10_000);
+  });
 
   it("runs git with no inherited GIT_* variable, pager or global configuration", () => {
     const env = gitEnv({ PATH: "/bin", GIT_DIR: "/elsewhere", PAGER: "evil", git_index_file: "x" });

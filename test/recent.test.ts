@@ -204,5 +204,5 @@ describe("wiki_recent and wiki_recall since/until over MCP", () => {
     })) as CallToolResult;
     expect(recall.isError).toBe(true);
     expect(JSON.stringify(recall.structuredContent)).toContain("time_window_empty");
-  }, 60_000);
+  });
 });

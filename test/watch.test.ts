@@ -89,7 +89,7 @@ describe("llm-wiki watch", () => {
     const indexed = await eventually(() => {
       const status = JSON.parse(cli(["status", "--json"]).stdout) as StatusResult;
       return status.vault?.index.state === "ready" && status.vault.index.documents === 2;
-    }, 30_000);
+    }, 120_000);
     expect(indexed, watcher.out() + watcher.err()).toBe(true);
     const recall = cli(["recall", "quuxfrobnicate", "--json"]);
     expect(recall.status).toBe(0);

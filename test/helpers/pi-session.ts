@@ -204,7 +204,7 @@ export function toolResults(
 /** Polls `probe` until it holds, for at most `ms`; returns whether it held. */
 export async function eventually(
   probe: () => boolean | Promise<boolean>,
-  ms = 15_000,
+  ms = 120_000,
 ): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
