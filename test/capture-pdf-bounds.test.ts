@@ -11,9 +11,17 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { extractPdf } from "../extensions/llm-wiki/lib/capture/pdf-extract.ts";
+import { lzwSize, runLengthSize } from "../extensions/llm-wiki/lib/capture/pdf-filter-sizes.ts";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
-import { bombPdf, zeroStream } from "./helpers/pdf-bomb.ts";
+import {
+  ascii85,
+  bombPdf,
+  deflatedZeros,
+  lzwZeros,
+  runLengthZeros,
+  zeroStream,
+} from "./helpers/pdf-bomb.ts";
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const MIB = 1024 * 1024;
@@ -47,7 +55,7 @@ describe("PDF streams are measured before they are read", () => {
     const pdf = bombPdf([await zeroStream(STREAM_LIMIT + randomInt(1, 8 * MIB))]);
     const error = await refusal(pdf);
     expect(error.diagnostic.code).toBe("capture_too_large");
-    expect(error.diagnostic.message).toMatch(/a stream of the PDF inflates to over/);
+    expect(error.diagnostic.message).toMatch(/a stream of the PDF decodes to over/);
   });
 
   it("refuses a stream deflated twice or three times, however small the file", async () => {
@@ -60,6 +68,32 @@ describe("PDF streams are measured before they are read", () => {
   it("refuses a bomb wrapped in hex", async () => {
     const pdf = bombPdf([await zeroStream(STREAM_LIMIT + randomInt(1, MIB), 1, true)]);
     expect((await refusal(pdf)).diagnostic.code).toBe("capture_too_large");
+  });
+
+  it("refuses an LZW or RunLength stream that decodes past the bound", async () => {
+    const size = STREAM_LIMIT + randomInt(1, 4 * MIB);
+    const lzw = lzwZeros(size);
+    expect(lzw.length).toBeLessThan(size / 1_000);
+    for (const stream of [
+      { data: lzw, filters: ["LZWDecode"] },
+      { data: runLengthZeros(size), filters: ["RunLengthDecode"] },
+    ]) {
+      expect((await refusal(bombPdf([stream]))).diagnostic.code).toBe("capture_too_large");
+    }
+  });
+
+  it("counts LZW and RunLength output exactly, without building it", () => {
+    const size = randomInt(1, 2 * MIB);
+    expect(lzwSize(lzwZeros(size), Number.MAX_SAFE_INTEGER)).toBe(size);
+    expect(runLengthSize(runLengthZeros(size), Number.MAX_SAFE_INTEGER)).toBe(size);
+  });
+
+  it("refuses a Flate bomb wrapped in ASCII85, and a chain it cannot measure", async () => {
+    const deflated = await deflatedZeros(STREAM_LIMIT + randomInt(1, MIB));
+    const wrapped = { data: ascii85(deflated), filters: ["ASCII85Decode", "FlateDecode"] };
+    expect((await refusal(bombPdf([wrapped])))?.diagnostic.code).toBe("capture_too_large");
+    const odd = { data: deflated, filters: ["FlateDecode", "LZWDecode"] };
+    expect((await refusal(bombPdf([odd]))).diagnostic.message).toMatch(/cannot be measured/);
   });
 
   it("refuses many streams each under the bound that together pass the document's", async () => {

@@ -44,6 +44,90 @@ export async function zeroStream(size: number, rounds = 1, hex = false): Promise
   return { data, filters };
 }
 
+/**
+ * `size` zero bytes as `/LZWDecode` data (early change 1): codes standing
+ * for 1, 2, 3… zeros, a clear code whenever the table fills. The most an
+ * LZW stream can stand for: about 2,700 times its size.
+ */
+export function lzwZeros(size: number): Buffer {
+  const out: number[] = [];
+  let acc = 0;
+  let accBits = 0;
+  const emit = (code: number, width: number) => {
+    acc = (acc << width) | code;
+    accBits += width;
+    while (accBits >= 8) {
+      accBits -= 8;
+      out.push((acc >>> accBits) & 0xff);
+    }
+    acc &= (1 << accBits) - 1;
+  };
+  let width = 9;
+  let nextCode = 258;
+  let run = 0;
+  for (let left = size; left > 0; ) {
+    // The next longer run when it fits, else a lone zero (after a clear, or near the end).
+    const length = run > 0 && run + 1 <= left ? run + 1 : 1;
+    if (length > 1) {
+      emit(nextCode, width);
+      nextCode += 1;
+      const n = nextCode + 1;
+      if ((n & (n - 1)) === 0) width = Math.min(Math.log2(n) + 1, 12);
+    } else {
+      emit(0, width);
+      if (run > 0) {
+        nextCode += 1;
+        const n = nextCode + 1;
+        if ((n & (n - 1)) === 0) width = Math.min(Math.log2(n) + 1, 12);
+      }
+    }
+    left -= length;
+    run = length;
+    if (nextCode >= 4000) {
+      emit(256, width);
+      width = 9;
+      nextCode = 258;
+      run = 0;
+    }
+  }
+  emit(257, width);
+  if (accBits > 0) out.push((acc << (8 - accBits)) & 0xff);
+  return Buffer.from(out);
+}
+
+/** `size` zero bytes as `/RunLengthDecode` data: 2 bytes per 128. */
+export function runLengthZeros(size: number): Buffer {
+  const out: number[] = [];
+  for (let left = size; left > 0; left -= 128) {
+    const n = Math.min(128, left);
+    if (n === 1) out.push(0, 0);
+    else out.push(257 - n, 0);
+  }
+  out.push(128);
+  return Buffer.from(out);
+}
+
+/** `data` as `/ASCII85Decode` text, `~>` at the end. */
+export function ascii85(data: Buffer): Buffer {
+  let text = "";
+  for (let i = 0; i < data.length; i += 4) {
+    const chunk = data.subarray(i, i + 4);
+    const padded = Buffer.concat([chunk, Buffer.alloc(4 - chunk.length)]);
+    let value = padded.readUInt32BE(0);
+    if (value === 0 && chunk.length === 4) {
+      text += "z";
+      continue;
+    }
+    const digits: string[] = [];
+    for (let k = 0; k < 5; k += 1) {
+      digits.unshift(String.fromCharCode((value % 85) + 33));
+      value = Math.floor(value / 85);
+    }
+    text += digits.slice(0, chunk.length + 1).join("");
+  }
+  return Buffer.from(`${text}~>`, "latin1");
+}
+
 /** A one-page PDF whose /Contents are `streams` (a readable text stream first, so it is otherwise valid). */
 export function bombPdf(streams: BombStream[]): Buffer {
   const parts: Buffer[] = [];

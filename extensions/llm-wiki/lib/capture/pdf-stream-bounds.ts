@@ -1,6 +1,6 @@
 /**
  * What a PDF's compressed streams inflate to, measured before pdf.js sees
- * the file. pdf.js inflates in JavaScript on the event loop and keeps what
+ * the file (Flate here, LZW and RunLength in pdf-filter-sizes.ts). pdf.js inflates in JavaScript on the event loop and keeps what
  * it inflated: a 9.7 KB file whose one stream inflates to 1 GiB held a
  * capture (and the MCP server) for three minutes and 2.27 GB. Here every
  * FlateDecode stream (chained ones too, e.g. `[/FlateDecode /FlateDecode]`
@@ -18,6 +18,7 @@
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createInflate } from "node:zlib";
+import { fromAscii85, lzwSize, runLengthSize } from "./pdf-filter-sizes.ts";
 
 export interface PdfStreamLimits {
   /** Most bytes one stream may inflate to. */
@@ -106,10 +107,71 @@ async function inflatedSize(
   return counted;
 }
 
+/** Filters whose output can be far larger than their input. */
+const AMPLIFYING = new Set(["FlateDecode", "Fl", "LZWDecode", "LZW", "RunLengthDecode", "RL"]);
+const A85 = new Set(["ASCII85Decode", "A85"]);
+
+/** `/EarlyChange` of an LZW stream's parameters (1 unless the dictionary says 0). */
+function earlyChange(text: string, at: number): number {
+  const window = text.slice(Math.max(0, at - DICT_WINDOW), at);
+  return /\/EarlyChange\s+0\b/.test(window.slice(window.lastIndexOf("obj") + 1)) ? 0 : 1;
+}
+
 /**
- * Measures every Flate stream of `bytes`. Throws `PdfStreamTooLargeError`
- * when one stream inflates past `maxStreamBytes` or all of them past
- * `maxDocumentBytes`; returns the total inflated bytes otherwise.
+ * The decoded size of the stream whose data starts at `start`, under
+ * `filters`, or undefined when no filter of it amplifies. Throws when an
+ * amplifying filter sits where it cannot be measured (behind another).
+ */
+async function streamSize(
+  bytes: Uint8Array,
+  text: string,
+  at: number,
+  start: number,
+  budget: number,
+  signal: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const filters = filtersBefore(text, at);
+  if (!filters.some((f) => AMPLIFYING.has(f))) return undefined;
+  let data: Uint8Array | undefined = bytes.subarray(start);
+  let next = 0;
+  // An ASCII wrapper first is undone here (its output is smaller than its input).
+  const first = filters[0] ?? "";
+  if (HEX.has(first) || A85.has(first)) {
+    data = HEX.has(first) ? fromHex(data) : fromAscii85(data);
+    next = 1;
+  }
+  if (data === undefined) return undefined;
+  const head = filters[next] ?? "";
+  let size: number;
+  let after: number;
+  if (FLATE.has(head)) {
+    let flates = 0;
+    while (FLATE.has(filters[next + flates] ?? "")) flates += 1;
+    size = await inflatedSize(data, flates, budget, signal);
+    after = next + flates;
+  } else if (head === "LZWDecode" || head === "LZW") {
+    size = lzwSize(data, budget, earlyChange(text, at));
+    after = next + 1;
+  } else if (head === "RunLengthDecode" || head === "RL") {
+    size = runLengthSize(data, budget);
+    after = next + 1;
+  } else {
+    size = 0;
+    after = next;
+  }
+  if (filters.slice(after).some((f) => AMPLIFYING.has(f))) {
+    throw new PdfStreamTooLargeError(
+      `a stream of the PDF chains its filters (${filters.join(" ")}) so that what it inflates to cannot be measured`,
+    );
+  }
+  return size;
+}
+
+/**
+ * Measures every stream of `bytes` that an amplifying filter decodes.
+ * Throws `PdfStreamTooLargeError` when one stream decodes past
+ * `maxStreamBytes`, all of them past `maxDocumentBytes`, or one cannot be
+ * measured; returns the total decoded bytes otherwise.
  */
 export async function checkPdfStreams(bytes: Uint8Array, limits: PdfStreamLimits): Promise<number> {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
@@ -118,26 +180,19 @@ export async function checkPdfStreams(bytes: Uint8Array, limits: PdfStreamLimits
     if (limits.signal?.aborted) return total;
     const at = match.index;
     if (text.slice(Math.max(0, at - 3), at) === "end") continue;
-    const filters = filtersBefore(text, at);
-    // Hex may come before the inflates; a stream starting with any other filter is not measured.
-    const hex = HEX.has(filters[0] ?? "") ? 1 : 0;
-    let flates = 0;
-    while (FLATE.has(filters[hex + flates] ?? "")) flates += 1;
-    if (flates === 0) continue;
-    let data: Uint8Array | undefined = bytes.subarray(at + match[0].length);
-    if (hex === 1) data = fromHex(data);
-    if (data === undefined) continue;
     const budget = Math.min(limits.maxStreamBytes, limits.maxDocumentBytes - total);
-    const size = await inflatedSize(data, flates, budget, limits.signal);
+    const start = at + match[0].length;
+    const size = await streamSize(bytes, text, at, start, budget, limits.signal);
+    if (size === undefined) continue;
     if (size > limits.maxStreamBytes) {
       throw new PdfStreamTooLargeError(
-        `a stream of the PDF inflates to over ${limits.maxStreamBytes} bytes`,
+        `a stream of the PDF decodes to over ${limits.maxStreamBytes} bytes`,
       );
     }
     total += size;
     if (total > limits.maxDocumentBytes) {
       throw new PdfStreamTooLargeError(
-        `the PDF's streams inflate to over ${limits.maxDocumentBytes} bytes in all`,
+        `the PDF's streams decode to over ${limits.maxDocumentBytes} bytes in all`,
       );
     }
   }
