@@ -83,9 +83,10 @@ function yieldToLoop(): Promise<void> {
 }
 
 /** Measures the streams first; a bomb is refused before pdf.js inflates a byte of it. */
-async function checkStreams(bytes: Uint8Array, limits: PdfLimits): Promise<void> {
+async function checkStreams(bytes: Uint8Array, limits: PdfLimits, deadline: number): Promise<void> {
   try {
     await checkPdfStreams(bytes, {
+      deadline,
       maxStreamBytes: limits.maxStreamBytes ?? PDF_MAX_STREAM_BYTES,
       maxDocumentBytes: limits.maxInflatedBytes ?? PDF_MAX_INFLATED_BYTES,
       ...(limits.signal ? { signal: limits.signal } : {}),
@@ -138,10 +139,11 @@ function pageText(items: readonly unknown[]): string {
  * `capture_pdf_too_many_pages`, `capture_too_large`, `capture_aborted`.
  */
 export async function extractPdf(bytes: Uint8Array, limits: PdfLimits): Promise<PdfText> {
-  await checkStreams(bytes, limits);
+  // One deadline for measuring the streams and reading the pages.
+  const deadline = Date.now() + limits.timeoutMs;
+  await checkStreams(bytes, limits, deadline);
   const { getResolvedPDFJS } = await pdfjs();
   const { getDocument } = await getResolvedPDFJS();
-  const deadline = Date.now() + limits.timeoutMs;
   let destroy: (() => Promise<void>) | undefined;
   const timedOut = () =>
     fail(

@@ -26,6 +26,8 @@ export interface PdfStreamLimits {
   /** Most bytes all streams together may inflate to. */
   maxDocumentBytes: number;
   signal?: AbortSignal;
+  /** When to stop measuring (`Date.now()` time); the caller reports the timeout. */
+  deadline?: number;
 }
 
 /** Generous for real documents (page contents, fonts, Flate images); far below a bomb. */
@@ -178,8 +180,10 @@ export async function checkPdfStreams(bytes: Uint8Array, limits: PdfStreamLimits
   let total = 0;
   for (const match of text.matchAll(STREAM_START)) {
     if (limits.signal?.aborted) return total;
+    if (limits.deadline !== undefined && Date.now() > limits.deadline) return total;
     const at = match.index;
-    if (text.slice(Math.max(0, at - 3), at) === "end") continue;
+    // Stream data follows its dictionary's `>>`; the word inside other data is skipped cheaply.
+    if (!/>>\s*$/.test(text.slice(Math.max(0, at - 64), at))) continue;
     const budget = Math.min(limits.maxStreamBytes, limits.maxDocumentBytes - total);
     const start = at + match[0].length;
     const size = await streamSize(bytes, text, at, start, budget, limits.signal);
