@@ -7,6 +7,7 @@
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -17,7 +18,12 @@ let root: string;
 beforeAll(async () => {
   root = join(makeTempDir("llm-wiki-precision-"), "acme-notes");
   cpSync(EXAMPLE, root, { recursive: true, filter: (src) => !/[\\/]meta([\\/]|$)/.test(src) });
-  service = createWikiService({ cwd: root, vault: root });
+  // A turn budget no busy machine reaches: these specs are about precision, not speed.
+  service = createWikiService({
+    cwd: root,
+    vault: root,
+    settings: { ...DEFAULT_SETTINGS, turnBudgetMs: 60_000 },
+  });
   const built = await service.reindex({ scope: "all", components: ["lexical", "vectors"] });
   expect(built.ok).toBe(true);
   expect(service.status().vault?.index.vectors.present).toBe(true);

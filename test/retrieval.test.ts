@@ -138,6 +138,13 @@ function isolatedEnv(home = makeTempDir("llm-wiki-retrieval-home-")): NodeJS.Pro
   return { ...process.env, HOME: home, WIKI_HOME: home };
 }
 
+/**
+ * Settings of every service here: a turn budget no busy machine reaches, so
+ * automatic recall's model steps run as the spec says (the budget's own
+ * behaviour is specified with a step that never answers, below).
+ */
+const SETTINGS: WikiSettings = { ...DEFAULT_SETTINGS, turnBudgetMs: 60_000 };
+
 function smallVault(): TempVault {
   return makeTempVault({ pages: PAGES, config: { name: "small", topic: "notes app" } });
 }
@@ -151,7 +158,7 @@ function serviceFor(
     cwd: vault.root,
     vault: vault.root,
     env,
-    settings: { ...DEFAULT_SETTINGS, ...settings },
+    settings: { ...SETTINGS, ...settings },
   });
 }
 
@@ -591,6 +598,42 @@ describe("fallbacks", () => {
       expect(r.durationMs).toBeGreaterThanOrEqual(1_900);
     });
 
+    it("a lexical step slower than the whole budget still answers: only the model steps are cut", async () => {
+      const service = serviceFor(vectors);
+      try {
+        await recall(service, "sync engine", { mode: "hybrid" });
+        const [paths] = service.resolveVaults();
+        if (!paths) throw new Error("no vault");
+        const handle = service.handles.get(paths);
+        const real = await handle.index.store();
+        if (!real) throw new Error("no store");
+        // A cold process on a busy machine: the lexical list comes after the budget ran out.
+        const store: RetrievalStore = {
+          searchLex: async (query, opts) => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return real.searchLex(query, opts);
+          },
+          searchVector: real.searchVector,
+          searchExpanded: real.searchExpanded,
+        };
+        const r = await retrieve([{ ...retrievalVault(handle), store: async () => store }], {
+          query: "sync engine CRDT merge",
+          policy: AUTOMATIC_POLICY,
+          mode: "hybrid",
+          capabilities: capabilities(service.handles),
+          budgetMs: 50,
+        });
+        expect(steps(r)).toEqual(["lexical", "vector"]);
+        expect(r.trace[0]?.note).toBeUndefined();
+        expect(r.trace[1]?.note).toBe("turn budget exceeded");
+        expect(r.modeUsed).toBe("lexical");
+        expect(codes(r)).toEqual(["recall_budget_exceeded"]);
+        expect(r.hits[0]).toMatchObject({ id: "entities/sync-engine", source: "fts" });
+      } finally {
+        await service.close();
+      }
+    });
+
     it("an escalation past the budget leaves the hybrid result in hand", async () => {
       const r = await gatedRetrieve(
         "adaptive",
@@ -780,7 +823,7 @@ describe("project and personal vaults", () => {
     return createWikiService({
       cwd,
       env: isolatedEnv(home),
-      settings: { ...DEFAULT_SETTINGS, ...settings },
+      settings: { ...SETTINGS, ...settings },
     });
   }
 
@@ -881,7 +924,7 @@ describe("automatic recall stays silent", () => {
     const s = createWikiService({
       cwd: makeTempDir("llm-wiki-novault-"),
       env: isolatedEnv(),
-      settings: DEFAULT_SETTINGS,
+      settings: SETTINGS,
     });
     try {
       const auto = await s.recall({ query: "Cache invalidation", policy: "automatic" });
@@ -899,7 +942,7 @@ describe("automatic recall stays silent", () => {
   it("for unrelated prompts on the example vault", async () => {
     const root = join(makeTempDir("llm-wiki-example-"), "acme-notes");
     cpSync(EXAMPLE, root, { recursive: true, filter: (src) => !src.split(sep).includes("meta") });
-    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: DEFAULT_SETTINGS });
+    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: SETTINGS });
     try {
       expect((await s.reindex({ scope: "all" })).ok).toBe(true);
       // The vault does answer related prompts.
@@ -932,7 +975,7 @@ describe("automatic recall stays silent", () => {
       recursive: true,
       filter: (src) => !src.split(sep).includes("meta"),
     });
-    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: DEFAULT_SETTINGS });
+    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: SETTINGS });
     try {
       expect((await s.reindex({ scope: "all" })).ok).toBe(true);
       for (const q of negatives) {
@@ -963,7 +1006,7 @@ describe("automatic recall stays silent", () => {
       recursive: true,
       filter: (src) => !src.split(sep).includes("meta"),
     });
-    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: DEFAULT_SETTINGS });
+    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: SETTINGS });
     try {
       const built = await s.reindex({ scope: "all", components: ["lexical", "vectors"] });
       expect(built.ok).toBe(true);
