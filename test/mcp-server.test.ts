@@ -715,6 +715,16 @@ describe("MCP server: the stdio stream", () => {
     const out = collectLines(child);
     send(child, INITIALIZE);
     await out.waitFor(hasResponse(1));
+    // Idle first: a recall waits for the background index update, so nothing is
+    // left to cancel and the exit code says "clean" however busy the machine is.
+    send(child, { jsonrpc: "2.0", method: "notifications/initialized" });
+    send(child, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "wiki_recall", arguments: { query: CACHE_QUESTION } },
+    });
+    await out.waitFor(hasResponse(2));
     child.kill("SIGTERM");
     expect(await exited(child)).toBe(0);
   });
