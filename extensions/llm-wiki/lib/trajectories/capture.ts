@@ -6,16 +6,17 @@
  * created, never overwritten; its steps are trimmed, redacted and
  * neutralised (see `steps.ts`) and shown as code spans, so text a tool
  * printed never becomes a heading, a link or an instruction-looking line.
+ * The page goes down the shared write path (write-page-pipeline.ts).
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { diagnostic } from "../diagnostics.ts";
 import { neutraliseLine } from "../safety/text.ts";
-import { createPageAtFreeSlug } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { cleanList, cleanTitle, invalid } from "../writing/input.ts";
 import type { WrittenPageResult } from "../writing/unique-page.ts";
+import { writePage } from "../writing/write-page-pipeline.ts";
 import { cleanSteps, cut, type TrajectoryStep, type TrajectoryStepInput } from "./steps.ts";
 
 /** Folder under `wiki/` (and, in older vaults, under `raw/`) of trajectories. */
@@ -144,7 +145,7 @@ export function captureTrajectory(
     created: day,
     updated: day,
   };
-  const place = createPageAtFreeSlug(
+  const place = writePage(
     vault,
     {
       folder: TRAJECTORY_FOLDER,

@@ -7,7 +7,7 @@
  */
 import { LINT_CHECKS, type LintCheck } from "../lint/types.ts";
 import { CANONICAL_TYPES, PAGE_STATUSES } from "./page.ts";
-import { folderOfType } from "./page-write.ts";
+import { folderOfType } from "./page-folders.ts";
 import { RELATION_TYPES, type RelationType } from "./relations.ts";
 
 /** The manual's path, relative to the vault's `.llm-wiki/`. */

@@ -5,7 +5,7 @@
  * conversation may have lost the first part's copy).
  */
 import { CANONICAL_TYPES } from "../vault/page.ts";
-import { folderOfType } from "../vault/page-write.ts";
+import { folderOfType } from "../vault/page-folders.ts";
 
 const WHAT: Record<(typeof CANONICAL_TYPES)[number], string> = {
   entity: "a person, organisation, tool, product or system",

@@ -1,11 +1,10 @@
 /**
  * Writing a user's conflict resolution: the checks of `resolve-conflict.ts`,
- * then one page created atomically (a temporary file hard-linked into
- * place, so a reader sees the whole page or none, and an existing file is
+ * then one page created by the shared write path (write-page-pipeline.ts):
+ * atomically (a temporary file hard-linked into place, so a reader sees the whole page or none, and an existing file is
  * never replaced), then its events. The claim pages are only read.
  */
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
-import { createPageAtFreeSlug } from "../vault/page-write.ts";
 import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import type { RedactionCounts } from "../vault/redaction.ts";
 import type { Resolution } from "../vault/relations.ts";
@@ -19,6 +18,7 @@ import {
   resolutionPage,
   unchangedDiagnostic,
 } from "./resolve-conflict.ts";
+import { type PageWrite, writePage } from "./write-page-pipeline.ts";
 
 /** What `resolveConflict` returns in every host (Pi `details`, MCP `structuredContent`, CLI `--json`). */
 export interface ResolveConflictResult {
@@ -82,9 +82,9 @@ export function recordResolution(
   );
   const slug = plan.page.slice(RESOLUTION_FOLDER.length + 1);
   const resolution: Resolution = { ...plan.resolution, decidedAt: now.toISOString() };
-  let place: ReturnType<typeof createPageAtFreeSlug>;
+  let place: PageWrite;
   try {
-    place = createPageAtFreeSlug(
+    place = writePage(
       vault,
       {
         folder: RESOLUTION_FOLDER,

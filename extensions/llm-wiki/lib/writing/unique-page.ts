@@ -5,15 +5,17 @@
  * whose page says something else gets the next suffix (`-2`, `-3`, …): the
  * same title recorded twice with different text is two records. A page with
  * the same title and the same body is the same record sent again (a retried
- * call): it is reported as `page_exists`, not written twice.
+ * call): it is reported as `page_exists`, not written twice. The page goes
+ * down the shared write path (write-page-pipeline.ts).
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import type { WikiEvent } from "../vault/events.ts";
 import { nameKey } from "../vault/name-key.ts";
-import { createPageAtFreeSlug, folderOfType } from "../vault/page-write.ts";
+import { folderOfType } from "../vault/page-folders.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactText, sumCounts } from "../vault/redaction.ts";
 import { slugify } from "../vault/slug.ts";
+import { writePage } from "./write-page-pipeline.ts";
 
 const MAX_SLUG_ATTEMPTS = 100;
 
@@ -61,7 +63,7 @@ function norm(text: string): string {
  * Creates the page for `spec` under its type's folder, never replacing a
  * file, and logs `spec.recorded` when it is new (with `page_created`, in
  * one write: a log that cannot take them leaves an `event_not_recorded`
- * warning on the created page, see `createPageAtFreeSlug`).
+ * warning on the created page, see page-record.ts).
  */
 export function createUniquePage(
   vault: VaultPaths,
@@ -84,7 +86,7 @@ export function createUniquePage(
     updated: day,
   };
   const defined = Object.entries(fields).filter(([, value]) => value !== undefined);
-  const place = createPageAtFreeSlug(
+  const place = writePage(
     vault,
     {
       folder: folderOfType(spec.type),
