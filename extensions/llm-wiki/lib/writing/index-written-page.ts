@@ -2,7 +2,10 @@
  * The index update after a committed page write. The page is the record; the
  * index is derived from it, so a failed update (a busy or unusable lock, a
  * full disk, a read-only `meta/`) never undoes the write: it is reported as
- * stale derived state with the command that repairs it.
+ * stale derived state with the command that repairs it. This is the last
+ * stage of the write path (write-page-pipeline.ts), run by the operations
+ * that are asynchronous: resolve-conflict, verify, recall corrections,
+ * trajectories.
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { VaultHandle } from "../vault-handles.ts";
@@ -46,4 +49,18 @@ export async function indexWrittenPage(
   } catch (error) {
     return stale(errorMessage(error));
   }
+}
+
+/** `result` after the index stage: `indexed` added, its warning after the write's own diagnostics. */
+export async function withIndexing<T extends { diagnostics: Diagnostic[] }>(
+  handle: VaultHandle,
+  path: string,
+  result: T,
+): Promise<T & { indexed: boolean }> {
+  const indexing = await indexWrittenPage(handle, path);
+  return {
+    ...result,
+    indexed: indexing.indexed,
+    diagnostics: [...result.diagnostics, ...indexing.diagnostics],
+  };
 }

@@ -15,7 +15,7 @@ import { type VaultPaths, vaultExists } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { VaultHandles } from "../vault-handles.ts";
 import type { VaultSelector } from "../wiki-service-api.ts";
-import { indexWrittenPage } from "./index-written-page.ts";
+import { withIndexing } from "./index-written-page.ts";
 import { failureDiagnostic } from "./input.ts";
 import { type ResolveConflictResult, recordResolution } from "./record-resolution.ts";
 import type { ResolveConflictInput } from "./resolve-conflict.ts";
@@ -110,10 +110,5 @@ export async function resolveConflictOperation(
     lock.release();
   }
   if (!written.created || written.path === undefined) return written;
-  const indexing = await indexWrittenPage(ctx.handles.get(vault), written.path);
-  return {
-    ...written,
-    indexed: indexing.indexed,
-    diagnostics: [...written.diagnostics, ...indexing.diagnostics],
-  };
+  return withIndexing(ctx.handles.get(vault), written.path, written);
 }

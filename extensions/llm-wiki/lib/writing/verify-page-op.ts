@@ -6,7 +6,7 @@
  */
 import { diagnostic } from "../diagnostics.ts";
 import type { VaultHandle } from "../vault-handles.ts";
-import { indexWrittenPage } from "./index-written-page.ts";
+import { withIndexing } from "./index-written-page.ts";
 import { failureDiagnostic } from "./input.ts";
 import { cleanPageId } from "./resolve-conflict.ts";
 import { type VerifyPageInput, type VerifyPageResult, verifyPage } from "./verify-page.ts";
@@ -36,10 +36,5 @@ export async function verifyPageOperation(
     return { ok: false, diagnostics: [failureDiagnostic(error)] };
   }
   if (!result.changed || result.path === undefined) return result;
-  const indexing = await indexWrittenPage(handle, result.path);
-  return {
-    ...result,
-    indexed: indexing.indexed,
-    diagnostics: [...result.diagnostics, ...indexing.diagnostics],
-  };
+  return withIndexing(handle, result.path, result);
 }
