@@ -1,61 +1,24 @@
 /**
  * The append-only event log `meta/events.jsonl` (authoritative: never
- * rewritten, only appended to, one JSON object per line). Every event passes
- * the redaction step on its way in, whoever logs it: a secret in a title, an
- * origin URL or an agent's detail never reaches the log, and the event says
- * how many secrets of each kind were taken out (never their values).
+ * rewritten, only appended to, one JSON object per line). Its write path,
+ * one stage a module:
  *
- * A write cut short (a full disk) can leave a last line without its
- * newline. The log is never repaired by rewriting it: the next append starts
- * on a fresh line instead, so the torn line stays alone (readers count it)
- * and never swallows the event after it.
+ *   validate  writing/event-input.ts   an agent's own event (`logEvent`) only: kind, detail
+ *   line      vault/event-line.ts      stamped, redacted, serialised: one line an event
+ *   append    vault/event-append.ts    one `write`, on a fresh line after a torn one, no link
+ *   record    recordEvents (here)      for a change already on disk: a failure is a warning
  */
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
-import { dirname, relative } from "node:path";
+import { relative } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
-import { countTotal } from "../safety/redact.ts";
-import { makeDirs, refuseLinkOnTheWay, vaultArea, writeThroughLinkError } from "./fs-safe.ts";
+import { appendLines } from "./event-append.ts";
+import { eventLines, type WikiEvent } from "./event-line.ts";
 import type { VaultPaths } from "./paths.ts";
-import {
-  JSON_LINE,
-  type RedactionCounts,
-  redactRecord,
-  redactValue,
-  sumCounts,
-} from "./redaction.ts";
+import type { RedactionCounts } from "./redaction.ts";
 
-/** One logged event; `kind` says what happened, the rest is its detail. */
-export interface WikiEvent {
-  kind: string;
-  [key: string]: unknown;
-}
-
-function isCounts(value: unknown): value is RedactionCounts {
-  return (
-    value !== null &&
-    typeof value === "object" &&
-    !Array.isArray(value) &&
-    Object.values(value).every((n) => typeof n === "number")
-  );
-}
+export type { WikiEvent } from "./event-line.ts";
 
 /**
- * The line logged for `event`: each value redacted alone and beside its key,
- * then the serialised line once more; where that would break the line, the
- * values it found are masked whole (`redactRecord`), never kept.
- */
-function redactedLine(event: Record<string, unknown>): {
-  line: string;
-  counts: RedactionCounts;
-} {
-  const counts: RedactionCounts = {};
-  const { redactions: given, ...rest } = event;
-  const line = redactRecord(redactValue(rest, counts), JSON_LINE, counts);
-  return { line, counts: sumCounts(counts, isCounts(given) ? given : undefined) };
-}
-
-/**
- * Appends `event` with a timestamp, redacted (see `redactedLine`); secrets
+ * Appends `event` with a timestamp, redacted (see `eventLines`); secrets
  * found are added to the event's `redactions` counts, and returned. One
  * `write` per call keeps concurrent appends whole.
  */
@@ -65,46 +28,6 @@ export function appendEvent(
   now: Date = new Date(),
 ): RedactionCounts {
   return appendEvents(paths, [event], now);
-}
-
-/** `O_NOFOLLOW` where the platform has it: the log itself is never a link. */
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
-
-/** True when the open log `fd` of `size` bytes ends inside a line (a torn last write). */
-function endsMidLine(fd: number, size: number): boolean {
-  if (size === 0) return false;
-  const last = Buffer.alloc(1);
-  return readSync(fd, last, 0, 1, size - 1) === 1 && last[0] !== 0x0a;
-}
-
-/** Appends `text` (whole lines) to the log at `paths.events`, on a fresh line. */
-function appendLines(paths: VaultPaths, text: string): void {
-  const area = vaultArea(paths);
-  makeDirs(dirname(paths.events), area);
-  refuseLinkOnTheWay(paths.events, area);
-  let fd: number;
-  try {
-    fd = openSync(
-      paths.events,
-      constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW,
-      0o666,
-    );
-  } catch (error) {
-    // Made a link since the check above.
-    if ((error as NodeJS.ErrnoException).code === "ELOOP") {
-      throw writeThroughLinkError(paths.events, paths.events);
-    }
-    throw error;
-  }
-  try {
-    const bytes = Buffer.from(endsMidLine(fd, fstatSync(fd).size) ? `\n${text}` : text, "utf8");
-    // One write in practice; a short one is continued, as appendFileSync does.
-    for (let done = 0; done < bytes.length; ) {
-      done += writeSync(fd, bytes, done, bytes.length - done);
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
@@ -118,24 +41,9 @@ export function appendEvents(
   now: Date = new Date(),
 ): RedactionCounts {
   if (events.length === 0) return {};
-  const ts = now.toISOString();
-  let found: RedactionCounts = {};
-  let text = "";
-  for (const event of events) {
-    // `timestamp` is the key @zosmaai/pi-llm-wiki reads (and writes): the
-    // same log stays readable by both; `ts` is ours, read by every older copy.
-    const stamped: Record<string, unknown> = { ts, ...event };
-    stamped.timestamp = stamped.ts;
-    const { line, counts } = redactedLine(stamped);
-    const mine = sumCounts(counts);
-    found = sumCounts(found, mine);
-    text +=
-      countTotal(mine) > 0
-        ? `${line.slice(0, -1)},${JSON.stringify({ redactions: mine }).slice(1)}\n`
-        : `${line}\n`;
-  }
-  appendLines(paths, text);
-  return found;
+  const lines = eventLines(events, now);
+  appendLines(paths, lines.text);
+  return lines.redactions;
 }
 
 /** What `recordEvents` did: the secrets found, and a warning when the log could not take the events. */

@@ -1,0 +1,77 @@
+/**
+ * Stage line of the event write path (events.ts): each event stamped with
+ * the time, redacted and serialised as one line of `meta/events.jsonl`.
+ * Every event passes here on its way in, whoever logs it: a secret in a
+ * title, an origin URL or an agent's detail never reaches the log, and the
+ * line says how many secrets of each kind were taken out (never their
+ * values). Pure: nothing is read or written.
+ */
+import { countTotal } from "../safety/redact.ts";
+import {
+  JSON_LINE,
+  type RedactionCounts,
+  redactRecord,
+  redactValue,
+  sumCounts,
+} from "./redaction.ts";
+
+/** One logged event; `kind` says what happened, the rest is its detail. */
+export interface WikiEvent {
+  kind: string;
+  [key: string]: unknown;
+}
+
+/** Events as the log's text, and the secrets found across them. */
+export interface EventLines {
+  /** Whole lines, each ending in `\n`; empty for no events. */
+  text: string;
+  redactions: RedactionCounts;
+}
+
+function isCounts(value: unknown): value is RedactionCounts {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    Object.values(value).every((n) => typeof n === "number")
+  );
+}
+
+/**
+ * The line logged for `event`: each value redacted alone and beside its key,
+ * then the serialised line once more; where that would break the line, the
+ * values it found are masked whole (`redactRecord`), never kept.
+ */
+function redactedLine(event: Record<string, unknown>): {
+  line: string;
+  counts: RedactionCounts;
+} {
+  const counts: RedactionCounts = {};
+  const { redactions: given, ...rest } = event;
+  const line = redactRecord(redactValue(rest, counts), JSON_LINE, counts);
+  return { line, counts: sumCounts(counts, isCounts(given) ? given : undefined) };
+}
+
+/**
+ * `events` as lines stamped `now`, in order; secrets found are added to
+ * each event's `redactions` counts (written last on its line) and summed.
+ */
+export function eventLines(events: readonly WikiEvent[], now: Date): EventLines {
+  const ts = now.toISOString();
+  let found: RedactionCounts = {};
+  let text = "";
+  for (const event of events) {
+    // `timestamp` is the key @zosmaai/pi-llm-wiki reads (and writes): the
+    // same log stays readable by both; `ts` is ours, read by every older copy.
+    const stamped: Record<string, unknown> = { ts, ...event };
+    stamped.timestamp = stamped.ts;
+    const { line, counts } = redactedLine(stamped);
+    const mine = sumCounts(counts);
+    found = sumCounts(found, mine);
+    text +=
+      countTotal(mine) > 0
+        ? `${line.slice(0, -1)},${JSON.stringify({ redactions: mine }).slice(1)}\n`
+        : `${line}\n`;
+  }
+  return { text, redactions: found };
+}
