@@ -2,8 +2,9 @@
  * Redaction of what a write carries besides plain text: frontmatter values
  * and event details are nested (lists, maps), and a secret in a key or in a
  * list item is as much a leak as one in a body. Every page and event write
- * passes its values through here (see `page-write.ts`, `events.ts`), so the
- * hosts never redact anything themselves.
+ * passes its values through here (the redact and render stages of
+ * writing/write-page-pipeline.ts, and event-line.ts), so the hosts never
+ * redact anything themselves.
  */
 import { diagnostic, WikiError } from "../diagnostics.ts";
 import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
