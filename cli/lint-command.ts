@@ -20,11 +20,14 @@ export const LINT_USAGE = `  lint [--fix] [--which W]                 check page
 `;
 
 /** Runs `lint` and shapes the outcome the CLI prints (the result itself is the JSON output). */
-export function lintCommand(
+export async function lintCommand(
   service: WikiService,
   { positionals, values }: Parsed,
-): { ok: boolean; result: LintResult; text: string; diagnostics: Diagnostic[] } {
+): Promise<{ ok: boolean; result: LintResult; text: string; diagnostics: Diagnostic[] }> {
   if (positionals.length > 0) throw new UsageError("lint takes no arguments");
-  const result = service.lint({ vault: selectorOption(values.which), fix: values.fix === true });
+  const result = await service.lint({
+    vault: selectorOption(values.which),
+    fix: values.fix === true,
+  });
   return { ok: result.ok, result, text: renderLint(result), diagnostics: result.diagnostics };
 }

@@ -325,8 +325,12 @@ export const TOOLS: readonly McpTool[] = [
     return toolOutput(result, renderRebuildMeta);
   }),
 
-  defineTool("wiki_lint", LintParams, WRITE, (service, args) => {
-    const result = service.lint(args);
+  // Sliced: a ping or a SIGTERM is seen between slices, and a cancelled call stops at the next.
+  defineTool("wiki_lint", LintParams, WRITE, async (service, args, context) => {
+    const result = await service.lint({
+      ...args,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
     return toolOutput(result, renderLint);
   }),
 

@@ -102,7 +102,7 @@ describe("staleness by code", () => {
     const viaService = await service.recall({ query: "sync merge conflicts" });
     const same = viaService.results.find((r) => r.id === "concepts/sync-merge");
     expect(same?.staleReason).toBe(item?.staleReason);
-    expect(staleRefs(service.lint().vaults[0]?.findings ?? [])).toHaveLength(1);
+    expect(staleRefs((await service.lint()).vaults[0]?.findings ?? [])).toHaveLength(1);
   });
 
   it("a stale page keeps 94% of its score: it falls behind an equal current page, and a named page keeps its place", async () => {

@@ -161,10 +161,10 @@ describe("a vault holding a bomb", () => {
     return { vault, good };
   }
 
-  it("lint names the page; search serves the others", () => {
+  it("lint names the page; search serves the others", async () => {
     const { vault, good } = bombVault();
     const service = createWikiService({ cwd: vault.root, vault: vault.root, env: {} });
-    const codes = service.lint().vaults.flatMap((v) => v.findings.map((f) => f.code));
+    const codes = (await service.lint()).vaults.flatMap((v) => v.findings.map((f) => f.code));
     expect(codes).toContain("frontmatter_too_complex");
     expect(service.search({ query: good }).hits.map((h) => h.id)).toContain("concepts/garden");
   });

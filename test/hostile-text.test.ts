@@ -565,7 +565,7 @@ describe("Windows device names", () => {
     expect(status.vault?.links, at).toMatchObject({ resolved: 1, missing: 0, ambiguous: 0 });
   });
 
-  it("a page titled CON, aux, Nul, COM1 or lpt9 is created, found by a link, and a gap stub uses the same slug", () => {
+  it("a page titled CON, aux, Nul, COM1 or lpt9 is created, found by a link, and a gap stub uses the same slug", async () => {
     const vault = makeTempVault();
     const service = serviceFor(vault.root);
     for (const name of ["CON", "aux", "Nul", "COM1", "lpt9"]) {
@@ -586,7 +586,7 @@ describe("Windows device names", () => {
         `---\ntype: concept\ntitle: ${from}\n---\nSee [[CON]] and [[${gapTarget}]].\n`,
       );
     }
-    const lint = service.lint({ fix: true });
+    const lint = await service.lint({ fix: true });
     const fixed = lint.vaults.flatMap((v) => v.fixed.map((f) => f.id));
     expect(fixed, at).toEqual([`concepts/${reserved}-page`]);
     expect(existsSync(join(vault.paths.wiki, "concepts", `${reserved}-page.md`)), at).toBe(true);

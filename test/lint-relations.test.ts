@@ -75,7 +75,7 @@ const RELATION_CODES = [
 ] as const;
 
 describe("relation findings", () => {
-  it("reports each malformed or inert relation on its page, by code and target", () => {
+  it("reports each malformed or inert relation on its page, by code and target", async () => {
     const a = `concepts/${randomWord()}`;
     const b = `concepts/${randomWord()}`;
     const c = `concepts/${randomWord()}`;
@@ -105,7 +105,7 @@ describe("relation findings", () => {
         }),
       },
     });
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     const pathOf = (id: string) => `wiki/${id}.md`;
     expect(picked(findings, RELATION_CODES)).toEqual(
       [
@@ -133,7 +133,7 @@ describe("relation findings", () => {
     expect(findings.some((f) => f.severity === "error")).toBe(false);
   });
 
-  it("reports a contradiction no active resolution settles, once per pair", () => {
+  it("reports a contradiction no active resolution settles, once per pair", async () => {
     const x = `concepts/${randomWord()}-x`;
     const y = `concepts/${randomWord()}-y`;
     const p = `concepts/${randomWord()}-p`;
@@ -162,7 +162,7 @@ describe("relation findings", () => {
       },
     });
     const service = serviceFor(vault.root);
-    const findings = findingsOf(service.lint({ now: NOW }));
+    const findings = findingsOf(await service.lint({ now: NOW }));
     const unresolved = findings.filter((f) => f.code === "contradiction_unresolved");
     const [first, second] = [x, y].sort();
     expect(unresolved.map((f) => [f.path, f.pages])).toEqual([
@@ -187,11 +187,11 @@ describe("relation findings", () => {
       two.page,
       page("analysis", "XY two", "Second.\n", { extra: `resolution: ${two.yaml}` }),
     );
-    const after = findingsOf(service.lint({ now: NOW }));
+    const after = findingsOf(await service.lint({ now: NOW }));
     expect(after.filter((f) => f.code === "contradiction_unresolved")).toEqual([]);
   });
 
-  it("reports each resolution page recall ignores: made up, edited after recording, moved, or from another vault", () => {
+  it("reports each resolution page recall ignores: made up, edited after recording, moved, or from another vault", async () => {
     const a = `concepts/${randomWord()}-a`;
     const b = `concepts/${randomWord()}-b`;
     const vaultId = `vault-${randomWord()}`;
@@ -229,7 +229,7 @@ describe("relation findings", () => {
         [moved]: page("analysis", "Moved", "Chosen.\n", { extra: `resolution: ${genuine.yaml}` }),
       },
     });
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     const mismatched = findings.filter((f) => f.code === "resolution_id_mismatch");
     expect(mismatched.map((f) => f.path).sort()).toEqual(
       [madeUp, edited.page, foreign.page, moved].map((id) => `wiki/${id}.md`).sort(),
@@ -240,7 +240,7 @@ describe("relation findings", () => {
     }
   });
 
-  it("warns when a draft or unverified page supersedes a stable or human-reviewed one", () => {
+  it("warns when a draft or unverified page supersedes a stable or human-reviewed one", async () => {
     const stable = `concepts/${randomWord()}-stable`;
     const reviewed = `concepts/${randomWord()}-reviewed`;
     const draft = `concepts/${randomWord()}-draft`;
@@ -272,7 +272,7 @@ describe("relation findings", () => {
         }),
       },
     });
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     expect(picked(findings, ["supersedes_unreviewed"])).toEqual(
       [
         `supersedes_unreviewed wiki/${draft}.md ${stable}`,
@@ -289,7 +289,7 @@ describe("relation findings", () => {
     expect(byGenerated?.message).toContain("as historical, labelled");
   });
 
-  it("reports claim cards with no sources and no chain of evidence relations, only in a vault that uses relations", () => {
+  it("reports claim cards with no sources and no chain of evidence relations, only in a vault that uses relations", async () => {
     const paper = `sources/${randomWord()}`;
     const bare = `concepts/${randomWord()}-bare`;
     const cited = `concepts/${randomWord()}-cited`;
@@ -328,7 +328,7 @@ describe("relation findings", () => {
       }),
     };
     const vault = makeTempVault({ pages });
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     const cards = findings.filter((f) => f.code === "card_without_evidence");
     expect(cards.map((f) => f.path)).toEqual([`wiki/${bare}.md`]);
     for (const f of cards) expect(f).toMatchObject({ check: "relation", severity: "info" });
@@ -340,7 +340,7 @@ describe("relation findings", () => {
         [paper]: page("source", "Paper", `[[${bare}]]\n`),
       },
     });
-    const none = findingsOf(serviceFor(plain.root).lint({ now: NOW }));
+    const none = findingsOf(await serviceFor(plain.root).lint({ now: NOW }));
     expect(none.filter((f) => f.code === "card_without_evidence")).toEqual([]);
   });
 });
@@ -428,7 +428,7 @@ describe("page writers keep relations and resolutions", () => {
     expect(vault.readPage(id)).toBe(before.replace("status: skeleton", "status: ingested"));
   });
 
-  it("lint --fix leaves every page with relations as it was", () => {
+  it("lint --fix leaves every page with relations as it was", async () => {
     const target = `concepts/${randomWord()}`;
     const { yaml } = relationalFrontmatter(target);
     const gap = `concepts/${randomWord()}-gap`;
@@ -443,7 +443,7 @@ describe("page writers keep relations and resolutions", () => {
       [target]: page("concept", "Target", "[[concepts/one]] [[concepts/two]]\n"),
     };
     const vault = makeTempVault({ pages });
-    const result = serviceFor(vault.root).lint({ fix: true, now: NOW });
+    const result = await serviceFor(vault.root).lint({ fix: true, now: NOW });
     expect(result.vaults[0]?.fixed.map((f) => f.path)).toEqual([`wiki/${gap}.md`]);
     for (const [id, text] of Object.entries(pages)) expect(vault.readPage(id), id).toBe(text);
   });

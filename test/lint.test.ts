@@ -86,9 +86,9 @@ function problemVault() {
 }
 
 describe("lint findings", () => {
-  it("reports each seeded problem with its code and path, and nothing else", () => {
+  it("reports each seeded problem with its code and path, and nothing else", async () => {
     const vault = problemVault();
-    const result = serviceFor(vault.root).lint({ now: NOW });
+    const result = await serviceFor(vault.root).lint({ now: NOW });
     const findings = findingsOf(result);
 
     expect(codesAndPaths(findings)).toEqual(
@@ -117,9 +117,9 @@ describe("lint findings", () => {
     });
   });
 
-  it("names the linking page and target of missing and ambiguous links, with the candidates", () => {
+  it("names the linking page and target of missing and ambiguous links, with the candidates", async () => {
     const vault = problemVault();
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     const missing = findings.filter((f) => f.code === "link_missing");
     expect(missing.map((f) => [f.path, f.target])).toEqual([
       ["wiki/concepts/rag.md", "concepts/retry-budget"],
@@ -132,9 +132,9 @@ describe("lint findings", () => {
     });
   });
 
-  it("reports a knowledge gap once, listing every page that links the missing page", () => {
+  it("reports a knowledge gap once, listing every page that links the missing page", async () => {
     const vault = problemVault();
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     expect(one(findings, "knowledge_gap", "wiki/concepts/retry-budget.md")).toMatchObject({
       severity: "info",
       target: "concepts/retry-budget",
@@ -145,9 +145,9 @@ describe("lint findings", () => {
     expect(findings.filter((f) => f.code === "knowledge_gap")).toHaveLength(1);
   });
 
-  it("names every page sharing a title or alias, compared after NFKC and case folding", () => {
+  it("names every page sharing a title or alias, compared after NFKC and case folding", async () => {
     const vault = problemVault();
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     // One finding per name, on the first page in id order, naming the others.
     expect(one(findings, "duplicate_title", "wiki/concepts/rag.md").pages).toEqual([
       "wiki/concepts/rag-notes.md",
@@ -157,9 +157,9 @@ describe("lint findings", () => {
     expect(alias.message).toContain("wiki/concepts/vector-search.md (alias)");
   });
 
-  it("reports a contradiction marker on both pages, with the marker's line", () => {
+  it("reports a contradiction marker on both pages, with the marker's line", async () => {
     const vault = problemVault();
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW }));
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW }));
     expect(one(findings, "contradiction", "wiki/concepts/claim-a.md")).toMatchObject({
       line: 7,
       pages: ["wiki/concepts/claim-b.md"],
@@ -170,7 +170,7 @@ describe("lint findings", () => {
     });
   });
 
-  it("reads `contradicts:` frontmatter and marker variants, but not markers in code", () => {
+  it("reads `contradicts:` frontmatter and marker variants, but not markers in code", async () => {
     const vault = makeTempVault({
       pages: {
         "syntheses/index": pageText(
@@ -186,7 +186,7 @@ describe("lint findings", () => {
         "concepts/d": concept("D", "> [!contradiction]\n> nothing linked here\n"),
       },
     });
-    const findings = findingsOf(serviceFor(vault.root).lint({ now: NOW })).filter(
+    const findings = findingsOf(await serviceFor(vault.root).lint({ now: NOW })).filter(
       (f) => f.check === "contradiction",
     );
     expect(findings.map((f) => [f.path, f.line, f.pages])).toEqual([
@@ -199,7 +199,7 @@ describe("lint findings", () => {
     ]);
   });
 
-  it("judges stale_after as a date or a duration from updated (else created), at the given now", () => {
+  it("judges stale_after as a date or a duration from updated (else created), at the given now", async () => {
     const pages: Record<string, string> = {
       "syntheses/index": pageText({ type: "synthesis", title: "Index" }),
       "sources/days": pageText({
@@ -244,11 +244,11 @@ describe("lint findings", () => {
     };
     const vault = makeTempVault({ pages });
     const service = serviceFor(vault.root);
-    const stale = (now: Date) =>
-      findingsOf(service.lint({ now }))
+    const stale = async (now: Date) =>
+      findingsOf(await service.lint({ now }))
         .filter((f) => f.check === "stale")
         .map((f) => `${f.code} ${f.path}`);
-    expect(stale(NOW)).toEqual([
+    expect(await stale(NOW)).toEqual([
       "stale_after_invalid wiki/sources/bad.md",
       "page_stale wiki/sources/date-past.md",
       "page_stale wiki/sources/days.md",
@@ -256,7 +256,7 @@ describe("lint findings", () => {
       "stale_after_invalid wiki/sources/no-date.md",
     ]);
     // Just before 2026-05-30 (2026-03-01 + 90 days), neither it nor the dated page is due.
-    expect(stale(new Date("2026-05-29T23:59:59Z"))).toEqual([
+    expect(await stale(new Date("2026-05-29T23:59:59Z"))).toEqual([
       "stale_after_invalid wiki/sources/bad.md",
       "page_stale wiki/sources/months.md",
       "stale_after_invalid wiki/sources/no-date.md",
@@ -278,24 +278,24 @@ describe("lint findings", () => {
       },
     });
     const service = serviceFor(vault.root);
-    const before = findingsOf(service.lint({ now: NOW }));
+    const before = findingsOf(await service.lint({ now: NOW }));
     // Without an index, its state is the only finding, with the repair command.
     expect(before.map((f) => [f.code, f.repair])).toEqual([["index_missing", "llm-wiki reindex"]]);
 
     const reindexed = await service.reindex();
     expect(reindexed.ok).toBe(true);
-    const result = service.lint({ now: NOW });
+    const result = await service.lint({ now: NOW });
     expect(findingsOf(result)).toEqual([]);
     expect(result).toMatchObject({ ok: true, counts: { error: 0, warning: 0, info: 0 } });
 
     vault.writePage("sources/c", pageText({ type: "source", title: "C" }, "[[concepts/a]]\n"));
-    expect(findingsOf(service.lint({ now: NOW })).map((f) => [f.code, f.repair])).toEqual([
+    expect(findingsOf(await service.lint({ now: NOW })).map((f) => [f.code, f.repair])).toEqual([
       ["index_stale", "llm-wiki reindex"],
     ]);
   });
 
-  it("answers with a vault_not_found diagnostic when there is no vault", () => {
-    const result = serviceFor(makeTempDir()).lint({ now: NOW });
+  it("answers with a vault_not_found diagnostic when there is no vault", async () => {
+    const result = await serviceFor(makeTempDir()).lint({ now: NOW });
     expect(result).toMatchObject({
       ok: false,
       vaults: [],
@@ -326,10 +326,10 @@ describe("lint --fix", () => {
     });
   }
 
-  it("creates exactly the gap stubs, overwrites nothing, and a second run changes nothing", () => {
+  it("creates exactly the gap stubs, overwrites nothing, and a second run changes nothing", async () => {
     const vault = gapVault();
     const before = snapshotFiles(vault.paths.wiki);
-    const first = serviceFor(vault.root).lint({ fix: true, now: NOW });
+    const first = await serviceFor(vault.root).lint({ fix: true, now: NOW });
     const report = first.vaults[0];
 
     expect(report?.fixed).toEqual([
@@ -378,17 +378,17 @@ describe("lint --fix", () => {
     expect(one(findings, "page_missing_type", "wiki/entities/widget.md").severity).toBe("error");
 
     const settled = snapshotFiles(vault.paths.dir);
-    const second = serviceFor(vault.root).lint({ fix: true, now: NOW });
+    const second = await serviceFor(vault.root).lint({ fix: true, now: NOW });
     expect(second.vaults[0]?.fixed).toEqual([]);
     expect(second.vaults[0]?.skipped).toEqual(report?.skipped);
     expect(findingsOf(second)).toEqual(findings);
     expect(snapshotFiles(vault.paths.dir)).toEqual(settled);
   });
 
-  it("changes nothing without --fix", () => {
+  it("changes nothing without --fix", async () => {
     const vault = gapVault();
     const before = snapshotFiles(vault.paths.wiki);
-    const result = serviceFor(vault.root).lint({ now: NOW });
+    const result = await serviceFor(vault.root).lint({ now: NOW });
     expect(result.vaults[0]?.fixed).toEqual([]);
     expect(snapshotFiles(vault.paths.wiki)).toEqual(before);
   });
@@ -398,9 +398,9 @@ describe("llm-wiki lint (CLI)", () => {
   const run = (cwd: string, args: string[]) =>
     runCli(args, { cwd, env: { HOME: makeTempDir("llm-wiki-home-") } });
 
-  it("returns the service's findings as JSON and exits 1 on an error finding", () => {
+  it("returns the service's findings as JSON and exits 1 on an error finding", async () => {
     const vault = problemVault();
-    const service = findingsOf(serviceFor(vault.root).lint());
+    const service = findingsOf(await serviceFor(vault.root).lint());
     const out = run(makeTempDir(), ["lint", "--json", "--vault", vault.root]);
     expect(out.status).toBe(1);
     const json = JSON.parse(out.stdout) as LintResult;
@@ -443,11 +443,11 @@ describe("llm-wiki lint (CLI)", () => {
 });
 
 describe("the example vault", () => {
-  it("has one contradiction, marked and declared, reported on both pages; claim cards without evidence as info", () => {
+  it("has one contradiction, marked and declared, reported on both pages; claim cards without evidence as info", async () => {
     const root = makeTempDir();
     // Without meta/: a checkout that ran the README example has an index there.
     cpSync(EXAMPLE, root, { recursive: true, filter: (src) => !/[\\/]meta([\\/]|$)/.test(src) });
-    const result = serviceFor(root).lint({ now: NOW });
+    const result = await serviceFor(root).lint({ now: NOW });
     const findings = findingsOf(result);
     expect(codesAndPaths(findings)).toEqual([
       "card_without_evidence wiki/analyses/incident-2026-02-duplicate-notes.md",

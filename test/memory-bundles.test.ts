@@ -314,7 +314,7 @@ describe("bundles", () => {
     const result = await explicit("pilots board inbound tankers at the fairway buoy");
     expect(byId(result.results, "requirements/pilot-boarding-near")?.freshness).toBe("current");
     expect(result.conflicts).toHaveLength(1);
-    const lint = service.lint({});
+    const lint = await service.lint({});
     const findings = lint.vaults[0]?.findings ?? [];
     const mismatch = findings.filter((f) => f.code === "resolution_id_mismatch");
     expect(mismatch.map((f) => f.path)).toEqual([`wiki/analyses/${forged}.md`]);
@@ -385,7 +385,7 @@ describe("a draft declaring it supersedes a stable page", () => {
       expect(byId(result.results, rule)?.freshness).toBe("current");
       expect(byId(result.results, rule)?.declaredBy).toBeUndefined();
       expect(result.rendered).not.toContain("HISTORICAL");
-      const findings = local.lint({}).vaults[0]?.findings ?? [];
+      const findings = (await local.lint({})).vaults[0]?.findings ?? [];
       const warned = findings.filter((f) => f.code === "supersedes_unreviewed");
       expect(warned.map((f) => [f.path, f.target, f.severity])).toEqual([
         [`wiki/${draft}.md`, rule, "warning"],
@@ -396,7 +396,7 @@ describe("a draft declaring it supersedes a stable page", () => {
       const accepted = await local.recall({ query: `tugs berthing ${marker}`, refreshIndex: true });
       expect(byId(accepted.results, rule)?.freshness).toBe("historical");
       expect(byId(accepted.results, rule)?.declaredBy).toEqual({ page: draft, date: "2026-06-01" });
-      const after = local.lint({}).vaults[0]?.findings ?? [];
+      const after = (await local.lint({})).vaults[0]?.findings ?? [];
       expect(after.filter((f) => f.code === "supersedes_unreviewed")).toEqual([]);
     } finally {
       await local.close();

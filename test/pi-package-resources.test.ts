@@ -214,7 +214,7 @@ describe("the package's skill and prompt templates in Pi", () => {
     // The shape the template asks for is ours: the relation counts, so lint has nothing to say.
     const service = createWikiService({ cwd });
     try {
-      const lint = service.lint();
+      const lint = await service.lint();
       const findings = lint.vaults.flatMap((v) => v.findings);
       const relations = findings.filter((f) => f.check === "relation");
       expect(relations).toEqual([]);

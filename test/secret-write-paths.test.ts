@@ -454,7 +454,7 @@ describe("secrets on every write path of the service", () => {
     const shown = JSON.stringify(recalled);
     for (const c of CORPUS) expect(shown.includes(c.secret), `${c.kind}; ${NOTE}`).toBe(false);
 
-    const lint = wiki.lint();
+    const lint = await wiki.lint();
     expect(lint.ok).toBe(false);
     const findings = lint.vaults[0]?.findings.filter((f) => f.code === "secret_in_page") ?? [];
     const lines = text.split("\n");

@@ -230,7 +230,7 @@ describe("rebuildMeta", () => {
     const status = service.status();
     expect(status.vault?.pages).toBe(1);
     expect(status.vault?.malformed ?? 0).toBe(0);
-    const lint = service.lint();
+    const lint = await service.lint();
     const named = lint.vaults[0]?.findings.filter((f) =>
       /(^|\/)(index|log)\.md$/.test(f.path ?? ""),
     );

@@ -541,7 +541,7 @@ describe("ingest", () => {
 });
 
 describe("ensurePage", () => {
-  it("takes a title spaced or cased differently for the page that has it; lint finds no duplicate", () => {
+  it("takes a title spaced or cased differently for the page that has it; lint finds no duplicate", async () => {
     const vault = makeTempVault();
     const service = serviceFor(vault.root);
     const first = service.ensurePage({ type: "concept", title: "Foo Bar" });
@@ -550,7 +550,7 @@ describe("ensurePage", () => {
     expect(again).toMatchObject({ ok: true, created: false, id: first.id, path: first.path });
     expect(again.diagnostics.map((d) => d.code)).toEqual(["page_exists"]);
     expect(durable(vault)).toEqual(files);
-    const findings = service.lint().vaults.flatMap((v) => v.findings);
+    const findings = (await service.lint()).vaults.flatMap((v) => v.findings);
     expect(findings.filter((f) => f.check === "duplicate")).toEqual([]);
   });
 

@@ -189,8 +189,17 @@ export interface WikiService {
   recent(input?: RecentInput & { vault?: VaultSelector }): RecentResult;
   /** Brings the search index of the selected vaults up to date. */
   reindex(input?: ReindexInput): Promise<ReindexResult>;
-  /** Lints the selected vaults; `fix` only creates stubs for knowledge gaps. */
-  lint(input?: { vault?: VaultSelector; fix?: boolean; now?: Date }): LintResult;
+  /**
+   * Lints the selected vaults; `fix` only creates stubs for knowledge gaps.
+   * Hands the event loop back every few milliseconds; when `signal` aborts,
+   * stops there with an `operation_cancelled` diagnostic.
+   */
+  lint(input?: {
+    vault?: VaultSelector;
+    fix?: boolean;
+    now?: Date;
+    signal?: AbortSignal;
+  }): Promise<LintResult>;
   /** Records an observation page (type `observation`, under `wiki/sources/`); never overwrites. */
   observe(input: ObserveInput & { vault?: VaultSelector }): WrittenPageResult;
   /** Records a retro page (type `retro`: context, went well, went badly, lessons); never overwrites. */

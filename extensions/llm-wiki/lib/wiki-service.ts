@@ -16,7 +16,7 @@ import { digestOperation } from "./digest/digest-operation.ts";
 import { FeedbackSession, type FeedbackVault } from "./feedback/feedback-session.ts";
 import { resolveModels } from "./index/models.ts";
 import type { ReindexReport } from "./index/qmd-indexing.ts";
-import { lintVaults, lintWithoutVault } from "./lint/lint.ts";
+import { lintVaultsSliced, lintWithoutVault } from "./lint/lint.ts";
 import { okfModelRoots } from "./okf/okf-confine.ts";
 import { okfExportOperation, okfImportOperation } from "./okf/okf-operations.ts";
 import { readGitContext } from "./priming/git-context.ts";
@@ -299,9 +299,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
 
-    lint({ vault = "active", ...rest } = {}) {
+    async lint({ vault = "active", ...rest } = {}) {
       const vaults = resolveVaults(vault);
-      return vaults.length === 0 ? lintWithoutVault(missing()) : lintVaults(handles, vaults, rest);
+      if (vaults.length === 0) return lintWithoutVault(missing());
+      return lintVaultsSliced(handles, vaults, rest);
     },
 
     bootstrap(input) {

@@ -20,9 +20,10 @@ export function createLintTool(host: WikiHost): ToolDefinition<typeof LintParams
       "Run wiki_lint after larger wiki edits; fix: true only creates stub pages for knowledge gaps.",
     ],
     parameters: LintParams,
-    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+    async execute(_toolCallId, params, signal, _onUpdate, ctx) {
       const service = host.service(ctx);
-      const result = service.lint(params);
+      // Sliced, so the agent stays responsive; an aborted turn stops the lint.
+      const result = await service.lint({ ...params, ...(signal ? { signal } : {}) });
       // Only the stubs `fix` created changed anything; each vault indexes its own.
       for (const vault of result.vaults) {
         if (vault.fixed.length === 0) continue;

@@ -9,6 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../diagnostics.ts";
+import type { SliceClock, Sliced } from "../sliced-work.ts";
 import { extractLinks } from "../vault/links.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -79,8 +80,15 @@ function excerpt(text: string): string {
   return chars.length <= EXCERPT_CHARS ? text : `${chars.slice(0, EXCERPT_CHARS - 1).join("")}…`;
 }
 
-/** Contradiction findings for every accepted page (each page file is read once). */
-export function contradictionFindings(vault: VaultPaths, registry: Registry): LintFinding[] {
+/**
+ * Contradiction findings for every accepted page (each page file is read
+ * once); yields between pages when `clock` says its slice is over.
+ */
+export function* contradictionFindings(
+  vault: VaultPaths,
+  registry: Registry,
+  clock: SliceClock,
+): Sliced<LintFinding[]> {
   // The link graph's resolver was built for exactly these page ids.
   const resolver = registry.snapshot.graph.resolver;
   const out: LintFinding[] = [];
@@ -113,6 +121,7 @@ export function contradictionFindings(vault: VaultPaths, registry: Registry): Li
   };
 
   for (const meta of registry.pages.values()) {
+    if (clock.due()) yield;
     let text: string;
     let bytes: Uint8Array;
     try {

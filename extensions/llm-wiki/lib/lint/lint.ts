@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { IndexStatus } from "../index/index-state.ts";
+import { isCancelled, runSliced, runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { decisionVaultOf } from "../vault/config.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
@@ -60,27 +61,42 @@ function compare(a: LintFinding, b: LintFinding): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/** Every finding for one vault's registry and index, in a stable order. */
-function collectFindings(
+/** A check whose work is small, or sliced work that yields between pages. */
+type Check = () => LintFinding[] | Sliced<LintFinding[]>;
+
+/**
+ * Every finding for one vault's registry and index, in a stable order. Each
+ * check's findings are appended in the order the checks are listed; a turn
+ * of the loop may come between two checks and inside the ones that read
+ * every page, when `clock` says the slice is over.
+ */
+function* collectFindings(
   handle: VaultHandle,
   vault: VaultPaths,
   registry: Registry,
   index: IndexStatus,
   now: Date,
-): LintFinding[] {
-  const findings = [
-    ...indexFindings(index),
-    ...malformedFindings(registry),
-    ...secretFindings(vault, registry),
-    ...linkFindings(registry),
-    ...relationFindings(registry, decisionVaultOf(vault)),
-    ...gapFindings(vault, knowledgeGaps(registry)),
-    ...duplicateFindings(registry),
-    ...contradictionFindings(vault, registry),
-    ...staleFindings(registry.pages.values(), now),
-    ...staleReferenceFindings(handle, vault, registry),
-    ...orphanFindings(registry),
+  clock: SliceClock,
+): Sliced<LintFinding[]> {
+  const checks: Check[] = [
+    () => indexFindings(index),
+    () => malformedFindings(registry),
+    () => secretFindings(vault, registry, clock),
+    () => linkFindings(registry),
+    () => relationFindings(registry, decisionVaultOf(vault)),
+    () => gapFindings(vault, knowledgeGaps(registry)),
+    () => duplicateFindings(registry),
+    () => contradictionFindings(vault, registry, clock),
+    () => staleFindings(registry.pages.values(), now),
+    () => staleReferenceFindings(handle, vault, registry),
+    () => orphanFindings(registry),
   ];
+  const findings: LintFinding[] = [];
+  for (const check of checks) {
+    const found = check();
+    for (const finding of Array.isArray(found) ? found : yield* found) findings.push(finding);
+    if (clock.due()) yield;
+  }
   // A stable sort: findings of one check and path keep the order they were found in.
   return findings.sort(compare);
 }
@@ -92,7 +108,11 @@ function countOf(findings: LintFinding[]): LintCounts {
 }
 
 /** Lints one vault through its handle (registry refreshed, index status read from small files). */
-function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport {
+function* lintVault(
+  handle: VaultHandle,
+  input: LintInput,
+  clock: SliceClock,
+): Sliced<LintVaultReport> {
   const now = input.now ?? new Date();
   let registry = handle.refresh();
   let fixed: LintVaultReport["fixed"] = [];
@@ -103,13 +123,9 @@ function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport 
     const created = fixed.flatMap((fix) => (fix.path ? [fix.path] : []));
     if (created.length > 0) registry = handle.refresh(created);
   }
-  const findings = collectFindings(
-    handle,
-    handle.paths,
-    registry,
-    handle.index.status(registry),
-    now,
-  );
+  if (clock.due()) yield;
+  const index = handle.index.status(registry);
+  const findings = yield* collectFindings(handle, handle.paths, registry, index, now, clock);
   return {
     kind: handle.paths.kind,
     root: handle.paths.root,
@@ -120,13 +136,15 @@ function lintVault(handle: VaultHandle, input: LintInput = {}): LintVaultReport 
   };
 }
 
-/** Lints each vault; `ok` is false when any finding or diagnostic is an error. */
-export function lintVaults(
+/** The reports of `vaults` added up; `ok` is false when any finding is an error. */
+function* lintAll(
   handles: VaultHandles,
   vaults: VaultPaths[],
-  input: LintInput = {},
-): LintResult {
-  const reports = vaults.map((v) => lintVault(handles.get(v), input));
+  input: LintInput,
+  clock: SliceClock,
+): Sliced<LintResult> {
+  const reports: LintVaultReport[] = [];
+  for (const v of vaults) reports.push(yield* lintVault(handles.get(v), input, clock));
   const counts: LintCounts = { error: 0, warning: 0, info: 0 };
   for (const r of reports) {
     counts.error += r.counts.error;
@@ -134,6 +152,40 @@ export function lintVaults(
     counts.info += r.counts.info;
   }
   return { ok: counts.error === 0, vaults: reports, counts, diagnostics: [] };
+}
+
+/**
+ * Lints each vault in one go, holding the event loop throughout: for a
+ * process that serves nothing else meanwhile (bootstrap's views of a new,
+ * empty vault; a CLI run). `ok` is false when any finding is an error.
+ */
+export function lintVaults(
+  handles: VaultHandles,
+  vaults: VaultPaths[],
+  input: LintInput = {},
+): LintResult {
+  return runWhole((clock) => lintAll(handles, vaults, input, clock));
+}
+
+/**
+ * Lints each vault in slices, handing the event loop back between them (see
+ * sliced-work.ts), with the same findings in the same order as `lintVaults`.
+ * When `signal` aborts, it stops at the next slice and the answer is an
+ * `operation_cancelled` diagnostic with no report (stubs `fix` already
+ * created stay: each is a whole page).
+ */
+export async function lintVaultsSliced(
+  handles: VaultHandles,
+  vaults: VaultPaths[],
+  input: LintInput & { signal?: AbortSignal } = {},
+): Promise<LintResult> {
+  const { signal, ...rest } = input;
+  try {
+    return await runSliced((clock) => lintAll(handles, vaults, rest, clock), "lint", signal);
+  } catch (error) {
+    if (isCancelled(error)) return lintWithoutVault([error.diagnostic]);
+    throw error;
+  }
 }
 
 /** The answer when there is no vault to lint. */

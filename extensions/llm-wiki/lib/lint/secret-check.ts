@@ -10,14 +10,24 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { findSecrets } from "../safety/redact.ts";
+import type { SliceClock, Sliced } from "../sliced-work.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import type { LintFinding } from "./types.ts";
 
-/** One finding per kind of secret and line, on every accepted page. */
-export function secretFindings(vault: VaultPaths, registry: Registry): LintFinding[] {
+/**
+ * One finding per kind of secret and line, on every accepted page. The
+ * slowest check (every page is read and scanned), so it yields between
+ * pages when `clock` says its slice is over.
+ */
+export function* secretFindings(
+  vault: VaultPaths,
+  registry: Registry,
+  clock: SliceClock,
+): Sliced<LintFinding[]> {
   const out: LintFinding[] = [];
   for (const meta of registry.pages.values()) {
+    if (clock.due()) yield;
     let text: string;
     try {
       text = readFileSync(join(vault.dir, meta.path), "utf8");
