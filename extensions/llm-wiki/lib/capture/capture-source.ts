@@ -6,7 +6,7 @@
  *
  *   read      capture-read.ts      input checked; text, file or URL acquired   → SourceRead
  *   decode    capture-decode.ts    PDF bytes, or text and its format           → DecodedSource
- *   redact    capture-redact.ts    the original, by the text scan              → RedactedOriginal
+ *   redact    capture-redact.ts    the original: text scan, keyed <meta> scan  → RedactedOriginal
  *   extract   capture-extract.ts   Markdown (a PDF: read and redacted there)   → ExtractedText | CapturedDocument
  *   redact    capture-redact.ts    the Markdown again; keep or withhold        → CapturedDocument
  *   label     capture-label.ts     title and origin, redacted                  → SourceLabels
