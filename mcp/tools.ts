@@ -321,7 +321,10 @@ export const TOOLS: readonly McpTool[] = [
   // After the startup index, so both never queue on the index lock.
   defineTool("wiki_rebuild_meta", RebuildMetaParams, WRITE, async (service, args, context) => {
     await context.indexReady();
-    const result = await service.rebuildMeta(args.vault ? { vault: args.vault } : {});
+    const result = await service.rebuildMeta({
+      ...(args.vault ? { vault: args.vault } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
     return toolOutput(result, renderRebuildMeta);
   }),
 

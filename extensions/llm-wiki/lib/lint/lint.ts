@@ -136,8 +136,11 @@ function* lintVault(
   };
 }
 
-/** The reports of `vaults` added up; `ok` is false when any finding is an error. */
-function* lintAll(
+/**
+ * The reports of `vaults` added up, as sliced work for a caller that runs
+ * lint inside its own (rebuild-meta); `ok` is false when any finding is an error.
+ */
+export function* lintWork(
   handles: VaultHandles,
   vaults: VaultPaths[],
   input: LintInput,
@@ -164,7 +167,7 @@ export function lintVaults(
   vaults: VaultPaths[],
   input: LintInput = {},
 ): LintResult {
-  return runWhole((clock) => lintAll(handles, vaults, input, clock));
+  return runWhole((clock) => lintWork(handles, vaults, input, clock));
 }
 
 /**
@@ -181,7 +184,7 @@ export async function lintVaultsSliced(
 ): Promise<LintResult> {
   const { signal, ...rest } = input;
   try {
-    return await runSliced((clock) => lintAll(handles, vaults, rest, clock), "lint", signal);
+    return await runSliced((clock) => lintWork(handles, vaults, rest, clock), "lint", signal);
   } catch (error) {
     if (isCancelled(error)) return lintWithoutVault([error.diagnostic]);
     throw error;

@@ -11,8 +11,9 @@
 import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
-import { lintVaults } from "../lint/lint.ts";
+import { lintWork } from "../lint/lint.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { isCancelled, runSliced, runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
 import { isReallyInside, makeDirs, vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
@@ -56,6 +57,11 @@ export interface RebuildMetaResult {
 export interface ViewsOptions {
   /** The moment lint judges staleness at; default now. */
   now?: Date;
+}
+
+/** `rebuildMeta`'s options: a signal that stops it between two slices of its work. */
+export interface RebuildOptions extends ViewsOptions {
+  signal?: AbortSignal;
 }
 
 /** The `okf_version` an existing `wiki/index.md` declares, "" when none, undefined when unreadable. */
@@ -111,6 +117,8 @@ function folderIndexes(wiki: string): string[] {
   return out;
 }
 
+type ViewsOutcome = { report: VaultViewsReport; diagnostics: Diagnostic[] };
+
 /**
  * Computes and writes one vault's views (no index update). Used by
  * `rebuildMeta` and by bootstrap, so a new vault starts with its views.
@@ -119,11 +127,26 @@ export function writeVaultViews(
   handles: VaultHandles,
   vault: VaultPaths,
   options: ViewsOptions = {},
-): { report: VaultViewsReport; diagnostics: Diagnostic[] } {
+): ViewsOutcome {
+  return runWhole((clock) => viewsWork(handles, vault, options, clock));
+}
+
+/**
+ * `writeVaultViews` as sliced work: its lint yields between pages, and a
+ * turn may come between two views (each view is written whole, atomically).
+ */
+function* viewsWork(
+  handles: VaultHandles,
+  vault: VaultPaths,
+  options: ViewsOptions,
+  clock: SliceClock,
+): Sliced<ViewsOutcome> {
   const diagnostics: Diagnostic[] = [];
   const handle = handles.get(vault);
   const registry = handle.refresh();
-  const lint = lintVaults(handles, [vault], options.now ? { now: options.now } : {}).vaults[0];
+  if (clock.due()) yield;
+  const lintInput = options.now ? { now: options.now } : {};
+  const lint = (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
   const log = readLogEntries(vault.events);
   diagnostics.push(...log.diagnostics);
   const { config, diagnostics: configProblems } = readVaultConfig(vault);
@@ -170,6 +193,7 @@ export function writeVaultViews(
   };
   let redactions: RedactionCounts = {};
   for (const [rel, text] of views) {
+    if (clock.due()) yield;
     // Hand-written pages and events may hold secrets the writers never saw.
     const clean = redactSecrets(text);
     redactions = sumCounts(redactions, clean.counts);
@@ -232,7 +256,7 @@ export function writeVaultViews(
 export async function rebuildMeta(
   handles: VaultHandles,
   vaults: readonly VaultPaths[],
-  options: ViewsOptions = {},
+  options: RebuildOptions = {},
 ): Promise<RebuildMetaResult> {
   const reports: VaultViewsReport[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -262,7 +286,19 @@ export async function rebuildMeta(
         ),
       );
     }
-    const views = writeVaultViews(handles, vault, options);
+    let views: ViewsOutcome;
+    try {
+      views = await runSliced(
+        (clock) => viewsWork(handles, vault, options, clock),
+        "rebuild-meta",
+        options.signal,
+      );
+    } catch (error) {
+      if (!isCancelled(error)) throw error;
+      // Views already written are whole; the next rebuild writes the rest.
+      diagnostics.push(error.diagnostic);
+      break;
+    }
     reports.push({ ...views.report, indexed });
     diagnostics.push(...views.diagnostics);
   }
@@ -274,7 +310,7 @@ export async function rebuildMeta(
 }
 
 /** What a host passes: which vault, and the moment lint judges staleness at. */
-export interface RebuildMetaInput extends ViewsOptions {
+export interface RebuildMetaInput extends RebuildOptions {
   vault?: "active" | "project" | "personal" | "all";
 }
 
@@ -292,5 +328,8 @@ export function rebuildMetaOperation(
   if (vaults.length === 0) {
     return Promise.resolve({ ok: false, vaults: [], diagnostics: missing() });
   }
-  return rebuildMeta(handles, vaults, input.now ? { now: input.now } : {});
+  return rebuildMeta(handles, vaults, {
+    ...(input.now ? { now: input.now } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
 }
