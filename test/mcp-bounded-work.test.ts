@@ -4,7 +4,8 @@
  * the loop, so a ping sent behind them is answered before most of them, and
  * a SIGTERM or the end of standard input ends the process with the queued
  * calls never started; a long PDF capture hands the loop back between
- * pages, so a ping is answered while it runs and a SIGTERM ends it. The
+ * pages, and a lint between slices of its work, so a ping is answered
+ * while either runs and a SIGTERM ends it (a cancelled lint stops). The
  * assertions are about order and outcome; the times are logged, not
  * asserted (the machine is shared). Queries, files and signals are drawn
  * afresh on every run.
@@ -13,6 +14,10 @@ import { randomInt } from "node:crypto";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
+import { lintVaults } from "../extensions/llm-wiki/lib/lint/lint.ts";
+import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { createVaultHandles } from "../extensions/llm-wiki/lib/vault-handles.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { writeSyntheticVault } from "../scripts/bench/synthetic-vault.ts";
 import {
@@ -180,5 +185,117 @@ describe("MCP server: a long PDF capture", () => {
     expect(answered("capture")(server.messages)).toBe(false);
     const packets = join(vault, ".llm-wiki", "raw", "sources");
     expect(existsSync(packets) ? readdirSync(packets) : []).toEqual([]);
+  });
+});
+
+/** Pages enough that one lint takes far longer than a pipe's round trip and than one slice of it. */
+const LINT_PAGES = 1_200;
+
+describe("MCP server: a long lint", () => {
+  let vault: string;
+
+  beforeAll(async () => {
+    vault = join(makeTempDir("llm-wiki-bounded-lint-"), "vault");
+    writeSyntheticVault(vault, LINT_PAGES);
+    // Indexed first, so no background build competes with the lints for the machine.
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    } finally {
+      await service.close();
+    }
+  }, 300_000);
+
+  /**
+   * Sends a lint and a first ping behind it, and waits for that ping's
+   * answer. The lint starts one turn after it was read, before the loop
+   * polls its input again: whatever is sent from now on is read while the
+   * lint runs (it has far more work than a message's round trip takes), or,
+   * were the loop held for the whole lint, only after its answer.
+   */
+  async function linting(): Promise<RawServer> {
+    const server = await serve(vault, isolatedEnv());
+    await server.write(
+      `${JSON.stringify(call("lint", "wiki_lint", {}))}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping-0", method: "ping" })}\n`,
+    );
+    await server.waitFor(answered("ping-0"));
+    return server;
+  }
+
+  it("answers a ping sent while a lint runs before the lint's own answer", async () => {
+    const server = await linting();
+    await server.send({ jsonrpc: "2.0", id: "ping", method: "ping" });
+    await server.waitFor(answered("lint"), 120_000);
+    const ping = answerAt(server.messages, "ping");
+    expect(ping).toBeGreaterThan(-1);
+    expect(ping).toBeLessThan(answerAt(server.messages, "lint"));
+    // The lint itself went on to the end: the ping came during real work.
+    const lint = JSON.stringify(server.messages[answerAt(server.messages, "lint")]);
+    expect(lint).toContain("findings");
+    expect(lint).not.toContain("operation_cancelled");
+    server.child.kill("SIGKILL");
+  });
+
+  it("exits on SIGTERM during a lint, the lint cancelled", async () => {
+    const server = await linting();
+    server.child.kill("SIGTERM");
+    expect(await exitOf(server, "SIGTERM during a lint"), server.stderr()).toBe(0);
+    // Within the server's own deadline: the lint let go at its next slice.
+    expect(server.stderr()).not.toMatch(/did not finish within/);
+    // A lint that held the loop to its end would have answered before the signal was seen.
+    expect(answered("lint")(server.messages)).toBe(false);
+  });
+});
+
+describe("lint in slices", () => {
+  let vault: string;
+
+  beforeAll(() => {
+    vault = join(makeTempDir("llm-wiki-sliced-lint-"), "vault");
+    writeSyntheticVault(vault, LINT_PAGES);
+  });
+
+  it("hands the loop back while it runs, with the findings of a lint in one go", async () => {
+    const env = isolatedEnv();
+    const service = createWikiService({ cwd: vault, vault, env });
+    const handles = createVaultHandles(resolveModels({}, env));
+    try {
+      const now = new Date();
+      let turns = 0;
+      let done = false;
+      // Counted until the lint answers: a turn seen meanwhile is one the lint handed back.
+      const count = (): void => {
+        if (done) return;
+        turns += 1;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const result = await service.lint({ now });
+      done = true;
+      expect(turns).toBeGreaterThan(0);
+      // The same answer as the lint that never yields, finding for finding and in order.
+      const paths = vaultPaths(vault, "project");
+      expect(result).toEqual(lintVaults(handles, [paths], { now }));
+      expect(result.vaults[0]?.findings.length).toBeGreaterThan(0);
+    } finally {
+      await service.close();
+      await handles.closeAll();
+    }
+  });
+
+  it("stops at its next slice when its signal aborts, with operation_cancelled and no report", async () => {
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      const controller = new AbortController();
+      const linted = service.lint({ signal: controller.signal });
+      // The first slice has run; the abort is seen at the next boundary.
+      controller.abort();
+      const result = await linted;
+      expect(result.ok).toBe(false);
+      expect(result.vaults).toEqual([]);
+      expect(result.diagnostics.map((d) => d.code)).toEqual(["operation_cancelled"]);
+    } finally {
+      await service.close();
+    }
   });
 });
