@@ -205,8 +205,15 @@ function assignmentCheck(value: string, match: RegExpExecArray): boolean {
     if (quoted) return value.toLowerCase() !== key.toLowerCase();
     return endsLine(match) || /^[A-Z][A-Z0-9_]*$/.test(key);
   }
+  // What a key named `secret` (`client_secret`, `appSecret`) holds is the
+  // secret itself, however short: a 12-character one is as real as a 16.
+  if (SECRET_KEY.test(key) && value.length >= 8 && looksRandom(value) && !/\s/.test(value)) {
+    return true;
+  }
   return value.length >= 16 && looksRandom(value) && !/\s/.test(value);
 }
+
+const SECRET_KEY = /secret$/i;
 
 const ASSIGNMENT: Rule = {
   kind: "secret_assignment",
