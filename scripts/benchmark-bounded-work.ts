@@ -5,7 +5,10 @@
  * mcp-bounded-work). Measures: a page pasted with nested YAML aliases; a
  * PDF whose one stream inflates to 1 GiB; an MCP server with 200 mixed
  * calls queued, then SIGTERM or the end of its input; a ping during a
- * 2,000-page PDF capture. Usage: benchmark-bounded-work.ts [--pages 2000]
+ * 2,000-page PDF capture; and, on a synthetic vault of --pages pages, the
+ * longest stretch each handler an MCP call reaches holds the event loop
+ * (lint, rebuild-meta, status, digest, OKF export, reindex, recall).
+ * Usage: benchmark-bounded-work.ts [--pages 2000] [--handlers-only]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +24,7 @@ import { writeSyntheticVault } from "./bench/synthetic-vault.ts";
 const args = process.argv.slice(2);
 const pagesArg = args[args.indexOf("--pages") + 1];
 const PAGES = args.includes("--pages") && pagesArg ? Number(pagesArg) : 2_000;
+const HANDLERS_ONLY = args.includes("--handlers-only");
 const work = mkdtempSync(join(tmpdir(), "llm-wiki-bounded-"));
 
 function env(home: string): Record<string, string> {
@@ -169,17 +173,69 @@ async function pingDuringCapture(): Promise<void> {
   server.child.kill("SIGKILL");
 }
 
+/**
+ * The longest stretch between two turns of the event loop while `run` goes
+ * (a chain of `setImmediate` notes each turn), and its total time.
+ */
+async function heldLoop(run: () => unknown): Promise<{ heldMs: number; ms: number }> {
+  let held = 0;
+  let last = performance.now();
+  let running = true;
+  const turn = () => {
+    const now = performance.now();
+    held = Math.max(held, now - last);
+    last = now;
+    if (running) setImmediate(turn);
+  };
+  setImmediate(turn);
+  await new Promise((resolve) => setImmediate(resolve));
+  const begun = performance.now();
+  last = begun;
+  await run();
+  const end = performance.now();
+  running = false;
+  return { heldMs: Math.round(Math.max(held, end - last)), ms: Math.round(end - begun) };
+}
+
+async function handlersHoldingTheLoop(vault: string): Promise<void> {
+  const service = createWikiService({ cwd: vault, vault, env: env(join(work, "index-home")) });
+  const out = join(work, "okf-out");
+  const handlers: Array<[string, () => unknown]> = [
+    ["status (first call: the registry is read)", () => service.status()],
+    ["status", () => service.status()],
+    ["lint", () => service.lint()],
+    ["reindex (nothing changed)", () => service.reindex({ scope: "changed" })],
+    ["rebuild-meta", () => service.rebuildMeta()],
+    ["digest", () => service.digest()],
+    ["okf export", () => service.okfExport({ dir: out })],
+    ["recall", () => service.recall({ query: "cache index replica" })],
+  ];
+  try {
+    for (const [name, run] of handlers) {
+      const { heldMs, ms } = await heldLoop(run);
+      console.log(
+        `loop: ${name} on ${PAGES} pages held the event loop ${heldMs} ms at most (${ms} ms in all)`,
+      );
+    }
+  } finally {
+    await service.close();
+  }
+}
+
 try {
-  await yamlBomb();
-  await pdfBomb();
   const vault = join(work, "big");
   writeSyntheticVault(vault, PAGES);
   const service = createWikiService({ cwd: vault, vault, env: env(join(work, "index-home")) });
   await service.reindex({ scope: "all" });
   await service.close();
-  await queuedCalls("SIGTERM");
-  await queuedCalls("end of input");
-  await pingDuringCapture();
+  await handlersHoldingTheLoop(vault);
+  if (!HANDLERS_ONLY) {
+    await yamlBomb();
+    await pdfBomb();
+    await queuedCalls("SIGTERM");
+    await queuedCalls("end of input");
+    await pingDuringCapture();
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
