@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LintFinding, LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
 import { readFrontmatter } from "../extensions/llm-wiki/lib/vault/frontmatter.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
-import { ensurePage } from "../extensions/llm-wiki/lib/vault/page-write.ts";
+import { ensurePage } from "../extensions/llm-wiki/lib/writing/ensure-page.ts";
 import { markIngested } from "../extensions/llm-wiki/lib/writing/mark-ingested.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord } from "./helpers/random-text.ts";

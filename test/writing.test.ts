@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WikiError } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
-import { ensurePage } from "../extensions/llm-wiki/lib/vault/page-write.ts";
+import { ensurePage } from "../extensions/llm-wiki/lib/writing/ensure-page.ts";
 import { MAX_DETAIL_BYTES } from "../extensions/llm-wiki/lib/writing/log-event.ts";
 import { PART_CHARS, splitIntoParts } from "../extensions/llm-wiki/lib/writing/split-parts.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";

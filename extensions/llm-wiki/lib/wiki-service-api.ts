@@ -27,7 +27,7 @@ import type { RecallSkillsInput } from "./trajectories/recall-skills.ts";
 import type { BootstrapResult } from "./vault/bootstrap.ts";
 import type { VaultConfig } from "./vault/config.ts";
 import type { LookupHit } from "./vault/lookup.ts";
-import type { DiscoveryEnv, VaultPaths } from "./vault/paths.ts";
+import type { DiscoveryEnv, VaultPaths, VaultSelector } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 import type { RebuildMetaInput, RebuildMetaResult } from "./views/rebuild-meta.ts";
@@ -42,8 +42,7 @@ import type { RetroInput } from "./writing/retro.ts";
 import type { WrittenPageResult } from "./writing/unique-page.ts";
 import type { VerifyPageInput, VerifyPageResult } from "./writing/verify-page.ts";
 
-/** Which vault an operation acts on. */
-export type VaultSelector = "active" | "project" | "personal" | "all";
+export type { VaultSelector } from "./vault/paths.ts";
 
 export interface WikiServiceOptions {
   cwd: string;

@@ -40,7 +40,6 @@ import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
 import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
-import { ensurePage } from "./vault/page-write.ts";
 import {
   findPersonalVault,
   findProjectVault,
@@ -63,6 +62,7 @@ import type {
   WikiService,
   WikiServiceOptions,
 } from "./wiki-service-api.ts";
+import { ensurePage } from "./writing/ensure-page.ts";
 import { indexWrittenPage } from "./writing/index-written-page.ts";
 import { ingestStep } from "./writing/ingest.ts";
 import { failureDiagnostic } from "./writing/input.ts";

@@ -9,9 +9,10 @@
  * seed, whatever its score. Pages never repeat. No graph database: the
  * registry's relation graph answers each hop with a map lookup.
  */
-import { staleDue } from "../lint/stale.ts";
+
 import type { PageMeta } from "../vault/page.ts";
 import type { RelationEdge, RelationGraph, RelationType } from "../vault/relations.ts";
+import { staleDue } from "../vault/stale-after.ts";
 import { supersessionWithheld } from "../vault/supersession.ts";
 
 /** An item's place in its bundle (see `RecallItem.part`). */

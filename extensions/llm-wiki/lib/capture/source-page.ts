@@ -4,8 +4,8 @@
  * of the captured text so it is findable before anyone summarises it.
  */
 import type { Diagnostic } from "../diagnostics.ts";
-import { ensurePage } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { ensurePage } from "../writing/ensure-page.ts";
 import { SOURCE_FILE, type SourceManifest } from "./packet.ts";
 
 const EXCERPT_LINES = 12;

@@ -5,8 +5,8 @@
  * stub path is already taken (a malformed page, say) is skipped and reported.
  */
 import { errorMessage } from "../diagnostics.ts";
-import { ensurePage } from "../vault/page-write.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { ensurePage } from "../writing/ensure-page.ts";
 import { planGapStub, stubBody } from "./gap-stub.ts";
 import { type KnowledgeGap, occupied } from "./link-checks.ts";
 import type { LintFix } from "./types.ts";

@@ -5,7 +5,7 @@
  * stub: guessing its type would file knowledge in the wrong place.
  */
 import { CANONICAL_TYPES } from "../vault/page.ts";
-import { folderOfType } from "../vault/page-write.ts";
+import { folderOfType } from "../vault/page-folders.ts";
 import { slugify, slugPath } from "../vault/slug.ts";
 
 const TYPE_OF_FOLDER: ReadonlyMap<string, string> = new Map([

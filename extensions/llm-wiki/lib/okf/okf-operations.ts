@@ -5,9 +5,9 @@
  * any failure turned into diagnostics, never an exception.
  */
 import type { Diagnostic } from "../diagnostics.ts";
+import type { VaultSelector } from "../vault/paths.ts";
 import { type VaultPaths, vaultExists } from "../vault/paths.ts";
 import type { VaultHandles } from "../vault-handles.ts";
-import type { VaultSelector } from "../wiki-service-api.ts";
 import { failureDiagnostic } from "../writing/input.ts";
 import { okfDirOutside } from "./okf-confine.ts";
 import { exportOkf, type OkfExportInput, type OkfExportResult } from "./okf-export.ts";

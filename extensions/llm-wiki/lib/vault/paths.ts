@@ -24,6 +24,9 @@ export const PAGE_FOLDERS = [
 
 export type VaultKind = "project" | "personal";
 
+/** Which vault an operation acts on: the active one, one by kind, or both. */
+export type VaultSelector = "active" | "project" | "personal" | "all";
+
 /** Absolute paths of one vault's parts. */
 export interface VaultPaths {
   /** The folder that holds `.llm-wiki/`. */
