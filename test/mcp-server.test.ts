@@ -129,6 +129,7 @@ function withoutTiming(result: RecallResult): unknown {
     ...copy,
     durationMs: 0,
     trace: copy.trace.map((step) => ({ ...step, ms: 0 })),
+    stages: copy.stages.map((stage) => ({ ...stage, ms: 0 })),
   };
 }
 
