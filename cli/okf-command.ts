@@ -42,8 +42,8 @@ export const OKF_HANDLERS: Record<
   string,
   (service: WikiService, args: Parsed) => Promise<Outcome> | Outcome
 > = {
-  export(service, args) {
-    const result = service.okfExport({
+  async export(service, args) {
+    const result = await service.okfExport({
       dir: bundleDir(args, "export"),
       withRaw: args.values["with-raw"] === true,
     });

@@ -388,10 +388,12 @@ export const TOOLS: readonly McpTool[] = [
 
   // The model names the folder, so it stays in the project (`confined`); the
   // same vault exports the same bytes, replacing only the previous export's files.
-  defineTool("wiki_okf_export", OkfExportParams, REPLACE, (service, args) => {
-    const result = service.okfExport({
+  // Sliced: a ping or a SIGTERM is seen between slices; a cancelled export leaves the folder as it was.
+  defineTool("wiki_okf_export", OkfExportParams, REPLACE, async (service, args, context) => {
+    const result = await service.okfExport({
       dir: args.dir,
       confined: true,
+      ...(context.signal ? { signal: context.signal } : {}),
       ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
@@ -406,6 +408,7 @@ export const TOOLS: readonly McpTool[] = [
       dir: args.dir,
       confined: true,
       apply: args.apply === true,
+      ...(context.signal ? { signal: context.signal } : {}),
       ...(args.with_raw !== undefined ? { withRaw: args.with_raw } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });

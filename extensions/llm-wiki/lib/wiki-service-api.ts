@@ -279,16 +279,21 @@ export interface WikiService {
    * (relative to the working directory; missing, empty or a previous
    * export). `confined` — a model named `dir` (Pi, MCP) — keeps it inside
    * the project, symlinks resolved (`okf_dir_outside`, see okf-confine.ts).
+   * Runs in slices; `signal` cancels it (`operation_cancelled`), leaving
+   * `dir` as it was.
    */
-  okfExport(input: OkfExportInput & { vault?: VaultSelector; confined?: boolean }): OkfExportResult;
+  okfExport(
+    input: OkfExportInput & { vault?: VaultSelector; confined?: boolean; signal?: AbortSignal },
+  ): Promise<OkfExportResult>;
   /**
    * Reviews an OKF bundle in `dir` against the selected vault (a dry run
    * writing nothing), or with `apply` creates what is new (never
    * overwriting), logs `okf_import` and indexes it. `confined` as for
-   * `okfExport`.
+   * `okfExport`. Runs in slices; `signal` cancels the review, and stops an
+   * apply between two created files.
    */
   okfImport(
-    input: OkfImportInput & { vault?: VaultSelector; confined?: boolean },
+    input: OkfImportInput & { vault?: VaultSelector; confined?: boolean; signal?: AbortSignal },
   ): Promise<OkfImportResult>;
   close(): Promise<void>;
 }

@@ -22,10 +22,12 @@ export function createOkfExportTool(
       "Use wiki_okf_export only when the user asks to export or share the wiki as an OKF bundle; the folder must be inside the project.",
     ],
     parameters: OkfExportParams,
-    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-      const result = host.service(ctx).okfExport({
+    async execute(_toolCallId, params, signal, _onUpdate, ctx) {
+      // Sliced, so the agent stays responsive; an aborted turn cancels it, the folder as it was.
+      const result = await host.service(ctx).okfExport({
         dir: params.dir,
         confined: true,
+        ...(signal ? { signal } : {}),
         ...(params.with_raw !== undefined ? { withRaw: params.with_raw } : {}),
         ...(params.vault ? { vault: params.vault } : {}),
       });

@@ -24,13 +24,15 @@ export function createOkfImportTool(
       "Call wiki_okf_import without apply first and show the user its review; pass apply: true only after the user agreed.",
     ],
     parameters: OkfImportParams,
-    async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
+    async execute(_toolCallId, params, signal, _onUpdate, ctx) {
       const service = host.service(ctx);
       if (params.apply === true) await host.indexed();
+      // Sliced, so the agent stays responsive; an aborted turn stops it between two files.
       const result = await service.okfImport({
         dir: params.dir,
         confined: true,
         apply: params.apply === true,
+        ...(signal ? { signal } : {}),
         ...(params.with_raw !== undefined ? { withRaw: params.with_raw } : {}),
         ...(params.vault ? { vault: params.vault } : {}),
       });

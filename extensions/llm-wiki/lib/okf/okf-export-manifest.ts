@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { SliceClock, Sliced } from "../sliced-work.ts";
 
 /** File name of the manifest, at the export's root. */
 export const EXPORT_MANIFEST = ".llm-wiki-export.json";
@@ -78,20 +79,26 @@ export interface DestinationCheck {
  * Walks `dir` (never following a symlink) and sorts its files into those a
  * previous export wrote (`manifest`, hash unchanged) and anything else.
  * Only walked files are ever candidates for removal, so a hostile manifest
- * naming `../x` can make nothing outside `dir` ours.
+ * naming `../x` can make nothing outside `dir` ours. The entry `exempt` at
+ * the top (the export's staging folder, judged on its own) is passed over.
+ * Sliced work: it may yield between two entries (each file is hashed).
  */
-export function checkDestination(
+export function* checkDestination(
   dir: string,
   manifest: ExportManifest | undefined,
-): DestinationCheck {
+  clock: SliceClock,
+  exempt?: string,
+): Sliced<DestinationCheck> {
   const check: DestinationCheck = { empty: true, ours: [], foreign: [] };
-  const walk = (abs: string, prefix: string) => {
+  function* walk(abs: string, prefix: string): Sliced<void> {
     for (const entry of readdirSync(abs, { withFileTypes: true })) {
-      check.empty = false;
+      if (clock.due()) yield;
       const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+      if (rel === exempt) continue;
+      check.empty = false;
       if (rel === EXPORT_MANIFEST && manifest) continue;
       if (entry.isDirectory()) {
-        walk(join(abs, entry.name), rel);
+        yield* walk(join(abs, entry.name), rel);
         continue;
       }
       if (!entry.isFile() || !manifest) {
@@ -105,7 +112,7 @@ export function checkDestination(
         else check.foreign.push(rel);
       } else check.foreign.push(rel);
     }
-  };
-  walk(dir, "");
+  }
+  yield* walk(dir, "");
   return check;
 }

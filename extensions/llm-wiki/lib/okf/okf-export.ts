@@ -11,24 +11,45 @@
  * DIR must be missing, empty, or a previous export still as it wrote it
  * (see okf-export-manifest.ts); anything else is refused, and no file the
  * export did not write is ever replaced or removed.
+ *
+ * It runs in slices (see sliced-work.ts), in three steps: everything is
+ * read, redacted and hashed (nothing written); then staged in a hidden
+ * folder of DIR (see okf-export-staging.ts); then committed, one rename per
+ * file. A signal that aborts during the first two stops the export with
+ * `operation_cancelled`, its staging folder (and a DIR it made) removed and
+ * the previous export untouched; the commit, short, always runs to its end.
  */
-import { existsSync, lstatSync, readFileSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmdirSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { isCancelled, runSliced, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { readVaultConfig } from "../vault/config.ts";
-import { isInside, isReallyInside, makeDirs, writeFileAtomic } from "../vault/fs-safe.ts";
+import { isInside, isReallyInside, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultHandle } from "../vault-handles.ts";
 import { bundleIndexes, type IndexedConcept } from "./okf-bundle-index.ts";
 import {
   checkDestination,
+  type DestinationCheck,
   EXPORT_MANIFEST,
+  type ExportManifest,
   newManifest,
   readManifest,
   sha256,
 } from "./okf-export-manifest.ts";
+import {
+  leftoverStaging,
+  makeDestination,
+  makeStaging,
+  moveStaged,
+  removeMadeFolders,
+  removeOurs,
+  removeStaged,
+  STAGING_DIR,
+  writeStaged,
+} from "./okf-export-staging.ts";
 import { conceptPathProblem, isReservedConceptPath } from "./okf-paths.ts";
-import { scanBundle } from "./okf-scan.ts";
+import { scanBundleWork } from "./okf-scan.ts";
 
 /** Hidden folder of an export that holds the vault's raw packets (`--with-raw`). */
 export const RAW_EXPORT_DIR = ".llm-wiki-raw";
@@ -59,20 +80,132 @@ export interface OkfExportResult {
   diagnostics: Diagnostic[];
 }
 
-function refused(code: string, message: string, path?: string): OkfExportResult {
+/** The answer of an export that wrote nothing, for the one diagnostic that says why. */
+function unwritten(why: Diagnostic, dir?: string): OkfExportResult {
   return {
     ok: false,
+    ...(dir !== undefined ? { dir } : {}),
     pages: [],
     indexes: [],
     raw: [],
     removed: [],
     replacedPrevious: false,
-    diagnostics: [diagnostic(code, "error", message, path ? { path } : {})],
+    diagnostics: [why],
   };
 }
 
-/** Exports the vault of `handle` to `input.dir` (already resolved against the caller's cwd). */
-export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExportResult {
+function refused(code: string, message: string, path?: string): OkfExportResult {
+  return unwritten(diagnostic(code, "error", message, path ? { path } : {}));
+}
+
+/** An export read, redacted and hashed, ready to be staged: nothing written yet. */
+interface ExportPlan {
+  dir: string;
+  /** Bundle path → bytes, in the order they are written. */
+  files: Map<string, Buffer>;
+  hashes: Record<string, string>;
+  previous: ExportManifest | undefined;
+  /** Files of the staging folder an export killed outright left (ours, removed first). */
+  leftover: string[] | undefined;
+  /** The answer once the plan is committed. */
+  result: OkfExportResult;
+}
+
+/**
+ * Exports the vault of `handle` to `input.dir` (already resolved against
+ * the caller's cwd), in slices; `signal` cancels it until its commit.
+ */
+export async function exportOkf(
+  handle: VaultHandle,
+  input: OkfExportInput,
+  signal?: AbortSignal,
+): Promise<OkfExportResult> {
+  const what = "OKF export";
+  let planned: ExportPlan | OkfExportResult;
+  try {
+    planned = await runSliced((clock) => planExport(handle, input, clock), what, signal);
+  } catch (error) {
+    if (isCancelled(error)) return unwritten(error.diagnostic, resolve(input.dir));
+    throw error;
+  }
+  if (!("files" in planned)) return planned;
+  const plan = planned;
+  const { dir } = plan;
+  const failed = (error: unknown) =>
+    unwritten(
+      diagnostic(
+        "okf_export_write_failed",
+        "error",
+        `${dir}: the export could not be written (${errorMessage(error)}); run it again`,
+      ),
+      dir,
+    );
+  let made: string[] = [];
+  let staging: string | undefined;
+  try {
+    await runSliced(
+      function* stage(clock) {
+        if (plan.leftover) removeStaged(join(dir, STAGING_DIR), plan.leftover);
+        made = makeDestination(dir);
+        staging = makeStaging(dir, plan.hashes);
+        yield* writeStaged(staging, plan.files, clock);
+      },
+      what,
+      signal,
+    );
+  } catch (error) {
+    // Only a staging folder this export made is removed, and only the files it names.
+    if (staging) removeStaged(staging, plan.files.keys());
+    removeMadeFolders(made);
+    return isCancelled(error) ? unwritten(error.diagnostic, dir) : failed(error);
+  }
+  try {
+    // No signal: once begun, the commit (a rename per file) runs to its end.
+    await runSliced((clock) => commitExport(plan, clock), what);
+  } catch (error) {
+    if (staging) removeStaged(staging, plan.files.keys());
+    return failed(error);
+  }
+  return plan.result;
+}
+
+/**
+ * Replaces the previous export by the staged one: the manifest lists both
+ * while the files move (an export cut short is still recognised as ours),
+ * then the previous export's files whose page is gone are removed, then the
+ * manifest lists the new files only, then the empty staging folder goes.
+ */
+function* commitExport(plan: ExportPlan, clock: SliceClock): Sliced<void> {
+  const { dir, hashes } = plan;
+  writeFileAtomic(
+    join(dir, EXPORT_MANIFEST),
+    `${JSON.stringify(newManifest(plan.previous?.files ?? {}, hashes), null, 2)}\n`,
+    dir,
+  );
+  yield* moveStaged(dir, plan.files.keys(), clock);
+  for (const rel of plan.result.removed) {
+    if (clock.due()) yield;
+    removeOurs(dir, rel);
+    removeEmptyParents(dir, dirname(join(dir, rel)));
+  }
+  writeFileAtomic(
+    join(dir, EXPORT_MANIFEST),
+    `${JSON.stringify(newManifest(hashes), null, 2)}\n`,
+    dir,
+  );
+  removeStaged(join(dir, STAGING_DIR), []);
+}
+
+/**
+ * Checks the destination, then reads, redacts and hashes every file of the
+ * export: a refusal, or the plan to stage. Writes nothing; yields between
+ * two pages (and two files of the destination's check and of `raw/`).
+ */
+function* planExport(
+  handle: VaultHandle,
+  input: OkfExportInput,
+  clock: SliceClock,
+): Sliced<ExportPlan | OkfExportResult> {
   const vault = handle.paths;
   const dir = resolve(input.dir);
   if (isInside(vault.dir, dir) || isInside(dir, vault.dir)) {
@@ -94,7 +227,14 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
     exists = false;
   }
   const previous = exists ? readManifest(dir) : undefined;
-  const check = exists ? checkDestination(dir, previous) : { empty: true, ours: [], foreign: [] };
+  const check: DestinationCheck = exists
+    ? yield* checkDestination(dir, previous, clock, STAGING_DIR)
+    : { empty: true, ours: [], foreign: [] };
+  const leftover = exists ? yield* leftoverStaging(dir, clock) : { state: "none" as const };
+  if (leftover.state === "foreign") {
+    check.empty = false;
+    check.foreign.push(...leftover.entries);
+  }
   if (!check.empty && check.foreign.length > 0) {
     const shown = check.foreign.slice(0, 5).join(", ");
     return refused(
@@ -110,6 +250,7 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
   const files = new Map<string, Buffer>();
   const concepts: IndexedConcept[] = [];
   for (const page of registry.pages.values()) {
+    if (clock.due()) yield;
     const rel = page.path.startsWith("wiki/") ? page.path.slice("wiki/".length) : undefined;
     const problem = rel === undefined ? "not under wiki/" : conceptPathProblem(rel);
     if (rel === undefined || problem !== undefined || isReservedConceptPath(rel)) {
@@ -183,10 +324,18 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
 
   const raw: string[] = [];
   if (input.withRaw && existsSync(vault.raw)) {
-    const scan = scanBundle(vault.raw, {
-      markdownOnly: false,
-      limits: { maxFiles: 100_000, maxFileBytes: MAX_RAW_FILE_BYTES, maxTotalBytes: 8 * 1024 ** 3 },
-    });
+    const scan = yield* scanBundleWork(
+      vault.raw,
+      {
+        markdownOnly: false,
+        limits: {
+          maxFiles: 100_000,
+          maxFileBytes: MAX_RAW_FILE_BYTES,
+          maxTotalBytes: 8 * 1024 ** 3,
+        },
+      },
+      clock,
+    );
     diagnostics.push(
       ...scan.diagnostics.map((d) => ({
         ...d,
@@ -200,51 +349,27 @@ export function exportOkf(handle: VaultHandle, input: OkfExportInput): OkfExport
   }
 
   const hashes: Record<string, string> = {};
-  for (const [rel, bytes] of files) hashes[rel] = sha256(bytes);
-  const removed = check.ours.filter((rel) => !files.has(rel));
-  try {
-    makeDirs(dir);
-    // Listed before it is written, so an export cut short is still recognised as ours.
-    // Below the destination nothing is written through a link (a folder of a
-    // previous export replaced by one would send pages where it points).
-    writeFileAtomic(
-      join(dir, EXPORT_MANIFEST),
-      `${JSON.stringify(newManifest(previous?.files ?? {}, hashes), null, 2)}\n`,
-      dir,
-    );
-    for (const [rel, bytes] of files) {
-      const abs = join(dir, rel);
-      if (!isInside(dir, abs)) throw new Error(`${rel} escapes the destination`);
-      writeFileAtomic(abs, bytes, dir);
-    }
-    for (const rel of removed) {
-      rmSync(join(dir, rel), { force: true });
-      removeEmptyParents(dir, dirname(join(dir, rel)));
-    }
-    writeFileAtomic(
-      join(dir, EXPORT_MANIFEST),
-      `${JSON.stringify(newManifest(hashes), null, 2)}\n`,
-      dir,
-    );
-  } catch (error) {
-    return {
-      ...refused(
-        "okf_export_write_failed",
-        `${dir}: the export could not be written (${errorMessage(error)}); run it again`,
-      ),
-      dir,
-    };
+  for (const [rel, bytes] of files) {
+    if (clock.due()) yield;
+    hashes[rel] = sha256(bytes);
   }
-  const pages = concepts.map((c) => c.rel);
+  const removed = check.ours.filter((rel) => !files.has(rel));
   return {
-    ok: true,
     dir,
-    pages,
-    indexes: [...indexes.keys()].sort(),
-    raw,
-    removed,
-    replacedPrevious: previous !== undefined && !check.empty,
-    diagnostics,
+    files,
+    hashes,
+    previous,
+    leftover: leftover.state === "ours" ? leftover.files : undefined,
+    result: {
+      ok: true,
+      dir,
+      pages: concepts.map((c) => c.rel),
+      indexes: [...indexes.keys()].sort(),
+      raw,
+      removed,
+      replacedPrevious: previous !== undefined && !check.empty,
+      diagnostics,
+    },
   };
 }
 

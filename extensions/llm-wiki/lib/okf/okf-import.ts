@@ -11,18 +11,25 @@
  * size cap); unknown types and fields are welcome and kept byte for byte.
  * Reserved `index.md` / `log.md` are views of the source bundle and are not
  * imported. Secrets are redacted on the way in.
+ *
+ * It runs in slices (see sliced-work.ts): a turn between two files read,
+ * planned or created. A signal that aborts during the review stops it with
+ * `operation_cancelled` and nothing written; during an apply, between two
+ * created files (each whole): what was created is logged, and indexed by
+ * the next reindex.
  */
 import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { isCancelled, runSliced, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { appendEvent } from "../vault/events.ts";
 import { createFileExclusive, isInside, vaultArea } from "../vault/fs-safe.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultHandle } from "../vault-handles.ts";
 import { RAW_EXPORT_DIR } from "./okf-export.ts";
 import { conceptId, foldedPath } from "./okf-paths.ts";
-import { type ScannedFile, scanBundle } from "./okf-scan.ts";
+import { type ScannedFile, scanBundleWork } from "./okf-scan.ts";
 
 export interface OkfImportInput {
   /** The bundle directory (absolute, or relative to the caller's working directory). */
@@ -103,14 +110,62 @@ function targetState(abs: string, bytes: Buffer, base: string): string {
   return readFileSync(abs).equals(bytes) ? "identical" : "an existing file has different bytes";
 }
 
-/** Plans (and with `apply`, performs) the import of `input.dir` into the vault of `handle`. */
+/**
+ * Plans (and with `apply`, performs) the import of `input.dir` into the
+ * vault of `handle`, in slices that `signal` can cancel.
+ */
 export async function importOkf(
   handle: VaultHandle,
   input: OkfImportInput,
+  signal?: AbortSignal,
 ): Promise<OkfImportResult> {
+  const what = "OKF import";
+  let planned: { result: OkfImportResult; candidates: Candidate[] };
+  try {
+    planned = await runSliced((clock) => planImport(handle, input, clock), what, signal);
+  } catch (error) {
+    if (!isCancelled(error)) throw error;
+    return { ...emptyResult(resolve(input.dir)), ok: false, diagnostics: [error.diagnostic] };
+  }
+  const { result, candidates } = planned;
+  if (!input.apply || !result.ok) {
+    result.creates = candidates.map((c) => c.item);
+    return result;
+  }
   const vault = handle.paths;
-  const dir = resolve(input.dir);
-  const result: OkfImportResult = {
+  result.applied = true;
+  const written: string[] = [];
+  let cancelled = false;
+  try {
+    await runSliced((clock) => createAll(handle, candidates, result, written, clock), what, signal);
+  } catch (error) {
+    if (!isCancelled(error)) throw error;
+    // Each file created is whole; the ones not reached are simply not created.
+    result.ok = false;
+    result.diagnostics.push(error.diagnostic);
+    cancelled = true;
+  }
+  appendEvent(vault, {
+    kind: "okf_import",
+    created: result.creates.length,
+    identical: result.identical.length,
+    conflicts: result.conflicts.length,
+    rejected: result.rejected.length,
+    pages: result.creates
+      .filter((i) => i.id !== undefined)
+      .slice(0, 200)
+      .map((i) => i.id),
+  });
+  const pages = written.filter((p) => p.startsWith("wiki/"));
+  if (pages.length > 0 && !cancelled) {
+    result.indexed = await indexPages(handle, pages, result.diagnostics);
+  }
+  return result;
+}
+
+/** A result with nothing planned yet, for the bundle `dir`. */
+function emptyResult(dir: string): OkfImportResult {
+  return {
     ok: true,
     applied: false,
     dir,
@@ -121,6 +176,46 @@ export async function importOkf(
     reserved: [],
     diagnostics: [],
   };
+}
+
+/** Creates each candidate (never overwriting), recording it in `result`; yields between two files. */
+function* createAll(
+  handle: VaultHandle,
+  candidates: readonly Candidate[],
+  result: OkfImportResult,
+  written: string[],
+  clock: SliceClock,
+): Sliced<void> {
+  const vault = handle.paths;
+  for (const c of candidates) {
+    if (clock.due()) yield;
+    try {
+      if (createFileExclusive(join(vault.dir, c.item.path), c.bytes, vaultArea(vault))) {
+        result.creates.push(c.item);
+        written.push(c.item.path);
+      } else
+        result.conflicts.push({ ...c.item, reason: "a file appeared there during the import" });
+    } catch (error) {
+      result.ok = false;
+      result.conflicts.push({ ...c.item, reason: `could not be written (${errorMessage(error)})` });
+    }
+  }
+}
+
+/**
+ * Reads the bundle and plans each document (create, identical, conflict,
+ * rejected) against the vault, writing nothing; yields between two files.
+ * `result.ok` is false when the bundle could not be read as a whole.
+ */
+function* planImport(
+  handle: VaultHandle,
+  input: OkfImportInput,
+  clock: SliceClock,
+): Sliced<{ result: OkfImportResult; candidates: Candidate[] }> {
+  const vault = handle.paths;
+  const dir = resolve(input.dir);
+  const result = emptyResult(dir);
+  const candidates: Candidate[] = [];
   if (isInside(vault.dir, dir)) {
     result.ok = false;
     result.diagnostics.push(
@@ -130,18 +225,17 @@ export async function importOkf(
         `${dir} is inside the vault's .llm-wiki folder; import from a bundle outside it`,
       ),
     );
-    return result;
+    return { result, candidates };
   }
-  const scan = scanBundle(dir, { markdownOnly: true });
+  const scan = yield* scanBundleWork(dir, { markdownOnly: true }, clock);
   result.diagnostics.push(...scan.diagnostics);
   result.reserved = scan.reserved;
-  if (!scan.ok) return { ...result, ok: false };
+  if (!scan.ok) return { result: { ...result, ok: false }, candidates };
 
   const registry = handle.refresh();
   const existingByFold = new Map<string, string>();
   for (const page of registry.pages.values()) existingByFold.set(foldedPath(page.path), page.path);
   const seenFold = new Map<string, string>();
-  const candidates: Candidate[] = [];
 
   const plan = (f: ScannedFile, path: string, id: string | undefined) => {
     const item: ImportItem = { path, ...(id ? { id } : {}) };
@@ -192,48 +286,27 @@ export async function importOkf(
       } else candidates.push({ item, bytes });
     }
   };
-  for (const f of scan.files) plan(f, `wiki/${f.rel}`, conceptId(f.rel));
+  for (const f of scan.files) {
+    if (clock.due()) yield;
+    plan(f, `wiki/${f.rel}`, conceptId(f.rel));
+  }
   if (input.withRaw) {
-    const rawScan = scanBundle(join(dir, RAW_EXPORT_DIR), {
-      markdownOnly: false,
-      limits: { maxFiles: 100_000, maxFileBytes: 64 * 1024 * 1024, maxTotalBytes: 8 * 1024 ** 3 },
-    });
-    if (rawScan.ok) for (const f of rawScan.files) plan(f, `raw/${f.rel}`, undefined);
-    else result.diagnostics.push(...rawScan.diagnostics);
+    const rawScan = yield* scanBundleWork(
+      join(dir, RAW_EXPORT_DIR),
+      {
+        markdownOnly: false,
+        limits: { maxFiles: 100_000, maxFileBytes: 64 * 1024 * 1024, maxTotalBytes: 8 * 1024 ** 3 },
+      },
+      clock,
+    );
+    if (rawScan.ok) {
+      for (const f of rawScan.files) {
+        if (clock.due()) yield;
+        plan(f, `raw/${f.rel}`, undefined);
+      }
+    } else result.diagnostics.push(...rawScan.diagnostics);
   }
-
-  if (!input.apply) {
-    result.creates = candidates.map((c) => c.item);
-    return result;
-  }
-  result.applied = true;
-  const written: string[] = [];
-  for (const c of candidates) {
-    try {
-      if (createFileExclusive(join(vault.dir, c.item.path), c.bytes, vaultArea(vault))) {
-        result.creates.push(c.item);
-        written.push(c.item.path);
-      } else
-        result.conflicts.push({ ...c.item, reason: "a file appeared there during the import" });
-    } catch (error) {
-      result.ok = false;
-      result.conflicts.push({ ...c.item, reason: `could not be written (${errorMessage(error)})` });
-    }
-  }
-  appendEvent(vault, {
-    kind: "okf_import",
-    created: result.creates.length,
-    identical: result.identical.length,
-    conflicts: result.conflicts.length,
-    rejected: result.rejected.length,
-    pages: result.creates
-      .filter((i) => i.id !== undefined)
-      .slice(0, 200)
-      .map((i) => i.id),
-  });
-  const pages = written.filter((p) => p.startsWith("wiki/"));
-  if (pages.length > 0) result.indexed = await indexPages(handle, pages, result.diagnostics);
-  return result;
+  return { result, candidates };
 }
 
 /** Registers and indexes the created pages; a failure leaves them written and says how to repair. */

@@ -48,33 +48,44 @@ const failedImport = (diagnostics: Diagnostic[]): OkfImportResult => ({
   diagnostics,
 });
 
-/** Exports the selected vault as an OKF v0.2 bundle (see okf-export.ts); `input.dir` is absolute. */
-export function okfExportOperation(
+/** A signal that cancels a long OKF operation (see sliced-work.ts). */
+export interface OkfCancel {
+  signal?: AbortSignal;
+}
+
+/**
+ * Exports the selected vault as an OKF v0.2 bundle (see okf-export.ts), in
+ * slices that `signal` can cancel; `input.dir` is absolute.
+ */
+export async function okfExportOperation(
   host: OkfHost,
-  { vault: selector, roots, ...input }: OkfExportInput & OkfPlacement,
-): OkfExportResult {
+  { vault: selector, roots, signal, ...input }: OkfExportInput & OkfPlacement & OkfCancel,
+): Promise<OkfExportResult> {
   const [vault] = host.resolveVaults(selector ?? "active");
   if (!vault || !vaultExists(vault)) return failedExport(host.missing());
   const outside = roots && okfDirOutside(input.dir, roots, "export");
   if (outside) return failedExport([outside]);
   try {
-    return exportOkf(host.handles.get(vault), input);
+    return await exportOkf(host.handles.get(vault), input, signal);
   } catch (error) {
     return failedExport([failureDiagnostic(error)]);
   }
 }
 
-/** Reviews (and with `apply`, imports) an OKF bundle into the selected vault (see okf-import.ts); `input.dir` is absolute. */
+/**
+ * Reviews (and with `apply`, imports) an OKF bundle into the selected vault
+ * (see okf-import.ts), in slices that `signal` can cancel; `input.dir` is absolute.
+ */
 export async function okfImportOperation(
   host: OkfHost,
-  { vault: selector, roots, ...input }: OkfImportInput & OkfPlacement,
+  { vault: selector, roots, signal, ...input }: OkfImportInput & OkfPlacement & OkfCancel,
 ): Promise<OkfImportResult> {
   const [vault] = host.resolveVaults(selector ?? "active");
   if (!vault || !vaultExists(vault)) return failedImport(host.missing());
   const outside = roots && okfDirOutside(input.dir, roots, "import");
   if (outside) return failedImport([outside]);
   try {
-    return await importOkf(host.handles.get(vault), input);
+    return await importOkf(host.handles.get(vault), input, signal);
   } catch (error) {
     return failedImport([failureDiagnostic(error)]);
   }

@@ -4,6 +4,8 @@
  * are opened without following a link swapped in after the walk, and the
  * number of files, each file's size and the total read are capped. Hidden
  * entries (`.git`, an export's manifest) are not part of the bundle.
+ * Written as sliced work (see sliced-work.ts): it yields between two files,
+ * so an export or import run in slices hands the event loop back meanwhile.
  */
 import {
   closeSync,
@@ -16,6 +18,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { MAX_PAGE_BYTES } from "../vault/page.ts";
 import { conceptPathProblem, isReservedConceptPath, MAX_CONCEPT_DEPTH } from "./okf-paths.ts";
 
@@ -76,8 +79,17 @@ function readRegular(abs: string, max: number): Buffer | "not-regular" | "too-la
   }
 }
 
-/** Scans the bundle at `root` (an existing real directory). */
+/** Scans the bundle at `root` (an existing real directory) in one go. */
 export function scanBundle(root: string, options: ScanOptions): ScanResult {
+  return runWhole((clock) => scanBundleWork(root, options, clock));
+}
+
+/** `scanBundle` as sliced work: a turn may come between two entries. */
+export function* scanBundleWork(
+  root: string,
+  options: ScanOptions,
+  clock: SliceClock,
+): Sliced<ScanResult> {
   const limits = options.limits ?? DEFAULT_SCAN_LIMITS;
   const result: ScanResult = { ok: true, files: [], reserved: [], diagnostics: [] };
   const refuse = (code: string, rel: string, why: string) =>
@@ -91,7 +103,7 @@ export function scanBundle(root: string, options: ScanOptions): ScanResult {
     result.ok = false;
     result.diagnostics.push(diagnostic(code, "error", message));
   };
-  const walk = (dir: string, prefix: string, depth: number): void => {
+  function* walk(dir: string, prefix: string, depth: number): Sliced<void> {
     let entries: import("node:fs").Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -102,6 +114,7 @@ export function scanBundle(root: string, options: ScanOptions): ScanResult {
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (!result.ok) return;
+      if (clock.due()) yield;
       if (entry.name.startsWith(".")) continue;
       const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
       const abs = join(dir, entry.name);
@@ -114,7 +127,7 @@ export function scanBundle(root: string, options: ScanOptions): ScanResult {
           refuse("okf_limit_depth", rel, `is nested deeper than ${MAX_CONCEPT_DEPTH} folders`);
           continue;
         }
-        walk(abs, rel, depth + 1);
+        yield* walk(abs, rel, depth + 1);
         continue;
       }
       if (!entry.isFile()) {
@@ -169,7 +182,7 @@ export function scanBundle(root: string, options: ScanOptions): ScanResult {
       }
       result.files.push({ rel, bytes });
     }
-  };
+  }
   let st: ReturnType<typeof lstatSync>;
   try {
     st = lstatSync(root);
@@ -184,7 +197,7 @@ export function scanBundle(root: string, options: ScanOptions): ScanResult {
     );
     return result;
   }
-  walk(root, "", 0);
+  yield* walk(root, "", 0);
   if (other > 0) {
     result.diagnostics.push(
       diagnostic(
