@@ -4,18 +4,21 @@
  * the loop, so a ping sent behind them is answered before most of them, and
  * a SIGTERM or the end of standard input ends the process with the queued
  * calls never started; a long PDF capture hands the loop back between
- * pages, and a lint between slices of its work, so a ping is answered
- * while either runs and a SIGTERM ends it (a cancelled lint stops). The
+ * pages, and a lint or an OKF export between slices of its work, so a
+ * ping is answered while any of them runs and a SIGTERM ends it (a
+ * cancelled lint stops; a cancelled export leaves its folder as it was). The
  * assertions are about order and outcome; the times are logged, not
  * asserted (the machine is shared). Queries, files and signals are drawn
  * afresh on every run.
  */
 import { randomInt } from "node:crypto";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import { lintVaults } from "../extensions/llm-wiki/lib/lint/lint.ts";
+import { EXPORT_MANIFEST, sha256 } from "../extensions/llm-wiki/lib/okf/okf-export-manifest.ts";
+import { makeStaging, STAGING_DIR } from "../extensions/llm-wiki/lib/okf/okf-export-staging.ts";
 import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { createVaultHandles } from "../extensions/llm-wiki/lib/vault-handles.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -294,6 +297,211 @@ describe("lint in slices", () => {
       expect(result.ok).toBe(false);
       expect(result.vaults).toEqual([]);
       expect(result.diagnostics.map((d) => d.code)).toEqual(["operation_cancelled"]);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+/** Pages enough that one export takes far longer than a pipe's round trip and than one slice of it. */
+const EXPORT_PAGES = 1_200;
+
+/** Every entry below `root` (hidden ones too): folders as `rel/`, files as `rel` → their bytes. */
+function tree(root: string, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of readdirSync(join(root, prefix), { withFileTypes: true })) {
+    const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) {
+      out.set(`${rel}/`, "");
+      for (const [k, v] of tree(root, rel)) out.set(k, v);
+    } else out.set(rel, readFileSync(join(root, rel)).toString("base64"));
+  }
+  return out;
+}
+
+/**
+ * A vault of `pages` synthetic pages and, inside its project, a previous
+ * export of it; then a page added, so the next export would change that
+ * folder. Returns the vault and the export's folder.
+ */
+async function exportedOnce(pages: number): Promise<{ vault: string; dest: string }> {
+  const vault = join(makeTempDir("llm-wiki-bounded-okf-"), "vault");
+  writeSyntheticVault(vault, pages);
+  const dest = join(vault, `okf-${randomWord()}`);
+  const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+  try {
+    expect((await service.okfExport({ dir: dest })).ok).toBe(true);
+  } finally {
+    await service.close();
+  }
+  const title = `${randomWord()} added`;
+  writeFileSync(
+    join(vault, ".llm-wiki", "wiki", "concepts", `${title.replace(" ", "-")}.md`),
+    `---\ntype: concept\ntitle: ${title}\n---\n${randomWords(40)}\n`,
+  );
+  return { vault, dest };
+}
+
+describe("MCP server: a long OKF export", () => {
+  let vault: string;
+  let dest: string;
+
+  beforeAll(async () => {
+    ({ vault, dest } = await exportedOnce(EXPORT_PAGES));
+    // Indexed first, so no background build competes with the exports for the machine.
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    } finally {
+      await service.close();
+    }
+  }, 300_000);
+
+  /** Sends an export of the vault to `dir` and a ping behind it, and waits for that ping (see `linting`). */
+  async function exporting(dir: string): Promise<RawServer> {
+    const server = await serve(vault, isolatedEnv());
+    await server.write(
+      `${JSON.stringify(call("export", "wiki_okf_export", { dir }))}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping-0", method: "ping" })}\n`,
+    );
+    await server.waitFor(answered("ping-0"));
+    return server;
+  }
+
+  it("answers a ping sent while an export runs before the export's own answer", async () => {
+    // A folder of its own: the SIGTERM spec needs the previous export as it is.
+    const server = await exporting(join(vault, `okf-${randomWord()}-fresh`));
+    await server.send({ jsonrpc: "2.0", id: "ping", method: "ping" });
+    await server.waitFor(answered("export"), 120_000);
+    const ping = answerAt(server.messages, "ping");
+    expect(ping).toBeGreaterThan(-1);
+    expect(ping).toBeLessThan(answerAt(server.messages, "export"));
+    // The export itself went on to the end: the ping came during real work.
+    const exported = JSON.stringify(server.messages[answerAt(server.messages, "export")]);
+    expect(exported).toContain("OKF v0.2 bundle written");
+    expect(exported).not.toContain("operation_cancelled");
+    server.child.kill("SIGKILL");
+  });
+
+  it("exits on SIGTERM during an export, the export cancelled and its folder unchanged", async () => {
+    const before = tree(dest);
+    const server = await exporting(dest);
+    server.child.kill("SIGTERM");
+    expect(await exitOf(server, "SIGTERM during an OKF export"), server.stderr()).toBe(0);
+    expect(server.stderr()).not.toMatch(/did not finish within/);
+    expect(answered("export")(server.messages)).toBe(false);
+    // The previous export, byte for byte, and no staging folder left behind.
+    expect(tree(dest)).toEqual(before);
+  });
+});
+
+describe("OKF export and import in slices", () => {
+  let vault: string;
+  let dest: string;
+
+  beforeAll(async () => {
+    ({ vault, dest } = await exportedOnce(EXPORT_PAGES));
+  }, 120_000);
+
+  it("hands the loop back while an export runs, and writes every page", async () => {
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      let turns = 0;
+      let done = false;
+      const count = (): void => {
+        if (done) return;
+        turns += 1;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const dir = join(vault, `okf-${randomWord()}-fresh`);
+      const result = await service.okfExport({ dir });
+      done = true;
+      expect(turns).toBeGreaterThan(0);
+      expect(result.ok).toBe(true);
+      expect(result.pages.length).toBe(EXPORT_PAGES + 1);
+      expect(existsSync(join(dir, STAGING_DIR))).toBe(false);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("cancelled while staging: its staging folder removed, the previous export or nothing as it was", async () => {
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      for (const dir of [dest, join(vault, `okf-${randomWord()}-new`, "nested")]) {
+        const before = existsSync(dir) ? tree(dir) : undefined;
+        const controller = new AbortController();
+        let staged = false;
+        // Aborts at the first turn that finds the staging folder made: the files are being written.
+        const watch = (): void => {
+          if (controller.signal.aborted) return;
+          if (existsSync(join(dir, STAGING_DIR))) {
+            staged = true;
+            controller.abort();
+          } else setImmediate(watch);
+        };
+        setImmediate(watch);
+        const result = await service.okfExport({ dir, signal: controller.signal });
+        controller.abort();
+        expect(staged).toBe(true);
+        expect(result.ok).toBe(false);
+        expect(result.diagnostics.map((d) => d.code)).toEqual(["operation_cancelled"]);
+        if (before) expect(tree(dir)).toEqual(before);
+        // A folder the export made for itself is gone too, its parent with it.
+        else expect(existsSync(join(dir, ".."))).toBe(false);
+      }
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("removes a staging folder an export killed outright left, and refuses one holding a file it does not list", async () => {
+    const small = join(makeTempDir("llm-wiki-okf-leftover-"), "vault");
+    writeSyntheticVault(small, 5);
+    const out = join(small, "bundle");
+    const service = createWikiService({ cwd: small, vault: small, env: isolatedEnv() });
+    try {
+      expect((await service.okfExport({ dir: out })).ok).toBe(true);
+      const exported = tree(out);
+      const page = "concepts/left.md";
+      const text = `${randomWords(12)}\n`;
+      // A staging folder holding a file its manifest does not list is someone else's.
+      const foreign = makeStaging(out, { [page]: sha256(text) });
+      writeFileSync(join(foreign, `${randomWord()}.md`), text);
+      const refused = await service.okfExport({ dir: out });
+      expect(refused.diagnostics.map((d) => d.code)).toEqual(["okf_export_target_not_empty"]);
+      expect(readdirSync(foreign)).toHaveLength(2);
+      expect(tree(out).get(EXPORT_MANIFEST)).toBe(exported.get(EXPORT_MANIFEST));
+
+      // As an export killed while staging leaves it: its manifest, then a file it lists.
+      const clean = join(small, "bundle-2");
+      expect((await service.okfExport({ dir: clean })).ok).toBe(true);
+      const leftover = makeStaging(clean, { [page]: sha256(text) });
+      mkdirSync(join(leftover, "concepts"));
+      writeFileSync(join(leftover, page), text);
+      expect((await service.okfExport({ dir: clean })).ok).toBe(true);
+      expect(existsSync(join(clean, STAGING_DIR))).toBe(false);
+      expect(existsSync(join(clean, page))).toBe(false);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("stops an import review at its next slice when its signal aborts, with nothing written", async () => {
+    const service = createWikiService({ cwd: vault, vault, env: isolatedEnv() });
+    try {
+      const events = join(vault, ".llm-wiki", "meta", "events.jsonl");
+      const eventsBefore = existsSync(events) ? readFileSync(events, "utf8") : "";
+      const controller = new AbortController();
+      const reviewed = service.okfImport({ dir: dest, apply: true, signal: controller.signal });
+      // The first slice has run; the abort is seen at the next boundary, before any create.
+      controller.abort();
+      const result = await reviewed;
+      expect(result.ok).toBe(false);
+      expect(result.applied).toBe(false);
+      expect(result.creates).toEqual([]);
+      expect(result.diagnostics.map((d) => d.code)).toEqual(["operation_cancelled"]);
+      expect(existsSync(events) ? readFileSync(events, "utf8") : "").toBe(eventsBefore);
     } finally {
       await service.close();
     }
