@@ -7,7 +7,8 @@
  * calls queued, then SIGTERM or the end of its input; a ping during a
  * 2,000-page PDF capture; and, on a synthetic vault of --pages pages, the
  * longest stretch each handler an MCP call reaches holds the event loop
- * (lint, rebuild-meta, status, digest, OKF export, reindex, recall).
+ * (lint, rebuild-meta, status, digest, OKF export and import, reindex,
+ * recall).
  * Usage: benchmark-bounded-work.ts [--pages 2000] [--handlers-only]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -208,6 +209,9 @@ async function handlersHoldingTheLoop(vault: string): Promise<void> {
     ["rebuild-meta", () => service.rebuildMeta()],
     ["digest", () => service.digest()],
     ["okf export", () => service.okfExport({ dir: out })],
+    ["okf export (replacing its previous)", () => service.okfExport({ dir: out })],
+    // Every page of the export is already in the vault: read, parsed and compared, nothing written.
+    ["okf import (review)", () => service.okfImport({ dir: out })],
     ["recall", () => service.recall({ query: "cache index replica" })],
   ];
   try {
