@@ -12,6 +12,7 @@
  * are percent-encoded, parentheses included, so none ends early.
  */
 import { neutraliseLine as line } from "../safety/text.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 
 /** One exported concept: its bundle path, title and one-line description. */
 export interface IndexedConcept {
@@ -57,6 +58,15 @@ export function bundleIndexes(
   name: string,
   concepts: readonly IndexedConcept[],
 ): Map<string, string> {
+  return runWhole((clock) => bundleIndexesWork(name, concepts, clock));
+}
+
+/** `bundleIndexes` as sliced work: a turn may come between two concepts (10,000 take a quarter second). */
+export function* bundleIndexesWork(
+  name: string,
+  concepts: readonly IndexedConcept[],
+  clock: SliceClock,
+): Sliced<Map<string, string>> {
   const folders = new Map<string, { dirs: Set<string>; concepts: IndexedConcept[] }>();
   const folder = (dir: string) => {
     let f = folders.get(dir);
@@ -68,6 +78,7 @@ export function bundleIndexes(
   };
   folder("");
   for (const c of concepts) {
+    if (clock.due()) yield;
     const parts = c.rel.split("/");
     parts.pop();
     folder(parts.join("/")).concepts.push(c);
@@ -89,6 +100,7 @@ export function bundleIndexes(
     if (own.length > 0) {
       lines.push("", "## Concepts", "");
       for (const c of own) {
+        if (clock.due()) yield;
         const file = c.rel.split("/").pop() ?? c.rel;
         const desc = c.description ? ` — ${inline(c.description)}` : "";
         lines.push(`- [${inline(c.title)}](${target(file)})${desc}`);

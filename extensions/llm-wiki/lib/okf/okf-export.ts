@@ -27,7 +27,7 @@ import { isCancelled, runSliced, type SliceClock, type Sliced } from "../sliced-
 import { readVaultConfig } from "../vault/config.ts";
 import { isInside, isReallyInside, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultHandle } from "../vault-handles.ts";
-import { bundleIndexes, type IndexedConcept } from "./okf-bundle-index.ts";
+import { bundleIndexesWork, type IndexedConcept } from "./okf-bundle-index.ts";
 import {
   checkDestination,
   type DestinationCheck,
@@ -319,7 +319,7 @@ function* planExport(
     }
   }
   const name = readVaultConfig(vault).config.name ?? "";
-  const indexes = bundleIndexes(typeof name === "string" ? name : "", concepts);
+  const indexes = yield* bundleIndexesWork(typeof name === "string" ? name : "", concepts, clock);
   for (const [rel, text] of indexes) files.set(rel, Buffer.from(text, "utf8"));
 
   const raw: string[] = [];
