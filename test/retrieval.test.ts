@@ -553,37 +553,45 @@ describe("fallbacks", () => {
     // lexical step and the vector step (in the adaptive case) are the real ones.
     const hang = new Promise<never>(() => {});
 
-    async function gatedRetrieve(
+    /** Retrieval over the vectors vault through `wrap` of its real (warmed) store. */
+    async function retrieveThrough(
       mode: "hybrid" | "adaptive",
-      gate: "searchVector" | "searchExpanded",
       query: string,
+      wrap: (real: RetrievalStore) => RetrievalStore,
+      budgetMs: number,
     ): Promise<RetrievalOutcome> {
       const service = serviceFor(vectors);
       try {
-        // Warm the store and the embed model, so only the gated step is slow.
+        // Warm the store and the embed model, so only the step the wrapper slows is slow.
         await recall(service, "sync engine", { mode: "hybrid" });
         const [paths] = service.resolveVaults();
         if (!paths) throw new Error("no vault");
         const handle = service.handles.get(paths);
         const real = await handle.index.store();
         if (!real) throw new Error("no store");
-        const store: RetrievalStore = {
+        const store = wrap({
           searchLex: real.searchLex,
           searchVector: real.searchVector,
           searchExpanded: real.searchExpanded,
-          [gate]: () => hang,
-        };
-        const base = retrievalVault(handle);
-        return await retrieve([{ ...base, store: async () => store }], {
+        });
+        return await retrieve([{ ...retrievalVault(handle), store: async () => store }], {
           query,
           policy: AUTOMATIC_POLICY,
           mode,
           capabilities: capabilities(service.handles),
-          budgetMs: 2_000,
+          budgetMs,
         });
       } finally {
         await service.close();
       }
+    }
+
+    function gatedRetrieve(
+      mode: "hybrid" | "adaptive",
+      gate: "searchVector" | "searchExpanded",
+      query: string,
+    ): Promise<RetrievalOutcome> {
+      return retrieveThrough(mode, query, (real) => ({ ...real, [gate]: () => hang }), 2_000);
     }
 
     it("a vector step past the budget leaves the lexical result in hand, with recall_budget_exceeded", async () => {
@@ -599,39 +607,21 @@ describe("fallbacks", () => {
     });
 
     it("a lexical step slower than the whole budget still answers: only the model steps are cut", async () => {
-      const service = serviceFor(vectors);
-      try {
-        await recall(service, "sync engine", { mode: "hybrid" });
-        const [paths] = service.resolveVaults();
-        if (!paths) throw new Error("no vault");
-        const handle = service.handles.get(paths);
-        const real = await handle.index.store();
-        if (!real) throw new Error("no store");
-        // A cold process on a busy machine: the lexical list comes after the budget ran out.
-        const store: RetrievalStore = {
-          searchLex: async (query, opts) => {
-            await new Promise((resolve) => setTimeout(resolve, 300));
-            return real.searchLex(query, opts);
-          },
-          searchVector: real.searchVector,
-          searchExpanded: real.searchExpanded,
-        };
-        const r = await retrieve([{ ...retrievalVault(handle), store: async () => store }], {
-          query: "sync engine CRDT merge",
-          policy: AUTOMATIC_POLICY,
-          mode: "hybrid",
-          capabilities: capabilities(service.handles),
-          budgetMs: 50,
-        });
-        expect(steps(r)).toEqual(["lexical", "vector"]);
-        expect(r.trace[0]?.note).toBeUndefined();
-        expect(r.trace[1]?.note).toBe("turn budget exceeded");
-        expect(r.modeUsed).toBe("lexical");
-        expect(codes(r)).toEqual(["recall_budget_exceeded"]);
-        expect(r.hits[0]).toMatchObject({ id: "entities/sync-engine", source: "fts" });
-      } finally {
-        await service.close();
-      }
+      // A cold process on a busy machine: the lexical list comes after the budget ran out.
+      const slowLex = (real: RetrievalStore): RetrievalStore => ({
+        ...real,
+        searchLex: async (query, opts) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return real.searchLex(query, opts);
+        },
+      });
+      const r = await retrieveThrough("hybrid", "sync engine CRDT merge", slowLex, 50);
+      expect(steps(r)).toEqual(["lexical", "vector"]);
+      expect(r.trace[0]?.note).toBeUndefined();
+      expect(r.trace[1]?.note).toBe("turn budget exceeded");
+      expect(r.modeUsed).toBe("lexical");
+      expect(codes(r)).toEqual(["recall_budget_exceeded"]);
+      expect(r.hits[0]).toMatchObject({ id: "entities/sync-engine", source: "fts" });
     });
 
     it("an escalation past the budget leaves the hybrid result in hand", async () => {

@@ -3,8 +3,9 @@
  * only PATH and the variables a test names reach it, so neither the user's
  * vaults nor their settings can leak in.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { runBin } from "./shipped-package.ts";
 
 export const CLI = join(import.meta.dirname, "..", "..", "cli", "llm-wiki.ts");
 
@@ -24,7 +25,7 @@ export interface CliOptions {
   env: NodeJS.ProcessEnv;
   /** Text written to the child's stdin. */
   input?: string;
-  /** Milliseconds before the child is killed (default 60 s). */
+  /** Milliseconds before the child is killed: a hang guard (default 120 s). */
   timeout?: number;
 }
 
@@ -35,7 +36,7 @@ export function runCli(args: string[], options: CliOptions): CliRun {
     env: { PATH: process.env.PATH ?? "", ...options.env },
     input: options.input,
     encoding: "utf8",
-    timeout: options.timeout ?? 60_000,
+    timeout: options.timeout ?? 120_000,
   });
   return {
     pid: out.pid,
@@ -55,21 +56,10 @@ export function runCliAsync(
   args: string[],
   options: CliOptions,
 ): Promise<Pick<CliRun, "status" | "stdout" | "stderr">> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", ...options.env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
+  return runBin({ command: process.execPath, args: [CLI] }, args, {
+    cwd: options.cwd ?? process.cwd(),
+    env: { PATH: process.env.PATH ?? "", ...options.env },
+    ...(options.input !== undefined ? { input: options.input } : {}),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });
 }
