@@ -88,6 +88,19 @@ function longPdf(pages: number): Buffer {
   });
 }
 
+/**
+ * A server on `vault` sent `request` and a first ping behind it, returned
+ * once that ping is answered: the request started one turn after it was
+ * read, so whatever is sent from now on is read while it runs.
+ */
+async function startedBehindPing(vault: string, request: object): Promise<RawServer> {
+  const server = await serve(vault, isolatedEnv());
+  const ping = { jsonrpc: "2.0", id: "ping-0", method: "ping" };
+  await server.write(`${JSON.stringify(request)}\n${JSON.stringify(ping)}\n`);
+  await server.waitFor(answered("ping-0"));
+  return server;
+}
+
 describe("MCP server: two hundred mixed calls at once", () => {
   let vault: string;
 
@@ -216,13 +229,8 @@ describe("MCP server: a long lint", () => {
    * lint runs (it has far more work than a message's round trip takes), or,
    * were the loop held for the whole lint, only after its answer.
    */
-  async function linting(): Promise<RawServer> {
-    const server = await serve(vault, isolatedEnv());
-    await server.write(
-      `${JSON.stringify(call("lint", "wiki_lint", {}))}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping-0", method: "ping" })}\n`,
-    );
-    await server.waitFor(answered("ping-0"));
-    return server;
+  function linting(): Promise<RawServer> {
+    return startedBehindPing(vault, call("lint", "wiki_lint", {}));
   }
 
   it("answers a ping sent while a lint runs before the lint's own answer", async () => {
@@ -358,13 +366,8 @@ describe("MCP server: a long OKF export", () => {
   }, 300_000);
 
   /** Sends an export of the vault to `dir` and a ping behind it, and waits for that ping (see `linting`). */
-  async function exporting(dir: string): Promise<RawServer> {
-    const server = await serve(vault, isolatedEnv());
-    await server.write(
-      `${JSON.stringify(call("export", "wiki_okf_export", { dir }))}\n${JSON.stringify({ jsonrpc: "2.0", id: "ping-0", method: "ping" })}\n`,
-    );
-    await server.waitFor(answered("ping-0"));
-    return server;
+  function exporting(dir: string): Promise<RawServer> {
+    return startedBehindPing(vault, call("export", "wiki_okf_export", { dir }));
   }
 
   it("answers a ping sent while an export runs before the export's own answer", async () => {
