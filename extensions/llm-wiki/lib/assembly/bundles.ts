@@ -31,6 +31,8 @@ export interface ItemRelation {
   direction: "out" | "in";
   /** Set when the relation is a user's resolution: the resolution page's id. */
   resolution?: string;
+  /** "text": a conflict the page states as text (`> Contradiction: …`), not a typed relation. */
+  origin?: "text";
 }
 
 /** One vault as assembly sees it. */
@@ -216,6 +218,7 @@ function neighbours(v: AssemblyVault, card: string): Neighbour[] {
     if (!v.pages.has(id) || id === card) return;
     const relation: ItemRelation = { type: e.type, direction };
     if (e.resolution !== undefined) relation.resolution = e.resolution;
+    if (e.origin !== undefined) relation.origin = e.origin;
     const n: Neighbour = { id, relation };
     if (e.scope !== undefined) n.scope = e.scope;
     out.push(n);
@@ -369,11 +372,13 @@ export function assemble(
         if (placed.has(key(v.kind, id)) || id === card) continue;
         take(labelled(v, id, "superseded", { relation: { type: "supersedes", direction: "out" } }));
       }
-      // Both sides of an unresolved conflict, always.
+      // Both sides of an unresolved conflict, always; a pair that declares
+      // it both ways is still one conflict.
       for (const n of around.filter(isConflictEdge).sort(byRank)) {
         if (!placed.has(key(v.kind, n.id)))
           take(labelled(v, n.id, "competing", { relation: n.relation }));
-        conflicts.push({ vault: v.kind, a: card, b: n.id });
+        if (!conflicts.some((c) => c.vault === v.kind && c.a === card && c.b === n.id))
+          conflicts.push({ vault: v.kind, a: card, b: n.id });
       }
     }
     const first = items[0] as AssembledItem;

@@ -1,78 +1,43 @@
 /**
- * Contradiction markers: a blockquote line `> Contradiction: …` (also
- * `> **Contradiction:**` and the callout `> [!contradiction]`), continued by
- * the `>` lines under it, and the frontmatter key `contradicts:` (a page id,
- * `[[link]]` or a list of them). Each marker is one finding on the page that
- * carries it, naming the pages it links; each linked page gets a finding
- * too, so a contradiction shows on both sides.
+ * Contradictions stated as text (the forms of vault/text-conflicts.ts: a
+ * `> Contradiction: …` line and its variants, a `## Contradictions`
+ * section, the front matter key `contradicts:`). Each is one finding on the
+ * page that carries it, naming the pages it links; each linked page gets a
+ * finding too, so a contradiction shows on both sides. A linked page whose
+ * conflict with this one a user resolved is left out, and so is one a typed
+ * `contradicts` relation joins it with (relation checks report that pair):
+ * a marker whose every linked page is left out is not reported, one that
+ * links no page at all is (recall cannot show it).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../diagnostics.ts";
 import type { SliceClock, Sliced } from "../sliced-work.ts";
-import { extractLinks } from "../vault/links.ts";
 import { parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
+import {
+  conflictMarkers,
+  contradictsKeyTargets,
+  mentionsConflict,
+} from "../vault/text-conflicts.ts";
 import type { LintFinding } from "./types.ts";
 
-const MARKER =
-  /^\s*>\s*(?:\[!contradiction\][+-]?|[*_]{0,2}contradiction(?::[*_]{0,2}|[*_]{0,2}\s*:))\s*(.*)$/i;
-/**
- * Every marker above and the `contradicts:` key contain this word: a page
- * without it has nothing to find and is not parsed.
- */
-const MENTION = /contradict/i;
-const QUOTE = /^\s*>/;
-const FENCE = /^\s*(```|~~~)/;
 const EXCERPT_CHARS = 140;
 
-interface Marker {
-  line: number;
-  text: string;
-}
-
-/** Marker blocks in `body`, skipping fenced code; `firstLine` is the body's line in the file. */
-function findMarkers(body: string, firstLine: number): Marker[] {
-  const lines = body.split(/\r?\n/);
-  const markers: Marker[] = [];
-  let fence: string | undefined;
-  let current: Marker | undefined;
-  lines.forEach((line, i) => {
-    const f = FENCE.exec(line)?.[1];
-    if (f !== undefined) {
-      if (fence === undefined) fence = f;
-      else if (f === fence) fence = undefined;
-      current = undefined;
-      return;
-    }
-    if (fence !== undefined) return;
-    const m = MARKER.exec(line);
-    if (m) {
-      current = { line: firstLine + i, text: (m[1] ?? "").trim() };
-      markers.push(current);
-    } else if (current && QUOTE.test(line)) {
-      current.text = `${current.text} ${line.replace(QUOTE, "").trim()}`.trim();
-    } else current = undefined;
-  });
-  return markers;
-}
-
-function asRefs(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-  return list
-    .filter((v): v is string => typeof v === "string")
-    .flatMap((v) => v.split(","))
-    .map((v) =>
-      v
-        .trim()
-        .replace(/^\[\[|\]\]$/g, "")
-        .replace(/[|#].*$/, "")
-        .replace(/^\/?(?:wiki\/)?/, "")
-        .replace(/\.md$/i, "")
-        .trim(),
-    )
-    .filter((v) => v !== "");
+/**
+ * Whether the conflict between pages `a` and `b` is no text finding's to
+ * report: a user resolved it, or a typed `contradicts` joins them.
+ */
+function settled(registry: Registry, a: string, b: string): boolean {
+  const graph = registry.relations;
+  if (graph.activeResolution(a, b)) return true;
+  const typed = (e: { type: string; origin?: string; resolution?: string }) =>
+    e.type === "contradicts" && e.origin === undefined && e.resolution === undefined;
+  return (
+    graph.outgoing(a).some((e) => e.to === b && typed(e)) ||
+    graph.incoming(a).some((e) => e.from === b && typed(e))
+  );
 }
 
 function excerpt(text: string): string {
@@ -92,15 +57,25 @@ export function* contradictionFindings(
   // The link graph's resolver was built for exactly these page ids.
   const resolver = registry.snapshot.graph.resolver;
   const out: LintFinding[] = [];
-  const resolveAll = (targets: string[]): { pages: string[]; unresolved: string[] } => {
+  /**
+   * The pages `targets` name, as paths (`pages`), the targets naming none
+   * (`unresolved`), and whether some named page was left out as settled.
+   */
+  const resolveAll = (
+    from: string,
+    targets: string[],
+  ): { pages: string[]; unresolved: string[]; settledAll: boolean } => {
     const pages = new Set<string>();
     const unresolved: string[] = [];
+    let left = 0;
     for (const target of targets) {
       const res = resolver.resolve(target);
-      if (res.status === "resolved") pages.add(`wiki/${res.id}.md`);
-      else unresolved.push(target);
+      if (res.status !== "resolved") unresolved.push(target);
+      else if (res.id !== from && settled(registry, from, res.id)) left += 1;
+      else pages.add(`wiki/${res.id}.md`);
     }
-    return { pages: [...pages].sort(), unresolved };
+    const settledAll = left > 0 && pages.size === 0 && unresolved.length === 0;
+    return { pages: [...pages].sort(), unresolved, settledAll };
   };
   const otherSide = (from: string, pages: string[], where: string): void => {
     for (const page of pages) {
@@ -139,13 +114,14 @@ export function* contradictionFindings(
       });
       continue;
     }
-    if (!MENTION.test(text)) continue;
+    if (!mentionsConflict(text)) continue;
     const parsed = parsePage(meta.id, meta.path, bytes);
     if (!parsed.ok) continue;
     const { body, frontmatter } = parsed.page;
-    const declared = asRefs(frontmatter.contradicts);
-    if (declared.length > 0) {
-      const { pages, unresolved } = resolveAll(declared);
+    const declared = contradictsKeyTargets(frontmatter.contradicts);
+    const keyed = declared.length > 0 ? resolveAll(meta.id, declared) : undefined;
+    if (keyed && !keyed.settledAll) {
+      const { pages, unresolved } = keyed;
       out.push({
         check: "contradiction",
         code: "contradiction",
@@ -160,9 +136,9 @@ export function* contradictionFindings(
     const firstLine = text.endsWith(body)
       ? text.slice(0, text.length - body.length).split("\n").length
       : 1;
-    for (const marker of findMarkers(body, firstLine)) {
-      const targets = extractLinks(meta.id, marker.text).map((l) => l.target);
-      const { pages, unresolved } = resolveAll(targets);
+    for (const marker of conflictMarkers(meta.id, body, firstLine)) {
+      const { pages, unresolved, settledAll } = resolveAll(meta.id, marker.targets);
+      if (settledAll) continue;
       out.push({
         check: "contradiction",
         code: "contradiction",

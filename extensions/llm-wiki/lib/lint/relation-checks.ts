@@ -124,7 +124,8 @@ function supersessionFindings(registry: Registry): LintFinding[] {
 
 /**
  * Each pair of pages a counted `contradicts` relation joins and no active
- * resolution settles, once per pair, on the first declaring page in id order.
+ * resolution settles, once per pair, on the first declaring page in id order
+ * (a conflict stated only as text is the contradiction check's).
  */
 function unresolvedFindings(registry: Registry): LintFinding[] {
   const out: LintFinding[] = [];
@@ -132,6 +133,8 @@ function unresolvedFindings(registry: Registry): LintFinding[] {
   for (const page of registry.pages.values()) {
     for (const edge of registry.relations.outgoing(page.id)) {
       if (edge.type !== "contradicts" || edge.resolution !== undefined) continue;
+      // A conflict stated as text is reported with its line (contradictions.ts).
+      if (edge.origin === "text") continue;
       const key = pairKey(edge.from, edge.to);
       if (seen.has(key)) continue;
       seen.add(key);

@@ -224,7 +224,8 @@ const RELATION_PHRASE: Record<string, [string, string]> = {
 /** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
 export function relationPhrase(r: ItemRelation): string {
   const pair = RELATION_PHRASE[r.type] ?? [r.type, r.type];
-  const phrase = r.direction === "in" ? pair[0] : pair[1];
+  const said = r.direction === "in" ? pair[0] : pair[1];
+  const phrase = r.origin === "text" ? `${said}, stated in the text` : said;
   return r.resolution ? `${phrase}, by the user's resolution ${line(r.resolution)}` : phrase;
 }
 

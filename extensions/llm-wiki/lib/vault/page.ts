@@ -13,6 +13,7 @@ import {
 } from "./frontmatter.ts";
 import { type Provenance, parseProvenance } from "./provenance.ts";
 import { parseRelations, parseResolution, type Relation, type Resolution } from "./relations.ts";
+import { textConflictTargets } from "./text-conflicts.ts";
 
 /** Types whose pages are the vault's curated knowledge. */
 export const CANONICAL_TYPES = [
@@ -85,6 +86,12 @@ export interface PageMeta {
   relations?: Relation[];
   /** On a conflict-resolution page: the user's recorded choice. */
   resolution?: Resolution;
+  /**
+   * Link targets (as written, unresolved) of the conflicts the page states
+   * as text: a `> Contradiction:` line and the other forms of
+   * text-conflicts.ts. Each becomes an unresolved `contradicts` edge.
+   */
+  textConflicts?: string[];
 }
 
 /** A parsed page: its metadata, all frontmatter (unknown keys kept) and body. */
@@ -309,6 +316,8 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
   const resolution = parseResolution(fm.resolution, path);
   diagnostics.push(...resolution.diagnostics);
   if (resolution.resolution) page.resolution = resolution.resolution;
+  const conflicts = textConflictTargets(id, body, fm.contradicts);
+  if (conflicts.length > 0) page.textConflicts = conflicts;
   return { ok: true, page, diagnostics };
 }
 

@@ -38,7 +38,7 @@ import {
 import { buildLinkGraph } from "./registry-links.ts";
 import { nameStampsNow, savedNameTable } from "./registry-names.ts";
 import { type RegistrySummary, readSummary } from "./registry-summary.ts";
-import { DerivedRelationGraph, lazyRelationGraph } from "./relation-graph.ts";
+import { DerivedRelationGraph, lazyRelationGraph, linkTargets } from "./relation-graph.ts";
 import { readSavedRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { idOf } from "./wiki-walk.ts";
@@ -184,7 +184,7 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
         pages: Map<string, PageMeta>;
         hashes: Map<string, string>;
         secrets: Set<string>;
-        /** Raw links of the pages that declare relations (only theirs can make an edge). */
+        /** Raw links of the pages that declare relations or state conflicts (only theirs make edges). */
         relationLinks: Map<string, readonly RawLink[]>;
       }
     | undefined;
@@ -204,7 +204,8 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
       full.pages.set(id, rec.meta as PageMeta);
       full.hashes.set(id, rec.hash);
       if (rec.secrets) full.secrets.add(id);
-      if (rec.meta?.relations) full.relationLinks.set(id, rec.links ?? []);
+      if (rec.meta?.relations || rec.meta?.textConflicts)
+        full.relationLinks.set(id, rec.links ?? []);
     }
     return full;
   };
@@ -219,7 +220,8 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
     // Every id resolves links; only pages with relations need theirs resolved.
     const outgoing = new Map<string, readonly RawLink[]>();
     for (const id of pages.keys()) outgoing.set(id, relationLinks.get(id) ?? []);
-    return DerivedRelationGraph.build(pages, buildLinkGraph(outgoing).links, vault);
+    const graph = buildLinkGraph(outgoing);
+    return DerivedRelationGraph.build(pages, graph.links, vault, linkTargets(graph.resolver));
   };
 
   const pages = new LazyMap<PageMeta>(

@@ -37,7 +37,7 @@ import {
 import { savedNameTable } from "./registry-names.ts";
 import type { SummaryState } from "./registry-summary.ts";
 import { type RecordChange, syncSummary } from "./registry-summary-sync.ts";
-import { DerivedRelationGraph } from "./relation-graph.ts";
+import { DerivedRelationGraph, linkTargets } from "./relation-graph.ts";
 import { saveRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { isReservedWikiFile } from "./reserved-names.ts";
@@ -367,7 +367,12 @@ export function refreshRegistry(
     }
   }
   const graph = buildLinkGraph(outgoing);
-  const relationGraph = DerivedRelationGraph.build(pages, graph.links, vaultKey);
+  const relationGraph = DerivedRelationGraph.build(
+    pages,
+    graph.links,
+    vaultKey,
+    linkTargets(graph.resolver),
+  );
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
   if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {
@@ -452,7 +457,12 @@ function patchRegistry(
   const { graph, linksMoved } = patchLinkGraph(last.snapshot.graph, changedLinks);
   // Only the changed pages' own relations can move: a relation counts by its
   // page's body links, and no target came or went.
-  const relationGraph = last.snapshot.relationGraph.patch(pages, graph.links, changedLinks.keys());
+  const relationGraph = last.snapshot.relationGraph.patch(
+    pages,
+    graph.links,
+    changedLinks.keys(),
+    linkTargets(graph.resolver),
+  );
   return {
     registry: {
       pages,

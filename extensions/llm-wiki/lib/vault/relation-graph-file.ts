@@ -14,7 +14,8 @@ import { fileStamp } from "./registry-cache.ts";
 import type { SavedRelations } from "./relation-graph.ts";
 import { isKnownRelationType, type RelationEdge, type Resolution } from "./relations.ts";
 
-const RELATIONS_VERSION = 1;
+/** 2: edges of text-form conflicts (`origin: "text"`) are saved too. */
+const RELATIONS_VERSION = 2;
 
 function relationsPath(paths: VaultPaths): string {
   return join(paths.registryCache, "relations.json");
@@ -53,7 +54,8 @@ function isEdge(value: unknown): value is RelationEdge {
     isText(e.type) &&
     isKnownRelationType(e.type) &&
     (e.scope === undefined || isText(e.scope)) &&
-    e.resolution === undefined
+    e.resolution === undefined &&
+    (e.origin === undefined || (e.origin === "text" && e.type === "contradicts"))
   );
 }
 

@@ -8,7 +8,16 @@
  * they were recorded under in this vault count (`resolutionMismatch`), so
  * the graph knows its vault's `decisionVault` key. Built whole when the set
  * of pages changes; patched page by page otherwise, with the same result.
+ *
+ * A conflict a page states as text (`> Contradiction: … [[page]]`, see
+ * text-conflicts.ts) is an unresolved `contradicts` edge from that page to
+ * each page it links (`origin: "text"`), unless the page declares that
+ * relation itself. Where the other page declares `contradicts` back, or
+ * states it as text too and comes first in id order, the pair already has
+ * its edge: `outgoing` and `incoming` leave the text edge out, so a
+ * conflict is one conflict whichever way it was written.
  */
+import type { LinkResolver } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import {
   isKnownRelationType,
@@ -21,7 +30,18 @@ import {
 import { activeResolutions, pairKey, type RecordedResolution } from "./resolutions.ts";
 
 /** What the graph reads of a page. */
-export type RelationPage = Pick<PageMeta, "id" | "relations" | "resolution">;
+export type RelationPage = Pick<PageMeta, "id" | "relations" | "resolution" | "textConflicts">;
+
+/** A link target as written, as the page id it resolves to (undefined: none, or ambiguous). */
+export type TargetResolver = (target: string) => string | undefined;
+
+/** `resolver` (a registry's, built for its page ids) as a `TargetResolver`. */
+export function linkTargets(resolver: LinkResolver): TargetResolver {
+  return (target) => {
+    const r = resolver.resolve(target);
+    return r.status === "resolved" ? r.id : undefined;
+  };
+}
 
 /** Why a declared relation makes no edge (lint reports each). */
 export type RelationProblem =
@@ -83,16 +103,46 @@ export function judgeRelations(
   });
 }
 
-/** The edges `page` declares that count, in stable order. */
+/**
+ * The `contradicts` edges of the conflicts `page` states as text: one per
+ * page its markers link that exists and is not the page itself, none where
+ * `declared` (the page's counted relations) already says `contradicts`.
+ */
+export function textConflictEdges(
+  page: RelationPage,
+  exists: (id: string) => boolean,
+  resolve: TargetResolver,
+  declared: readonly RelationEdge[] = [],
+): RelationEdge[] {
+  const seen = new Set(declared.filter((e) => e.type === "contradicts").map((e) => e.to));
+  const out: RelationEdge[] = [];
+  for (const raw of page.textConflicts ?? []) {
+    const to = resolve(raw);
+    if (to === undefined || to === page.id || !exists(to) || seen.has(to)) continue;
+    seen.add(to);
+    out.push({ from: page.id, to, type: "contradicts", origin: "text" });
+  }
+  return out;
+}
+
+/** The edges `page` declares that count, typed or as text, in stable order. */
 function declaredEdges(
   page: RelationPage | undefined,
   exists: (id: string) => boolean,
   links: readonly string[],
+  resolve: TargetResolver,
 ): RelationEdge[] {
-  if (!page?.relations) return [];
-  return judgeRelations(page, exists, links)
-    .flatMap((j) => (j.edge ? [j.edge] : []))
-    .sort(byTo);
+  if (!page || (!page.relations && !page.textConflicts)) return [];
+  const typed = page.relations
+    ? judgeRelations(page, exists, links).flatMap((j) => (j.edge ? [j.edge] : []))
+    : [];
+  if (!page.textConflicts) return typed.sort(byTo);
+  return [...typed, ...textConflictEdges(page, exists, resolve, typed)].sort(byTo);
+}
+
+/** Resolves a target only when it is a page id exactly (for callers without a link resolver). */
+function exactIds(exists: (id: string) => boolean): TargetResolver {
+  return (target) => (exists(target) ? target : undefined);
 }
 
 function addTo(map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge): void {
@@ -177,20 +227,23 @@ export class DerivedRelationGraph implements RelationGraph {
 
   /**
    * The graph of `pages` (every accepted page, by id) and their resolved
-   * outgoing `links`, in the vault whose `decisionVault` key is `vault`.
+   * outgoing `links`, in the vault whose `decisionVault` key is `vault`;
+   * `resolve` resolves the targets of text-form conflicts as links resolve.
    */
   static build(
     pages: ReadonlyMap<string, RelationPage>,
     links: ReadonlyMap<string, readonly string[]>,
     vault: string,
+    resolve?: TargetResolver,
   ): DerivedRelationGraph {
     const exists = (id: string) => pages.has(id);
+    const resolveTarget = resolve ?? exactIds(exists);
     const declared = new Map<string, RelationEdge[]>();
     const declaredIn = new Map<string, RelationEdge[]>();
     const resolutions = new Map<string, Resolution>();
     for (const page of pages.values()) {
       if (page.resolution) resolutions.set(page.id, page.resolution);
-      const edges = declaredEdges(page, exists, links.get(page.id) ?? []);
+      const edges = declaredEdges(page, exists, links.get(page.id) ?? [], resolveTarget);
       if (edges.length === 0) continue;
       declared.set(page.id, edges);
       for (const edge of edges) addTo(declaredIn, edge.to, edge);
@@ -231,8 +284,10 @@ export class DerivedRelationGraph implements RelationGraph {
     pages: ReadonlyMap<string, RelationPage>,
     links: ReadonlyMap<string, readonly string[]>,
     changed: Iterable<string>,
+    resolve?: TargetResolver,
   ): DerivedRelationGraph {
     const exists = (id: string) => pages.has(id);
+    const resolveTarget = resolve ?? exactIds(exists);
     // Copied on the first change: an edit that moves no edge costs no copy.
     let declared = this.parts.declared;
     let declaredIn = this.parts.declaredIn;
@@ -245,7 +300,7 @@ export class DerivedRelationGraph implements RelationGraph {
         else resolutions.delete(id);
       }
       const before = declared.get(id) ?? [];
-      const after = declaredEdges(page, exists, links.get(id) ?? []);
+      const after = declaredEdges(page, exists, links.get(id) ?? [], resolveTarget);
       if (JSON.stringify(before) === JSON.stringify(after)) continue;
       if (declared === this.parts.declared) {
         declared = new Map(declared);
@@ -313,11 +368,36 @@ export class DerivedRelationGraph implements RelationGraph {
   }
 
   outgoing(id: string): readonly RelationEdge[] {
-    return merged(this.parts.declared.get(id), this.parts.resolvedOut.get(id), byTo);
+    return merged(this.standing(this.parts.declared.get(id)), this.parts.resolvedOut.get(id), byTo);
   }
 
   incoming(id: string): readonly RelationEdge[] {
-    return merged(this.parts.declaredIn.get(id), this.parts.resolvedIn.get(id), byFrom);
+    return merged(
+      this.standing(this.parts.declaredIn.get(id)),
+      this.parts.resolvedIn.get(id),
+      byFrom,
+    );
+  }
+
+  /**
+   * `edges` without the text edges whose pair already has its conflict edge
+   * the other way round: a typed `contradicts`, or a text one from the page
+   * first in id order.
+   */
+  private standing(
+    edges: readonly RelationEdge[] | undefined,
+  ): readonly RelationEdge[] | undefined {
+    if (!edges?.some((e) => e.origin === "text")) return edges;
+    return edges.filter(
+      (e) =>
+        e.origin !== "text" ||
+        !(this.parts.declared.get(e.to) ?? []).some(
+          (back) =>
+            back.to === e.from &&
+            back.type === "contradicts" &&
+            (back.origin !== "text" || e.to < e.from),
+        ),
+    );
   }
 
   activeResolution(a: string, b: string): RecordedResolution | undefined {

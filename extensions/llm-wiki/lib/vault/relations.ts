@@ -207,12 +207,18 @@ export interface RelationEdge {
   scope?: string;
   /** Set when the edge comes from a user's resolution: that resolution page's id. */
   resolution?: string;
+  /**
+   * "text": an unresolved `contradicts` the page states as text (a
+   * `> Contradiction:` line, see text-conflicts.ts), not as a typed relation.
+   */
+  origin?: "text";
 }
 
 /**
  * The vault's relation graph, derived with the registry: declared relations
  * whose page body also links the target (known types only, target present,
- * no self links) and the edges of active user resolutions. Both directions
+ * no self links), the `contradicts` edges of conflicts written as text,
+ * and the edges of active user resolutions. Both directions
  * are queryable; lists are in a stable order.
  */
 export interface RelationGraph {
