@@ -261,8 +261,21 @@ describe("one conflict per pair", () => {
           relations: "[{target: pairs/c, type: contradicts}]",
         }),
         // Stated on both sides.
-        "pairs/e": concept("E", "> Contradiction: [[pairs/f]] disagrees."),
-        "pairs/f": concept("F", "⚠️ **Contradiction**: [[pairs/e]] disagrees."),
+        "pairs/e": concept(
+          "E",
+          "Quokka colonies nest on the north shore.\n\n> Contradiction: [[pairs/f]] disagrees.",
+        ),
+        "pairs/f": concept(
+          "F",
+          "Quokka colonies nest on the south shore.\n\n⚠️ **Contradiction**: [[pairs/e]] disagrees.",
+        ),
+        // Declared on both sides.
+        "pairs/g": concept("G", "Wombat burrows face east, unlike [[pairs/h]].", {
+          relations: "[{target: pairs/h, type: contradicts}]",
+        }),
+        "pairs/h": concept("H", "Wombat burrows face west, unlike [[pairs/g]].", {
+          relations: "[{target: pairs/g, type: contradicts}]",
+        }),
       },
     });
   }
@@ -275,6 +288,25 @@ describe("one conflict per pair", () => {
     expect(edgesOf(graph, "pairs/f")).toEqual(["pairs/e contradicts pairs/f text"]);
   });
 
+  it("recall states a pair stated or declared on both sides as one conflict", async () => {
+    const vault = pairVault();
+    const service = serviceFor(vault.root, {
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+    });
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    for (const [query, pair] of [
+      ["quokka colonies nest", ["pairs/e", "pairs/f"]],
+      ["wombat burrows face", ["pairs/g", "pairs/h"]],
+    ] as const) {
+      const result = await service.recall({ query });
+      expect(
+        result.conflicts.map((c) => [c.a.id, c.b.id].sort()),
+        query,
+      ).toEqual([pair]);
+      expect(result.rendered.match(/CONFLICT, unresolved:/g), query).toHaveLength(1);
+    }
+  });
+
   it("lint reports a declared pair once, as the relation, and a stated pair as text", async () => {
     const vault = pairVault();
     const result = await serviceFor(vault.root).lint({});
@@ -283,6 +315,7 @@ describe("one conflict per pair", () => {
     expect(typed.map((f) => [f.path, f.pages])).toEqual([
       ["wiki/pairs/a.md", ["wiki/pairs/b.md"]],
       ["wiki/pairs/d.md", ["wiki/pairs/c.md"]],
+      ["wiki/pairs/g.md", ["wiki/pairs/h.md"]],
     ]);
     const text = findings.filter((f) => f.code === "contradiction");
     // Neither A's nor C's line is reported again; E and F state theirs, each on both sides.
