@@ -83,7 +83,7 @@ export async function recallOperation(
   // "What did we decide last week": the window and the asked type say which
   // pages answer, where the words alone are no evidence.
   const question =
-    timed.window?.phrase !== undefined && !plan.priming && outcome.modeUsed !== "none"
+    timed.window !== undefined && !plan.priming && outcome.modeUsed !== "none"
       ? timeQuestion(timed.searchQuery)
       : undefined;
   if (question && timed.window) {
