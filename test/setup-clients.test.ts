@@ -190,6 +190,24 @@ describe("hooks", () => {
   });
 });
 
+describe("hostile JSON", () => {
+  it("keeps __proto__ and constructor keys as data and pollutes no prototype", () => {
+    const where = places();
+    const path = join(where.project, ".cursor", "mcp.json");
+    mkdirSync(join(path, ".."));
+    const text =
+      '{"__proto__":{"polluted":true},"mcpServers":{"__proto__":{"x":1},"constructor":2}}';
+    writeFileSync(path, text);
+    expect(applyPlan(plan("cursor", "project", where), "add", false).ok).toBe(true);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const after = readFileSync(path, "utf8");
+    expect(after).toContain('"__proto__": {\n    "polluted": true');
+    expect(after).toContain('"constructor": 2');
+    applyPlan(plan("cursor", "project", where), "remove", false);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(JSON.parse(text));
+  });
+});
+
 describe("codex config.toml, edited as text", () => {
   const entry = { command: "/n", args: ["/m"] };
 

@@ -43,7 +43,8 @@ export function writeJsonObject(data: JsonObject): string | undefined {
  * type (a hostile or hand-broken file), naming the key.
  */
 export function childObject(path: string, data: JsonObject, key: string): JsonObject {
-  const value = data[key];
+  // Own keys only: a file's "__proto__" key is data, never the prototype.
+  const value = Object.hasOwn(data, key) ? data[key] : undefined;
   if (value === undefined) {
     const created: JsonObject = {};
     data[key] = created;
