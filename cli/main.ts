@@ -56,6 +56,7 @@ import {
   RESOLVE_CONFLICT_USAGE,
   resolveConflictCommand,
 } from "./resolve-conflict-command.ts";
+import { SETUP_OPTIONS, SETUP_USAGE, setupCommand } from "./setup-command.ts";
 import { SKILLS_OPTIONS, SKILLS_USAGE, skillsCommand } from "./skills-command.ts";
 import { TRAJECTORY_OPTIONS, TRAJECTORY_USAGE, trajectoryCommand } from "./trajectory-command.ts";
 import { VERIFY_OPTIONS, VERIFY_USAGE, verifyCommand } from "./verify-command.ts";
@@ -77,7 +78,7 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${SETUP_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
@@ -121,6 +122,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   ...OKF_OPTIONS,
   trajectory: TRAJECTORY_OPTIONS,
   skills: SKILLS_OPTIONS,
+  setup: SETUP_OPTIONS,
   feedback: FEEDBACK_OPTIONS,
   models: MODELS_OPTIONS,
 };
@@ -289,6 +291,8 @@ export async function main(argv: string[]): Promise<number> {
     printOut(`${packageVersion()}\n`);
     return 0;
   }
+  // Edits a client's config files only: no vault, no settings, no service.
+  if (parsed.command === "setup") return setupCommand(parsed);
   const handler = HANDLERS[parsed.command];
   if (!handler) {
     printErr(`llm-wiki: unknown command "${parsed.command}"\n`);
