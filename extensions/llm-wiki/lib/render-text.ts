@@ -3,6 +3,7 @@
  * tool content, MCP text content), so the same operation reads the same
  * everywhere. Structured output is the result object itself.
  */
+
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import { commitLine } from "./code-refs/recall-code.ts";
 import { overviewLines } from "./dashboard/render-overview.ts";
@@ -11,6 +12,7 @@ import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
 import { declaredByPhrase, relationPhrase } from "./recall/recall-block.ts";
 import type { RecallResult } from "./recall-operation.ts";
+import { BUDGET_DIAGNOSTIC } from "./retrieval/turn-budget.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
   BootstrapOpResult,
@@ -171,7 +173,11 @@ export function renderRecallResult(
   const tail = options.explain ? `\n\n${renderStages(result)}` : "";
   // The query is echoed too: an agent may pass on words it read in a page.
   const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
-  if (result.results.length === 0) return `${head}: no reliable memory found.${tail}`;
+  if (result.results.length === 0) {
+    // A search the turn budget cut found nothing because it did not look.
+    const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
+    return `${head}: ${cut ? "not searched in time (turn budget), which is not the same as no memory" : "no reliable memory found"}.${tail}`;
+  }
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.
     const part =

@@ -128,6 +128,12 @@ export interface WikiService {
   readonly settings: WikiSettings;
   /** Vaults this service acts on, discovered from the working directory or `--vault`. */
   resolveVaults(selector?: VaultSelector): VaultPaths[];
+  /**
+   * The vault unasked memory (automatic recall, session priming) reads: the
+   * project's, or outside any project the personal vault (when the
+   * `includePersonal` setting lets it answer); undefined when there is none.
+   */
+  ambientVault(): VaultPaths | undefined;
   bootstrap(input: {
     root?: string;
     name?: string;
@@ -172,14 +178,14 @@ export interface WikiService {
    * Session priming: recalls what the session is about (the vault's topic,
    * the project's name, the git branch, recent commit subjects, changed
    * files) under the priming policy; nothing when nothing qualifies or the
-   * `sessionPriming` setting is off. Project vault only.
+   * `sessionPriming` setting is off. The ambient vault only (`ambientVault`).
    */
   prime(input?: PrimeInput): Promise<PrimeResult>;
   /**
    * Starts reading the session's git context now (session start), so the
    * first turn's priming does not wait for git; used by `prime` within
    * `PRIMING_PREFETCH_MAX_AGE_MS`. Nothing happens when priming is off or
-   * there is no project vault. Never throws. `context`: a read of `cwd` the
+   * there is no ambient vault. Never throws. `context`: a read of `cwd` the
    * host started itself before this service existed (a hook starts git
    * before loading the service's modules), taken instead of a new one.
    */

@@ -143,6 +143,12 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     }
   };
 
+  const ambientVault = (): VaultPaths | undefined => {
+    if (options.vault !== undefined) return resolveVaults("active")[0];
+    const { project, personal } = discovered();
+    return project ?? (settings.includePersonal ? personal : undefined);
+  };
+
   // An old package's layout is named, with its repair, rather than passing for no vault.
   const legacy = (): Diagnostic[] => legacyLayoutDiagnostics(options.cwd, env, options.vault);
   /** Vaults discovery found but that are not opened, each with the link that stops it. */
@@ -203,6 +209,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   return {
     settings,
     resolveVaults,
+    ambientVault,
     registry,
     handles,
 
@@ -230,7 +237,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     },
 
     prime(input = {}) {
-      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      const project = ambientVault();
       const fresh =
         prefetch !== undefined && performance.now() - prefetch.at <= PRIMING_PREFETCH_MAX_AGE_MS;
       return primeOperation(
@@ -245,7 +252,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     prefetchPriming(input = {}) {
       if (!settings.sessionPriming) return;
-      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      const project = ambientVault();
       if (project === undefined || !vaultExists(project)) return;
       const cwd = input.cwd ?? options.cwd;
       // Never a rejection left unhandled: a failed read is an empty context, as in readGitContext.

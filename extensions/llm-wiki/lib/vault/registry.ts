@@ -10,7 +10,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
-import { adoptNameTable, buildNameTable } from "../name-match.ts";
+import { adoptNameTable, buildNameTable, pageNames } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { decisionVaultOf } from "./config.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
@@ -414,11 +414,9 @@ function collectDiagnostics(shards: ShardRecords[], into: Diagnostic[]): void {
 }
 
 function sameNames(a: PageMeta, b: PageMeta): boolean {
-  return (
-    a.title === b.title &&
-    a.aliases.length === b.aliases.length &&
-    a.aliases.every((alias, i) => alias === b.aliases[i])
-  );
+  const x = pageNames(a);
+  const y = pageNames(b);
+  return x.length === y.length && x.every((name, i) => name === y[i]);
 }
 
 /**
