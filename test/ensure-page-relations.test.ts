@@ -17,6 +17,7 @@ import { refreshRegistry } from "../extensions/llm-wiki/lib/vault/registry.ts";
 import { runCli } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(async () => {
@@ -208,6 +209,29 @@ describe("relations added to an existing page", () => {
       );
     });
   }
+});
+
+describe("secrets in what is added", () => {
+  it("are redacted before an existing page's front matter is edited", () => {
+    const seed = corpusSeed();
+    const cases = secretCorpus(seed).filter((c) => !/[\r\n\t]/.test(c.text) && !c.pieces);
+    const existingTitle = title();
+    const id = `concepts/${existingTitle.toLowerCase().replace(/ /g, "-")}`;
+    const vault = makeTempVault({
+      pages: { [id]: pageText({ type: "concept", title: existingTitle }, "Body.\n") },
+    });
+    const result = serviceFor(vault.root).ensurePage({
+      type: "concept",
+      title: existingTitle,
+      sources: cases.map((c) => c.text),
+    });
+    expect(result, corpusSeedNote(seed)).toMatchObject({ ok: true, updated: true });
+    expect(result.redactions, corpusSeedNote(seed)).toBeDefined();
+    const text = vault.readPage(id);
+    for (const c of cases)
+      expect(text.includes(c.secret), `${c.kind}; ${corpusSeedNote(seed)}`).toBe(false);
+    expect(text.endsWith("---\nBody.\n")).toBe(true);
+  });
 });
 
 describe("bad relations", () => {

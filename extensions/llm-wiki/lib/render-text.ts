@@ -259,7 +259,10 @@ export function renderEnsurePage(result: EnsurePageOpResult): string {
   const head = result.created
     ? withRedacted(`created ${where}`, result.redactions)
     : result.updated
-      ? `a page with this title exists: ${where}; added to its front matter, its text kept`
+      ? withRedacted(
+          `a page with this title exists: ${where}; added to its front matter, its text kept`,
+          result.redactions,
+        )
       : `a page with this title exists: ${where}; nothing overwritten`;
   return [head, ...additionLines(result)].join("\n");
 }

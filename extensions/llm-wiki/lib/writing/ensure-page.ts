@@ -13,7 +13,7 @@ import { LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { folderOfType } from "../vault/page-folders.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import type { RedactionCounts } from "../vault/redaction.ts";
+import { type RedactionCounts, redactionsField, redactValue } from "../vault/redaction.ts";
 import { parseRelations, type Relation } from "../vault/relations.ts";
 import { slugify } from "../vault/slug.ts";
 import { type EnsurePageInput, validateEnsurePage } from "./ensure-page-input.ts";
@@ -150,11 +150,13 @@ export function ensurePage(
     );
     return { ...written, ...echo, diagnostics };
   }
+  // This edit bypasses the write pipeline's redact stage: what it adds is redacted here.
+  const counts: RedactionCounts = {};
   const merged = mergeIntoPage(
     vault,
     written.path,
-    given ?? [],
-    sources ?? [],
+    redactValue(given ?? [], counts),
+    redactValue(sources ?? [], counts),
     bodyLinker(
       written.id,
       known,
@@ -177,6 +179,7 @@ export function ensurePage(
   }
   return {
     ...written,
+    ...(merged.updated ? redactionsField(counts) : {}),
     updated: merged.updated,
     ...(given ? { relations: merged.relations } : {}),
     ...(sources ? { sources: merged.sources } : {}),
