@@ -210,3 +210,18 @@ export function matchNames(
   }
   return { exact, contained, span };
 }
+
+/**
+ * A name as its near duplicates read it: words only (case and punctuation
+ * folded), plain plurals folded, word order ignored: "Cache invalidation",
+ * "Caches: Invalidation" and "invalidation cache" share one key; "" for a
+ * name without words.
+ */
+export function nearNameKey(name: string): string {
+  return words(name)
+    .split(" ")
+    .filter((w) => w !== "")
+    .map(singular)
+    .sort()
+    .join(" ");
+}

@@ -231,12 +231,46 @@ function withRedacted(text: string, redactions: Record<string, number> | undefin
   return line === undefined ? text : `${text}\n${line}`;
 }
 
+/** Relations as `supersedes decisions/old-cache, applies_under x (scope)`. */
+function relationList(relations: ReadonlyArray<{ type: string; target: string; scope?: string }>) {
+  return relations
+    .map((r) => neutraliseLine(`${r.type} ${r.target}${r.scope ? ` (${r.scope})` : ""}`))
+    .join(", ");
+}
+
+/** What became of the relations and sources given: added, already present, linked in the body. */
+function additionLines(result: EnsurePageOpResult): string[] {
+  const lines: string[] = [];
+  const { relations, sources } = result;
+  if (relations?.added.length) lines.push(`relations added: ${relationList(relations.added)}`);
+  if (relations?.present.length) {
+    lines.push(`relations already present: ${relationList(relations.present)}`);
+  }
+  if (sources?.added.length)
+    lines.push(`sources added: ${sources.added.map(neutraliseLine).join(", ")}`);
+  if (sources?.present.length) {
+    lines.push(`sources already present: ${sources.present.map(neutraliseLine).join(", ")}`);
+  }
+  if (result.linksAdded?.length) {
+    lines.push(
+      `body links added: ${result.linksAdded.map((t) => `[[${neutraliseLine(t)}]]`).join(", ")}`,
+    );
+  }
+  return lines;
+}
+
 export function renderEnsurePage(result: EnsurePageOpResult): string {
   if (!result.ok) return "";
   const where = `${result.id} (.llm-wiki/${result.path})`;
-  return result.created
+  const head = result.created
     ? withRedacted(`created ${where}`, result.redactions)
-    : `a page with this title exists: ${where}; nothing overwritten`;
+    : result.updated
+      ? withRedacted(
+          `a page with this title exists: ${where}; added to its front matter, its text kept`,
+          result.redactions,
+        )
+      : `a page with this title exists: ${where}; nothing overwritten`;
+  return [head, ...additionLines(result)].join("\n");
 }
 
 /** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */

@@ -177,6 +177,41 @@ export const EnsurePageParams = Type.Object(
         description: "Other names the page is found by (exact-name lookup and recall)",
       }),
     ),
+    relations: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.String({
+              description:
+                "supersedes, contradicts, supports, derived_from, qualifies, applies_under (needs scope) or related_to",
+            }),
+            target: Type.String({
+              minLength: 1,
+              maxLength: 300,
+              description: "The other page's id, e.g. decisions/old-cache",
+            }),
+            scope: Type.Optional(
+              Type.String({
+                description: "Only for applies_under: where this page applies instead",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 50,
+          description:
+            "Typed relations to other pages (front matter relations:); each target is linked in the body. On an existing page of this title they are added, nothing else changes",
+        },
+      ),
+    ),
+    sources: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+        maxItems: 50,
+        description:
+          "Evidence the page rests on: source ids (SRC-…) or page ids (front matter sources:); added to an existing page like relations",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -231,7 +266,8 @@ export const TOOL_DESCRIPTIONS = {
   wiki_reindex_embeddings:
     "Deprecated: use wiki_reindex with components [vectors]. Delegates to wiki_reindex.",
   wiki_bootstrap: "Create an llm-wiki vault in the current project (idempotent; never overwrites).",
-  wiki_ensure_page: "Create a wiki page unless one with the same title exists; never overwrites.",
+  wiki_ensure_page:
+    "Create a wiki page unless one with the same title exists; never overwrites. Typed relations (supersedes, contradicts, supports, derived_from, …) and sources go into its front matter; given for an existing page, they are added to it and nothing else changes. Warns of links to missing pages and of near-duplicate titles.",
   wiki_capture_source:
     "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML, JSON, XML or PDF file; a PDF's text is read page by page) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next.",
   wiki_rebuild_meta:

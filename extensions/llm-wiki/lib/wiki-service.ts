@@ -370,7 +370,11 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     ensurePage({ vault: selector, ...input }) {
       return onVault<EnsurePageOpResult>(
         selector,
-        (vault) => ({ ok: true, ...ensurePage(vault, input) }),
+        // The registry's pages let the write resolve relation targets and warn of missing links.
+        (vault) => ({
+          ok: true,
+          ...ensurePage(vault, input, new Date(), () => registry(vault).pages),
+        }),
         (diagnostics) => ({ ok: false, diagnostics }),
       );
     },
