@@ -36,6 +36,7 @@ import {
 import { listSkills } from "./trajectories/list-skills.ts";
 import { recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
+import { bootstrapRootOutside } from "./vault/bootstrap-root.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
 import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
@@ -305,9 +306,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return lintVaultsSliced(handles, vaults, rest);
     },
 
-    bootstrap(input) {
-      const root =
-        input.root ?? (options.vault !== undefined ? rootFromArg(options.vault) : options.cwd);
+    bootstrap({ confined, ...input }) {
+      const fallback = options.vault !== undefined ? rootFromArg(options.vault) : options.cwd;
+      if (confined && input.root !== undefined) {
+        // A model named the folder: only where the vault would go anyway.
+        const asked = resolve(options.cwd, input.root);
+        const project = resolveVaults("project").find((v) => v.kind === "project");
+        const outside = bootstrapRootOutside(asked, [fallback, project?.root]);
+        if (outside) {
+          const vault = vaultPaths(fallback, "project");
+          return { vault, created: false, createdPaths: [], ok: false, diagnostics: [outside] };
+        }
+        input = { ...input, root: asked };
+      }
+      const root = input.root ?? fallback;
       // The name and topic are shown on every status: one line of visible text each.
       const refused =
         singleLineProblem(input.name, "name") ?? singleLineProblem(input.topic, "topic");
@@ -543,15 +555,15 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       });
     },
 
-    search({ query, limit = 10, vault = "all" }) {
+    search({ query, limit = 10, vault = "all", type }) {
       const vaults = resolveVaults(vault);
       if (vaults.length === 0) return { ok: false, query, hits: [], diagnostics: missing() };
       const hits: SearchResult["hits"] = [];
       const diagnostics: Diagnostic[] = [];
       for (const v of vaults) {
         const reg = registry(v);
-        for (const hit of lookupPages(reg.pages.values(), query, limit))
-          hits.push({ ...hit, vault: v.kind });
+        const pages = [...reg.pages.values()].filter((p) => type === undefined || p.type === type);
+        for (const hit of lookupPages(pages, query, limit)) hits.push({ ...hit, vault: v.kind });
       }
       // Exact matches from any vault before partial ones; the stable sort keeps
       // the project vault first among equal matches.
