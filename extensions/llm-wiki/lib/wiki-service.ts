@@ -39,7 +39,7 @@ import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
 import { bootstrapRootOutside } from "./vault/bootstrap-root.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
-import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
+import { legacyLayoutAt, legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import {
   findPersonalVault,
@@ -589,7 +589,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (!v) return { ok: false, retrieval, diagnostics: missing() };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
-      const reg = handle.refresh();
+      // A doubled layout's outer folder is not the vault yet: nothing is written there before migrate.
+      const doubled = legacyLayoutAt(v.root)?.kind === "doubled";
+      const reg = doubled ? handle.peek() : handle.refresh();
       const index = handle.index.status(reg);
       // A Map: any type name is accepted (OKF), and "constructor" or "__proto__" must count like any other.
       const byType = new Map<string, number>();
@@ -614,10 +616,16 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ambiguous: reg.linkProblems.filter((p) => p.status === "ambiguous").length,
         },
         index,
-        ...vaultOverview(v, reg, index, now, code ? staleByCode(handle, v, reg) : undefined),
+        ...vaultOverview(
+          v,
+          reg,
+          index,
+          now,
+          code && !doubled ? staleByCode(handle, v, reg) : undefined,
+        ),
       };
       if (config.name) summary.name = config.name;
-      const linked = lastLinkedCommit(handle, v, reg.pages.keys());
+      const linked = doubled ? undefined : lastLinkedCommit(handle, v, reg.pages.keys());
       if (linked) summary.lastCommit = { ...linkedCommit(linked.commit), page: linked.page };
       return {
         ok: true,
