@@ -69,7 +69,7 @@ commands:
   init [--name N] [--topic T] [--mode M]   create a vault here (or at --vault)
   status                                   pages, links, index, freshness, 7-day activity, ingest
                                            queue, orphans, embedding coverage
-  search <query> [--limit N]               exact lookup by id, title, alias or tag
+  search <query> [--limit N] [--type T]    exact lookup by id, title, alias or tag
   recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
          [--auto]                          the automatic per-turn policy instead
          [--explain]                       why each page came: matched terms, contributions, evidence
@@ -87,7 +87,7 @@ common options:
 const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
   status: { now: { type: "string" } },
-  search: { limit: { type: "string" } },
+  search: { limit: { type: "string" }, type: { type: "string" } },
   recall: {
     mode: { type: "string" },
     max: { type: "string" },
@@ -179,6 +179,7 @@ const HANDLERS: Record<string, Handler> = {
       query,
       // Absent: the service's default.
       ...(values.limit !== undefined ? { limit: intOption(values.limit, "limit", 1) } : {}),
+      ...(typeof values.type === "string" ? { type: values.type } : {}),
     });
     return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
   },

@@ -52,6 +52,7 @@ export const WRITING_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     lesson: list,
     tag: list,
     source: list,
+    alias: list,
   },
   "log-event": { detail: { type: "string" } },
   ingest: { part: { type: "string" }, "mark-ingested": { type: "boolean" } },
@@ -62,7 +63,7 @@ export const WRITING_USAGE = `  page --type T --title T [--content C|-] [--descr
                                            create a page unless its title exists (never overwrites);
                                            on an existing page, relations and sources are added
   observe --title T --content C|- [--tag X]… [--source S]… [--relevance R]
-  retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C]
+  retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C] [--alias A]…
   log-event KIND [--detail JSON]           append one event to meta/events.jsonl
   ingest [SOURCE] [--part N] [--mark-ingested]
                                            a captured source's text in parts, with the page schema
@@ -168,6 +169,7 @@ export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parse
       ...(lists["went-badly"]?.length ? { went_badly: lists["went-badly"] } : {}),
       ...(lists.tag?.length ? { tags: lists.tag } : {}),
       ...(lists.source?.length ? { sources: lists.source } : {}),
+      ...(lists.alias?.length ? { aliases: lists.alias } : {}),
     });
     return outcome(result, renderRetro(result));
   },

@@ -136,6 +136,8 @@ export interface WikiService {
   ambientVault(): VaultPaths | undefined;
   bootstrap(input: {
     root?: string;
+    /** A model named `root`: it must be the working directory or the project's folder. */
+    confined?: boolean;
     name?: string;
     topic?: string;
     mode?: string;
@@ -155,7 +157,13 @@ export interface WikiService {
       signal?: AbortSignal;
     },
   ): Promise<CaptureSourceResult>;
-  search(input: { query: string; limit?: number; vault?: VaultSelector }): SearchResult;
+  /** `type` keeps only pages of that type (the older `wiki_search`'s filter). */
+  search(input: {
+    query: string;
+    limit?: number;
+    vault?: VaultSelector;
+    type?: string;
+  }): SearchResult;
   /**
    * A vault's pages, links, index and overview. `code: true` also counts
    * pages stale by code (git runs only after HEAD moved); `now` dates the

@@ -36,9 +36,10 @@ import {
 import { listSkills } from "./trajectories/list-skills.ts";
 import { recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
+import { bootstrapRootOutside } from "./vault/bootstrap-root.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
-import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
+import { legacyLayoutAt, legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import {
   findPersonalVault,
@@ -312,9 +313,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return lintVaultsSliced(handles, vaults, rest);
     },
 
-    bootstrap(input) {
-      const root =
-        input.root ?? (options.vault !== undefined ? rootFromArg(options.vault) : options.cwd);
+    bootstrap({ confined, ...input }) {
+      const fallback = options.vault !== undefined ? rootFromArg(options.vault) : options.cwd;
+      if (confined && input.root !== undefined) {
+        // A model named the folder: only where the vault would go anyway.
+        const asked = resolve(options.cwd, input.root);
+        const project = resolveVaults("project").find((v) => v.kind === "project");
+        const outside = bootstrapRootOutside(asked, [fallback, project?.root]);
+        if (outside) {
+          const vault = vaultPaths(fallback, "project");
+          return { vault, created: false, createdPaths: [], ok: false, diagnostics: [outside] };
+        }
+        input = { ...input, root: asked };
+      }
+      const root = input.root ?? fallback;
       // The name and topic are shown on every status: one line of visible text each.
       const refused =
         singleLineProblem(input.name, "name") ?? singleLineProblem(input.topic, "topic");
@@ -554,15 +566,15 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       });
     },
 
-    search({ query, limit = 10, vault = "all" }) {
+    search({ query, limit = 10, vault = "all", type }) {
       const vaults = resolveVaults(vault);
       if (vaults.length === 0) return { ok: false, query, hits: [], diagnostics: missing() };
       const hits: SearchResult["hits"] = [];
       const diagnostics: Diagnostic[] = [];
       for (const v of vaults) {
         const reg = registry(v);
-        for (const hit of lookupPages(reg.pages.values(), query, limit))
-          hits.push({ ...hit, vault: v.kind });
+        const pages = [...reg.pages.values()].filter((p) => type === undefined || p.type === type);
+        for (const hit of lookupPages(pages, query, limit)) hits.push({ ...hit, vault: v.kind });
       }
       // Exact matches from any vault before partial ones; the stable sort keeps
       // the project vault first among equal matches.
@@ -588,7 +600,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (!v) return { ok: false, retrieval, diagnostics: missing() };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
-      const reg = handle.refresh();
+      // A doubled layout's outer folder is not the vault yet: nothing is written there before migrate.
+      const doubled = legacyLayoutAt(v.root)?.kind === "doubled";
+      const reg = doubled ? handle.peek() : handle.refresh();
       const index = handle.index.status(reg);
       // A Map: any type name is accepted (OKF), and "constructor" or "__proto__" must count like any other.
       const byType = new Map<string, number>();
@@ -613,10 +627,16 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ambiguous: reg.linkProblems.filter((p) => p.status === "ambiguous").length,
         },
         index,
-        ...vaultOverview(v, reg, index, now, code ? staleByCode(handle, v, reg) : undefined),
+        ...vaultOverview(
+          v,
+          reg,
+          index,
+          now,
+          code && !doubled ? staleByCode(handle, v, reg) : undefined,
+        ),
       };
       if (config.name) summary.name = config.name;
-      const linked = lastLinkedCommit(handle, v, reg.pages.keys());
+      const linked = doubled ? undefined : lastLinkedCommit(handle, v, reg.pages.keys());
       if (linked) summary.lastCommit = { ...linkedCommit(linked.commit), page: linked.page };
       return {
         ok: true,

@@ -19,6 +19,7 @@ export function createSearchTool(
       const result = host.service(ctx).search({
         query: params.query,
         ...(params.limit !== undefined ? { limit: params.limit } : {}),
+        ...(params.type !== undefined ? { type: params.type } : {}),
         ...(params.vault ? { vault: params.vault } : {}),
       });
       return toolResult(result, renderSearch(result));

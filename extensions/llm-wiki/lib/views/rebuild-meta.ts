@@ -26,6 +26,7 @@ import { type KnowledgeFormat, knowledgeFormatOf } from "./knowledge-format.ts";
 import { renderLintReport } from "./lint-report.ts";
 import { renderMetaIndex } from "./meta-index.ts";
 import { OKF_VERSION, renderOkfIndexes } from "./okf-index.ts";
+import { isSharedView, olderSystemKeepsVault, viewsLeftDiagnostic } from "./older-views.ts";
 
 /** What rebuilding one vault's views did. Paths are relative to the vault's `.llm-wiki/`. */
 export interface VaultViewsReport {
@@ -192,8 +193,15 @@ function* viewsWork(
     indexed: false,
   };
   let redactions: RedactionCounts = {};
+  const older = olderSystemKeepsVault(vault);
+  const left: string[] = [];
   for (const [rel, text] of views) {
     if (clock.due()) yield;
+    if (older && isSharedView(rel) && existsSync(join(vault.dir, rel))) {
+      left.push(rel);
+      report.unchanged.push(rel);
+      continue;
+    }
     // Hand-written pages and events may hold secrets the writers never saw.
     const clean = redactSecrets(text);
     redactions = sumCounts(redactions, clean.counts);
@@ -229,7 +237,9 @@ function* viewsWork(
       );
     }
   }
-  if (okfIndexes !== undefined) {
+  if (left.length > 0) diagnostics.push(viewsLeftDiagnostic(left));
+  // The older system prunes its own folder indexes.
+  if (okfIndexes !== undefined && !older) {
     for (const rel of folderIndexes(vault.wiki)) {
       if (okfIndexes.has(rel)) continue;
       try {
