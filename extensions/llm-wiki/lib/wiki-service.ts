@@ -52,7 +52,9 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles } from "./vault-handles.ts";
+import { followWrites } from "./views/follow-service.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
+import { createViewsFollower } from "./views/views-follow.ts";
 import { cronLine } from "./watch/cron-line.ts";
 import type {
   EnsurePageOpResult,
@@ -200,7 +202,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     return out;
   };
 
-  return {
+  const follower = createViewsFollower(handles, options.views);
+  const service: WikiService = {
     settings,
     resolveVaults,
     registry,
@@ -208,6 +211,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     rebuildMeta(input = {}) {
       return rebuildMetaOperation(handles, resolveVaults, missing, input);
+    },
+
+    flushViews() {
+      return follower.flush();
     },
 
     async close() {
@@ -615,4 +622,6 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
   };
+  // The generated views follow every write, debounced; closing flushes them.
+  return followWrites(service, follower);
 }

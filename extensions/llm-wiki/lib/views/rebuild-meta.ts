@@ -21,7 +21,7 @@ import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField, sumCounts } from "../vault/redaction.ts";
 import type { VaultHandles } from "../vault-handles.ts";
 import { renderMetaLog, renderOkfLog } from "./activity-log.ts";
-import { readLogEntries } from "./event-entries.ts";
+import { type LogRead, readLogEntries } from "./event-entries.ts";
 import { type KnowledgeFormat, knowledgeFormatOf } from "./knowledge-format.ts";
 import { renderLintReport } from "./lint-report.ts";
 import { renderMetaIndex } from "./meta-index.ts";
@@ -57,6 +57,15 @@ export interface RebuildMetaResult {
 export interface ViewsOptions {
   /** The moment lint judges staleness at; default now. */
   now?: Date;
+  /**
+   * Leave `meta/lint-report.md` as it is: lint judges every page, so a
+   * refresh after a write (views-follow.ts) leaves its report to `rebuild-meta`.
+   */
+  skipLint?: boolean;
+  /** Files a write changed: the registry looks at only these (see `RefreshOptions`). */
+  changed?: readonly string[];
+  /** Reads `meta/events.jsonl`; default `readLogEntries` (a refresher passes one reading only what was appended). */
+  readLog?: (path: string) => LogRead;
 }
 
 /** `rebuildMeta`'s options: a signal that stops it between two slices of its work. */
@@ -135,7 +144,7 @@ export function writeVaultViews(
  * `writeVaultViews` as sliced work: its lint yields between pages, and a
  * turn may come between two views (each view is written whole, atomically).
  */
-function* viewsWork(
+export function* viewsWork(
   handles: VaultHandles,
   vault: VaultPaths,
   options: ViewsOptions,
@@ -143,11 +152,13 @@ function* viewsWork(
 ): Sliced<ViewsOutcome> {
   const diagnostics: Diagnostic[] = [];
   const handle = handles.get(vault);
-  const registry = handle.refresh();
+  const registry = handle.refresh(options.changed);
   if (clock.due()) yield;
   const lintInput = options.now ? { now: options.now } : {};
-  const lint = (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
-  const log = readLogEntries(vault.events);
+  const lint = options.skipLint
+    ? undefined
+    : (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
+  const log = (options.readLog ?? readLogEntries)(vault.events);
   diagnostics.push(...log.diagnostics);
   const { config, diagnostics: configProblems } = readVaultConfig(vault);
   diagnostics.push(...configProblems.filter((d) => d.code !== "config_missing"));
