@@ -25,6 +25,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readLogEntries } from "../extensions/llm-wiki/lib/views/event-entries.ts";
 import { createLogFollower } from "../extensions/llm-wiki/lib/views/event-entries-follow.ts";
 import type { ViewsRefresh } from "../extensions/llm-wiki/lib/views/views-follow.ts";
+import { startVaultWatch } from "../extensions/llm-wiki/lib/watch/vault-watcher.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
@@ -65,8 +66,10 @@ function setup(config: Record<string, unknown>, debounceMs = 60_000) {
   return { vault, service, refreshes };
 }
 
+/** A view's text; "" while it does not exist. */
 function read(vault: TempVault, rel: string): string {
-  return readFileSync(join(vault.paths.dir, rel), "utf8");
+  const path = join(vault.paths.dir, rel);
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
 }
 
 /** Every file but the generated views (and the registry's caches under meta/). */
@@ -190,6 +193,21 @@ describe("views follow writes", () => {
     expect(refreshes[0]?.diagnostics.map((d) => d.code)).toContain("okf_version_mismatch");
   });
 
+  it("watch: a page written by hand is in the catalog once the watcher has seen it", async () => {
+    const { vault, service } = setup({ name: "v", knowledge_format: "okf" }, 20);
+    const [paths] = service.resolveVaults();
+    const started = await startVaultWatch(service, paths ?? never(), { debounceMs: 20 });
+    if (!started.ok) throw new Error(JSON.stringify(started.diagnostics));
+    try {
+      const title = randomWords(3);
+      vault.writePage(`concepts/${randomWord(8, 8)}`, page(title));
+      await until(() => read(vault, "meta/index.md").includes(title));
+      await until(() => read(vault, "wiki/concepts/index.md").includes(title));
+    } finally {
+      await started.watch.stop();
+    }
+  });
+
   it("a refresh that fails is a diagnostic; the write still succeeded", async () => {
     const { vault, service, refreshes } = setup({ name: "v" });
     // A folder where the catalog goes: it cannot be written.
@@ -300,3 +318,7 @@ describe("capture dedupe", () => {
     expect(packets(vault)).toEqual([id]);
   });
 });
+
+function never(): never {
+  throw new Error("no vault");
+}

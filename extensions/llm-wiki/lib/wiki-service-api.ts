@@ -302,6 +302,11 @@ export interface WikiService {
   okfImport(
     input: OkfImportInput & { vault?: VaultSelector; confined?: boolean; signal?: AbortSignal },
   ): Promise<OkfImportResult>;
+  /**
+   * Files changed outside the service's own writes (a watcher, an agent's
+   * file tools): the generated views follow them as they follow a write.
+   */
+  noteWrite(vault: VaultPaths, changed?: readonly string[]): void;
   /** Refreshes now the generated views that writes left pending (see `views`); `close` does too. */
   flushViews(): Promise<void>;
   close(): Promise<void>;

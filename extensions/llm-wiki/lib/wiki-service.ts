@@ -213,6 +213,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return rebuildMetaOperation(handles, resolveVaults, missing, input);
     },
 
+    noteWrite(vault, changed) {
+      follower.noteWrite(vault, changed);
+    },
+
     flushViews() {
       return follower.flush();
     },

@@ -101,6 +101,10 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
             await service.reindex({ scope: "changed", vault, ...(paths ? { paths } : {}) }),
           ),
         );
+        // The views follow pages the agent wrote with its own file tools too.
+        const current = service;
+        const [target] = current?.resolveVaults(vault) ?? [];
+        if (current && target) current.noteWrite(target, paths);
       } catch (error) {
         setStatus(`wiki: indexing failed (${errorMessage(error)})`);
       }

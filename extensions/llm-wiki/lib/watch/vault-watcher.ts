@@ -23,6 +23,8 @@ export const WATCH_LOCK = "watch.lock";
 /** What the watcher needs of the service. */
 export interface WatchService {
   reindex(input?: ReindexInput): Promise<ReindexResult>;
+  /** The generated views follow the pages that changed (views-follow.ts). */
+  noteWrite?(vault: VaultPaths, changed?: readonly string[]): void;
 }
 
 export interface WatchOptions {
@@ -87,7 +89,10 @@ export async function startVaultWatch(
         signal: controller.signal,
         ...(paths ? { paths } : {}),
       });
-      if (!controller.signal.aborted) options.onRun?.(result, paths?.length ?? 0);
+      if (controller.signal.aborted) return;
+      // Unchanged views are not rewritten, so the views' own files seen here end the loop.
+      service.noteWrite?.(vault, paths);
+      options.onRun?.(result, paths?.length ?? 0);
     } catch (error) {
       if (!controller.signal.aborted) options.onError?.(failureDiagnostic(error));
     }
