@@ -386,7 +386,8 @@ describe("secrets on every write path of the service", () => {
 
     const named = fileNameSecret();
     const file = join(vault.root, `notes-${named.secret}.md`);
-    writeFileSync(file, ALL_TEXT);
+    // Other content than the pasted text: the same would be that capture again (deduplicated).
+    writeFileSync(file, `${ALL_TEXT}\nFrom a file.\n`);
     const fromFile = await wiki.captureSource({ file });
     expect(fromFile.ok, JSON.stringify(fromFile.diagnostics)).toBe(true);
     expect(fromFile.manifest?.title).not.toContain(named.secret);

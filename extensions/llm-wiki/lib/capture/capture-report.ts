@@ -51,7 +51,10 @@ export function captureReport(outcome: CaptureOutcome): CaptureSourceResult {
  * The result of a capture whose source was already captured: the existing
  * packet's id, `deduplicated`, and a note; nothing was written.
  */
-export function duplicateReport(existing: CapturedPacket): CaptureSourceResult {
+export function duplicateReport(
+  existing: CapturedPacket,
+  redactions: RedactionCounts,
+): CaptureSourceResult {
   const { manifest } = existing;
   // An older packet's manifest may lack fields this result promises: given only when whole.
   const whole = typeof manifest.packet_version === "string" && manifest.hashes !== undefined;
@@ -62,7 +65,8 @@ export function duplicateReport(existing: CapturedPacket): CaptureSourceResult {
     ...(existing.page !== undefined ? { page: existing.page } : {}),
     ...(whole ? { manifest: manifest as SourceManifest } : {}),
     deduplicated: true,
-    redactions: {},
+    // What this capture took out before comparing: the same counts a first capture reports.
+    redactions,
     diagnostics: [
       diagnostic(
         "capture_duplicate",

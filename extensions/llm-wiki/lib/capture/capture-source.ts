@@ -73,7 +73,7 @@ export async function captureSource(
     const redactions = sumCounts(document.counts, labels.counts);
     // The key is what the packet's `source.md` would hold (its manifest's `hashes.source`).
     const existing = findCapturedPacket(vault, `sha256:${hashContent(document.markdown)}`);
-    if (existing !== undefined) return duplicateReport(existing);
+    if (existing !== undefined) return duplicateReport(existing, redactions);
     const stored = storePacket(vault, { read, document, labels, redactions, now });
     const page = pageForPacket(vault, stored, document.markdown, now);
     const logged = recordCapture(vault, stored, page, redactions, now);

@@ -75,7 +75,8 @@ export interface CaptureSourceResult {
   manifest?: SourceManifest;
   /**
    * True when the same content (the Markdown after extraction and redaction)
-   * was already captured: `id` is that packet's, and nothing was written.
+   * was already captured: `id` is that packet's, and nothing was written
+   * (`redactions` still counts what this capture took out before comparing).
    */
   deduplicated?: true;
   /** Secrets redacted, by kind. */

@@ -27,6 +27,16 @@ function namedFiles(result: unknown): string[] {
   return out;
 }
 
+/**
+ * False when the result says nothing was written: a refusal, a page or
+ * resolution already there, a capture already captured, a date already set.
+ */
+function wroteSomething(result: unknown): boolean {
+  if (result === null || typeof result !== "object") return false;
+  const r = result as Record<string, unknown>;
+  return r.ok !== false && r.created !== false && r.deduplicated !== true && r.changed !== false;
+}
+
 /** `service` with `follower` told of each write; `close` flushes before closing. */
 export function followWrites(service: WikiService, follower: ViewsFollower): WikiService {
   const vaultOf = (selector: VaultSelector | undefined): VaultPaths | undefined =>
@@ -35,9 +45,12 @@ export function followWrites(service: WikiService, follower: ViewsFollower): Wik
     kind === undefined
       ? vaultOf("active")
       : service.resolveVaults(kind).find((v) => v.kind === kind);
-  /** Tells the follower; `all` when the write cannot name every file it changed. */
+  /**
+   * Tells the follower of a write that wrote something; `all` when it cannot
+   * name every file it changed (and may have written part of its work before failing).
+   */
   const note = (vault: VaultPaths | undefined, result: unknown, all = false): void => {
-    if (vault === undefined) return;
+    if (vault === undefined || (!all && !wroteSomething(result))) return;
     follower.noteWrite(vault, all ? undefined : namedFiles(result));
   };
 
@@ -69,7 +82,7 @@ export function followWrites(service: WikiService, follower: ViewsFollower): Wik
     ingest(input = {}) {
       const result = service.ingest(input);
       // Handing out a part writes nothing; marking a source ingested edits its page.
-      if (result.marked !== undefined) note(vaultOf(input.vault), result);
+      if (result.marked?.changed) note(vaultOf(input.vault), result);
       return result;
     },
     async captureSource(input) {
@@ -101,7 +114,7 @@ export function followWrites(service: WikiService, follower: ViewsFollower): Wik
     },
     async markDistilled(input) {
       const result = await service.markDistilled(input);
-      note(vaultOf(input.vault), result, true);
+      if (result.ok && result.changed) note(vaultOf(input.vault), result, true);
       return result;
     },
     async okfImport(input) {
