@@ -12,7 +12,7 @@ import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, rmSync }
 import { dirname, join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { lintWork } from "../lint/lint.ts";
-import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { countTotal, type Redacted, redactSecrets } from "../safety/redact.ts";
 import { isCancelled, runSliced, runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
@@ -66,6 +66,8 @@ export interface ViewsOptions {
   changed?: readonly string[];
   /** Reads `meta/events.jsonl`; default `readLogEntries` (a refresher passes one reading only what was appended). */
   readLog?: (path: string) => LogRead;
+  /** Redacts a view's text; default `redactSecrets` (a refresher passes one that remembers the last text of each view). */
+  redact?: (rel: string, text: string) => Redacted;
 }
 
 /** `rebuildMeta`'s options: a signal that stops it between two slices of its work. */
@@ -206,7 +208,7 @@ export function* viewsWork(
   for (const [rel, text] of views) {
     if (clock.due()) yield;
     // Hand-written pages and events may hold secrets the writers never saw.
-    const clean = redactSecrets(text);
+    const clean = options.redact ? options.redact(rel, text) : redactSecrets(text);
     redactions = sumCounts(redactions, clean.counts);
     const abs = join(vault.dir, rel);
     // Folders a walk listed pages in exist; only `wiki/` or `meta/` itself may be missing.

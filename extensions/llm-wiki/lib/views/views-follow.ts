@@ -12,6 +12,7 @@
  * never a failed write. Pages, `raw/` and `meta/events.jsonl` are only read.
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { type Redacted, redactSecrets } from "../safety/redact.ts";
 import { runSliced } from "../sliced-work.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { VaultHandles } from "../vault-handles.ts";
@@ -77,6 +78,7 @@ export function createViewsFollower(
   const debounceMs = options.debounceMs ?? VIEWS_DEBOUNCE_MS;
   const pending = new Map<string, Pending>();
   const logs = new Map<string, ReturnType<typeof createLogFollower>>();
+  const redacted = new Map<string, Map<string, { text: string; clean: Redacted }>>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
@@ -87,6 +89,21 @@ export function createViewsFollower(
       logs.set(job.vault.dir, log);
     }
     const readLog = log.read;
+    let seen = redacted.get(job.vault.dir);
+    if (seen === undefined) {
+      seen = new Map();
+      redacted.set(job.vault.dir, seen);
+    }
+    const memo = seen;
+    // A view whose text did not change since the last refresh (the catalog
+    // after an event, the logs after a hand edit) is not scanned again.
+    const redact = (rel: string, text: string): Redacted => {
+      const last = memo.get(rel);
+      if (last !== undefined && last.text === text) return last.clean;
+      const clean = redactSecrets(text);
+      memo.set(rel, { text, clean });
+      return clean;
+    };
     let refresh: ViewsRefresh;
     try {
       const outcome = await runSliced(
@@ -97,6 +114,7 @@ export function createViewsFollower(
             {
               skipLint: true,
               readLog,
+              redact,
               ...(job.changed ? { changed: [...job.changed] } : {}),
             },
             clock,
