@@ -24,6 +24,7 @@ import {
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
   intOption,
@@ -305,6 +306,13 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     settings,
     ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
+    // The views follow the command's writes before it exits (`close`); a failure is only shown.
+    views: {
+      onRefresh(refresh) {
+        const problems = refreshProblems(refresh);
+        if (problems.length > 0) printErr(`${renderDiagnostics(problems)}\n`);
+      },
+    },
   });
   let outcome: Outcome;
   try {

@@ -302,6 +302,14 @@ export function renderLint(result: LintResult): string {
 
 export function renderCapture(result: CaptureSourceResult): string {
   if (!result.ok) return "";
+  if (result.deduplicated) {
+    return [
+      `already captured as ${result.id} (.llm-wiki/${result.packet}/); nothing written`,
+      result.page ? `page     ${result.page}` : undefined,
+    ]
+      .filter((l) => l !== undefined)
+      .join("\n");
+  }
   const total = Object.values(result.redactions).reduce((n, k) => n + k, 0);
   const lines = [
     `captured ${result.id} (.llm-wiki/${result.packet}/)`,

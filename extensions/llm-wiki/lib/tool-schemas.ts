@@ -286,7 +286,7 @@ export const TOOL_DESCRIPTIONS = {
   wiki_ensure_page:
     "Create a wiki page unless one with the same title exists; never overwrites. Typed relations (supersedes, contradicts, supports, derived_from, …) and sources go into its front matter; given for an existing page, they are added to it and nothing else changes. Warns of links to missing pages and of near-duplicate titles.",
   wiki_capture_source:
-    "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML, JSON, XML or PDF file; a PDF's text is read page by page) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next.",
+    "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML, JSON, XML or PDF file; a PDF's text is read page by page) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next. Content already captured (the same text after extraction and redaction) is not stored twice: the existing source id comes back with deduplicated: true.",
   wiki_rebuild_meta:
     "Regenerate the llm-wiki's readable views from its pages and event log: meta/index.md (catalog by type and folder), meta/log.md (activity, newest first), meta/lint-report.md, and in an OKF vault wiki/index.md and wiki/log.md. Brings the search index up to date first; never changes a page, raw/ or the event log, and writes the same bytes for the same vault.",
   wiki_lint:

@@ -31,6 +31,7 @@ import type { DiscoveryEnv, VaultPaths, VaultSelector } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 import type { RebuildMetaInput, RebuildMetaResult } from "./views/rebuild-meta.ts";
+import type { ViewsFollowOptions } from "./views/views-follow.ts";
 import type { CronInterval, CronLineResult } from "./watch/cron-line.ts";
 import type { EnsurePageInput, EnsurePageResult } from "./writing/ensure-page.ts";
 import type { IngestInput, IngestResult } from "./writing/ingest.ts";
@@ -56,6 +57,12 @@ export interface WikiServiceOptions {
    * hook); results are the same, only what loads differs.
    */
   lexicalFirst?: boolean;
+  /**
+   * How the generated views follow writes (views/views-follow.ts): the wait
+   * after a burst's last write, and a listener told of each refresh (its
+   * diagnostics: a failed refresh never fails the write).
+   */
+  views?: ViewsFollowOptions;
 }
 
 export interface VaultSummary {
@@ -309,5 +316,12 @@ export interface WikiService {
   okfImport(
     input: OkfImportInput & { vault?: VaultSelector; confined?: boolean; signal?: AbortSignal },
   ): Promise<OkfImportResult>;
+  /**
+   * Files changed outside the service's own writes (a watcher, an agent's
+   * file tools): the generated views follow them as they follow a write.
+   */
+  noteWrite(vault: VaultPaths, changed?: readonly string[]): void;
+  /** Refreshes now the generated views that writes left pending (see `views`); `close` does too. */
+  flushViews(): Promise<void>;
   close(): Promise<void>;
 }

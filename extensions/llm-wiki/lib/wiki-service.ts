@@ -53,7 +53,9 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles } from "./vault-handles.ts";
+import { followWrites } from "./views/follow-service.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
+import { createViewsFollower } from "./views/views-follow.ts";
 import { cronLine } from "./watch/cron-line.ts";
 import type {
   EnsurePageOpResult,
@@ -207,7 +209,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     return out;
   };
 
-  return {
+  const follower = createViewsFollower(handles, options.views);
+  const service: WikiService = {
     settings,
     resolveVaults,
     ambientVault,
@@ -216,6 +219,14 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     rebuildMeta(input = {}) {
       return rebuildMetaOperation(handles, resolveVaults, missing, input);
+    },
+
+    noteWrite(vault, changed) {
+      follower.noteWrite(vault, changed);
+    },
+
+    flushViews() {
+      return follower.flush();
     },
 
     async close() {
@@ -646,4 +657,6 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
   };
+  // The generated views follow every write, debounced; closing flushes them.
+  return followWrites(service, follower);
 }
