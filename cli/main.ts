@@ -27,6 +27,7 @@ import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
+  asksHelp,
   intOption,
   modeOption,
   type OptionSpec,
@@ -40,6 +41,7 @@ import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { DIGEST_OPTIONS, DIGEST_USAGE, digestCommand } from "./digest-command.ts";
 import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
+import { commandHelp } from "./help.ts";
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MIGRATE_OPTIONS, MIGRATE_USAGE, migrateCommand } from "./migrate-command.ts";
@@ -83,6 +85,8 @@ ${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}$
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
+
+llm-wiki <command> --help (or llm-wiki help <command>) shows one command's options and an example.
 `;
 
 const OPTIONS: Record<string, Record<string, OptionSpec>> = {
@@ -276,18 +280,40 @@ function acceptsStdin(command: string, option: string): boolean {
   return command in WRITING_HANDLERS && option !== "vault" && option !== "part";
 }
 
+function printUsage(): number {
+  printOut(USAGE);
+  return 0;
+}
+
+/** One command's help (exit 0), or the whole usage after an unknown command (exit 2). */
+function printHelp(words: readonly string[]): number {
+  const help = commandHelp(USAGE, words);
+  if (help === undefined) {
+    printErr(`llm-wiki: unknown command "${words[0] ?? ""}"\n${USAGE}`);
+    return 2;
+  }
+  printOut(help);
+  return 0;
+}
+
 /** Runs one command; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // `<command> [sub-command] --help`: that command's help, whatever else was given.
+  const [first, ...rest] = argv;
+  if (first !== undefined && !first.startsWith("-") && first !== "help" && asksHelp(rest)) {
+    return printHelp([first, ...rest.filter((w) => !w.startsWith("-")).slice(0, 1)]);
+  }
   let parsed: Parsed;
   try {
     parsed = parseCommand(argv, OPTIONS);
   } catch (error) {
-    printErr(`llm-wiki: ${(error as Error).message}\n${USAGE}`);
+    // A known command's own help after its usage error; the whole usage otherwise.
+    const help = first === undefined ? undefined : commandHelp(USAGE, [first]);
+    printErr(`llm-wiki: ${(error as Error).message}\n${help ?? USAGE}`);
     return 2;
   }
-  if (parsed.command === "help" || parsed.values.help) {
-    printOut(USAGE);
-    return 0;
+  if (parsed.command === "help") {
+    return parsed.positionals.length > 0 ? printHelp(parsed.positionals) : printUsage();
   }
   if (parsed.command === "version") {
     printOut(`${packageVersion()}\n`);
