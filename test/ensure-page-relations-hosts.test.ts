@@ -11,11 +11,12 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.ts";
-import { type PiHarness, startPi, toolResults } from "./helpers/pi-session.ts";
+import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { startPi, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
 const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const WHEN = /\d{4}-\d{2}-\d{2}(?:T[\d:.-]+Z)?/g;
@@ -28,26 +29,7 @@ interface Call {
   sources?: string[];
 }
 
-const clients: Client[] = [];
-const sessions: PiHarness[] = [];
-
-beforeEach(() => {
-  const home = makeTempDir("llm-wiki-relations-hosts-home-");
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(home, ".cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", join(home, "agent"));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const pi of sessions.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
+const { clients, sessions } = isolatedHosts("llm-wiki-relations-hosts-home-");
 
 /** The calls of one run, with names of this run, and a maker of vaults of the same content. */
 function fixture() {

@@ -15,14 +15,15 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RebuildMetaParams, TOOL_DESCRIPTIONS } from "../extensions/llm-wiki/lib/tool-schemas.ts";
 import type { RebuildMetaResult } from "../extensions/llm-wiki/lib/views/rebuild-meta.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices } from "./helpers/index-services.ts";
-import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
+import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
+import { makeTempDir, makeTempVault } from "./helpers/temp-vault.ts";
 
 const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const VIEWS = [
@@ -35,27 +36,7 @@ const VIEWS = [
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control bytes is the point.
 const CONTROL_BYTES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 
-const clients: Client[] = [];
-const sessions: PiHarness[] = [];
-
-beforeEach(() => {
-  const home = makeTempDir("llm-wiki-views-home-");
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(home, ".cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", join(home, "agent"));
-});
-
-afterEach(async () => {
-  await closeServices();
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const pi of sessions.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
+const { clients, sessions } = isolatedHosts("llm-wiki-views-home-", closeServices);
 
 function controlText(): string {
   const all = [

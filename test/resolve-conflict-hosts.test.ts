@@ -13,42 +13,23 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ResolveConflictParams,
   TOOL_DESCRIPTIONS,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
 import { runCli } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
-import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
+import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
 const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 /** A timestamp (`…T10:15:00.123Z`) or a day: each host writes on its own clock. */
 const WHEN = /\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z)?/g;
 
-const clients: Client[] = [];
-const sessions: PiHarness[] = [];
-
-beforeEach(() => {
-  const home = makeTempDir("llm-wiki-resolve-home-");
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(home, ".cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", join(home, "agent"));
-});
-
-afterEach(async () => {
-  await closeServices();
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const pi of sessions.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
+const { clients, sessions } = isolatedHosts("llm-wiki-resolve-home-", closeServices);
 
 /** Two claims with names of this run; every host gets a vault of the same content. */
 function fixture() {

@@ -10,7 +10,7 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   IngestParams,
   LogEventParams,
@@ -18,8 +18,9 @@ import {
   RetroParams,
   TOOL_DESCRIPTIONS,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
-import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
-import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
+import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
 const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 /** A day, or a timestamp (`…T10:15:00.123Z`, or `…T10-15-00-123Z` in a backup folder name). */
@@ -36,26 +37,7 @@ const TOOLS = ["wiki_observe", "wiki_retro", "wiki_log_event", "wiki_ingest"] as
 /** A tool name and its arguments. */
 type Call = [string, Parameters<typeof fauxToolCall>[1]];
 
-const clients: Client[] = [];
-const sessions: PiHarness[] = [];
-
-beforeEach(() => {
-  const home = makeTempDir("llm-wiki-hosts-home-");
-  vi.stubEnv("HOME", home);
-  vi.stubEnv("WIKI_HOME", home);
-  vi.stubEnv("XDG_CACHE_HOME", join(home, ".cache"));
-  vi.stubEnv("PI_CODING_AGENT_DIR", join(home, "agent"));
-});
-
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  for (const pi of sessions.splice(0)) {
-    await pi.close();
-    expect(pi.errors).toEqual([]);
-  }
-  vi.unstubAllEnvs();
-  removeTempDirs();
-});
+const { clients, sessions } = isolatedHosts("llm-wiki-hosts-home-");
 
 /** A project with a vault holding one hand-made skeleton source. */
 function project(): string {
