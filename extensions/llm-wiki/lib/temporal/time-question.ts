@@ -84,7 +84,8 @@ export interface TimeAnswer {
 /**
  * The hits of a time question: the pages of the asked type dated inside the
  * window first — those the search found in their order, then the others
- * newest first — then the search's other hits; at most `policy.maxResults`.
+ * newest first — then, for explicit recall only, the search's other
+ * hits; at most `policy.maxResults`.
  * A page the search did not find enters at the policy's floor: it answers
  * by its date and type, not its words. Deprecated pages are left out.
  */
@@ -132,7 +133,10 @@ export function answerTimeQuestion(
       a.date === b.date ? a.hit.id.localeCompare(b.hit.id) : a.date < b.date ? 1 : -1,
     )
     .map((a) => a.hit);
-  const others = found.filter((h) => !inside.has(key(h.vault, h.id)));
+  // Automatic recall answers the question asked, which is about the window:
+  // a page the search found outside it (on "decided", say) does not answer it.
+  const others =
+    policy.name === "automatic" ? [] : found.filter((h) => !inside.has(key(h.vault, h.id)));
   const hits = [...searched, ...rest, ...others].slice(0, policy.maxResults);
   const types = question.types ? [...question.types].join(", ") : "any type";
   return {
