@@ -8,12 +8,15 @@
  * packet as it was. A packet whose id a page of ours holds is not handed
  * out twice. Words and secrets are fresh each run.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { OLDER_PACKET_MAX_BYTES } from "../extensions/llm-wiki/lib/trajectories/older-packets.ts";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
-import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
+import { makeTempDir, makeTempVault, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
 
 afterEach(() => removeTempDirs());
 
@@ -147,5 +150,55 @@ describe("the older system's trajectory packets in our working memory", () => {
     expect(readFileSync(join(root, ".llm-wiki", "meta", "events.jsonl"), "utf8")).not.toContain(
       "trajectory_distilled",
     );
+  });
+
+  it("reads hostile packets bounded, never outside raw/, and loses none of their bytes", async () => {
+    const vault = makeTempVault();
+    const old = (await import(`${OLD_LIB}/trajectory.js`)) as OldCapture;
+    const utils = (await import(`${OLD_LIB}/utils.js`)) as {
+      resolveVaultPaths(cwd: string): unknown;
+    };
+    const capture = () =>
+      old.captureTrajectory(utils.resolveVaultPaths(vault.root), {
+        title: randomWords(2),
+        task: randomWords(5),
+        steps: [],
+      }).trajectoryId;
+    const dir = (id: string) => join(vault.paths.raw, "trajectories", id);
+    // One packet each: an oversized summary, a summary that is a link out of
+    // raw/, a manifest that is not JSON, a manifest that is gone.
+    const big = capture();
+    const filler = randomWords(8);
+    const size = OLDER_PACKET_MAX_BYTES + randomInt(1, 4096);
+    writeFileSync(join(dir(big), "extracted.md"), filler.repeat(Math.ceil(size / filler.length)));
+    const linked = capture();
+    const outside = join(makeTempDir("llm-wiki-older-trj-out-"), "secret.md");
+    const secret = `zq${randomWord(9, 12)}`;
+    writeFileSync(outside, secret);
+    rmSync(join(dir(linked), "extracted.md"));
+    symlinkSync(outside, join(dir(linked), "extracted.md"));
+    const badJson = capture();
+    writeFileSync(join(dir(badJson), "manifest.json"), `{"title": ${randomWords(2)}`);
+    const noManifest = capture();
+    rmSync(join(dir(noManifest), "manifest.json"));
+    const rawFiles = () =>
+      [...snapshotFiles(vault.paths.dir)].filter(([rel]) => rel.startsWith("raw/"));
+    const before = rawFiles();
+
+    const service = createWikiService({ cwd: vault.root, vault: vault.root, env: {} });
+    const result = service.distillBatch({ batchSize: 5 });
+    expect(result.ok).toBe(true);
+    const byId = new Map(result.batch.map((i) => [i.id, i]));
+    expect([...byId.keys()].sort()).toEqual(
+      [big, linked, badJson, noManifest].map((id) => `trajectories/${id}`).sort(),
+    );
+    expect(byId.get(`trajectories/${big}`)?.text.length).toBeLessThanOrEqual(
+      OLDER_PACKET_MAX_BYTES,
+    );
+    expect(byId.get(`trajectories/${linked}`)?.text).toBe("");
+    expect(JSON.stringify(result)).not.toContain(secret);
+    expect(byId.get(`trajectories/${badJson}`)?.title).toBe(badJson);
+    expect(byId.get(`trajectories/${noManifest}`)?.title).toBe(noManifest);
+    expect(rawFiles()).toEqual(before);
   });
 });
