@@ -113,6 +113,21 @@ export function olderPackets(vault: VaultPaths, registry: Registry): OlderPacket
   return out;
 }
 
+/**
+ * Whether link target `target` (`trajectories/TRJ-…`) names an older
+ * packet folder of `vault`: a page citing one links to no page, yet is
+ * not a dangling link.
+ */
+export function isOlderPacket(vault: VaultPaths, target: string): boolean {
+  const match = /^trajectories\/(TRJ-[^/]+)$/.exec(target);
+  if (!match?.[1] || !PACKET_NAME.test(match[1])) return false;
+  try {
+    return lstatSync(join(vault.raw, "trajectories", match[1])).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** The packet's summary (`extracted.md`), bounded and redacted; empty when unreadable. */
 export function packetText(vault: VaultPaths, packet: OlderPacket): string {
   const text = readBounded(vault, `${packet.path}/extracted.md`);
