@@ -4,7 +4,7 @@
  * `raw/trajectories/TRJ-…/`, join our working memory through the real CLI:
  * `trajectory distill` hands them out beside our pages (summary redacted,
  * fenced as data), `skills list` counts them, a skill page linking one is
- * not told its link dangles, and marking one distilled
+ * not told (nor by lint) that its link dangles, and marking one distilled
  * records a `trajectory_distilled` event and leaves every byte of the
  * packet as it was. A packet whose id a page of ours holds is not handed
  * out twice. Words and secrets are fresh each run.
@@ -109,6 +109,9 @@ describe("the older system's trajectory packets in our working memory", () => {
     expect(page.status).toBe(0);
     // The link names a packet, not a page, and is not reported dangling.
     expect(JSON.stringify(json(page).diagnostics ?? [])).not.toContain("link_unresolved");
+    const lint = cli(["lint", "--json"]);
+    expect(lint.stdout).toContain("findings");
+    expect(lint.stdout).not.toContain(`[[${packetId}]]`);
     const marked = cli(["trajectory", "distill", "--mark", packetId, "--pages", skillId, "--json"]);
     expect(marked.status).toBe(0);
     expect(json(marked)).toMatchObject({ ok: true, trajectory: packetId, changed: true });
