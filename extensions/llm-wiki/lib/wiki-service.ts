@@ -32,6 +32,7 @@ import {
   type MarkDistilledResult,
   markDistilled,
   undistilled,
+  undistilledPackets,
 } from "./trajectories/distill.ts";
 import { listSkills } from "./trajectories/list-skills.ts";
 import { recallSkillsInput } from "./trajectories/recall-skills.ts";
@@ -538,7 +539,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (vaults.length === 0) return { ok: false, skills: [], diagnostics: missing() };
       const read = vaults.map((paths) => ({ paths, registry: registry(paths) }));
       let waiting = 0;
-      for (const { paths, registry: reg } of read) waiting += undistilled(paths, reg).length;
+      for (const { paths, registry: reg } of read) {
+        waiting += undistilled(paths, reg).length + undistilledPackets(paths, reg).length;
+      }
       return { ok: true, skills: listSkills(read), undistilled: waiting, diagnostics: [] };
     },
 

@@ -4,6 +4,7 @@
  */
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
+import { isOlderPacket } from "../trajectories/older-packets.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { slugPath } from "../vault/slug.ts";
@@ -22,11 +23,23 @@ export interface KnowledgeGap {
   linkedFrom: string[];
 }
 
+/**
+ * The link problems of `registry`, less missing links to an older system's
+ * trajectory packet (`[[trajectories/TRJ-…]]`, which distilling one
+ * requires): not dangling, and no gap to stub (a stub would hide the packet).
+ */
+function problemsOf(registry: Registry, vault: VaultPaths | undefined) {
+  if (!vault) return registry.linkProblems;
+  return registry.linkProblems.filter(
+    (p) => p.status !== "missing" || !isOlderPacket(vault, p.target),
+  );
+}
+
 /** Missing and ambiguous links, one finding per linking page and target. */
-export function linkFindings(registry: Registry): LintFinding[] {
+export function linkFindings(registry: Registry, vault?: VaultPaths): LintFinding[] {
   const seen = new Set<string>();
   const out: LintFinding[] = [];
-  for (const problem of registry.linkProblems) {
+  for (const problem of problemsOf(registry, vault)) {
     const key = `${problem.status}\0${problem.from}\0${problem.target}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -57,9 +70,9 @@ export function linkFindings(registry: Registry): LintFinding[] {
 }
 
 /** Missing targets linked from two or more distinct pages. */
-export function knowledgeGaps(registry: Registry): KnowledgeGap[] {
+export function knowledgeGaps(registry: Registry, vault?: VaultPaths): KnowledgeGap[] {
   const byKey = new Map<string, { target: string; from: Set<string> }>();
-  for (const problem of registry.linkProblems) {
+  for (const problem of problemsOf(registry, vault)) {
     if (problem.status !== "missing") continue;
     const key = slugPath(problem.target);
     if (key === "") continue;

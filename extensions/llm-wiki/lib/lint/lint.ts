@@ -82,9 +82,9 @@ function* collectFindings(
     () => indexFindings(index),
     () => malformedFindings(registry),
     () => secretFindings(vault, registry, clock),
-    () => linkFindings(registry),
+    () => linkFindings(registry, vault),
     () => relationFindings(registry, decisionVaultOf(vault)),
-    () => gapFindings(vault, knowledgeGaps(registry)),
+    () => gapFindings(vault, knowledgeGaps(registry, vault)),
     () => duplicateFindings(registry),
     () => contradictionFindings(vault, registry, clock),
     () => staleFindings(registry.pages.values(), now),
@@ -118,7 +118,7 @@ function* lintVault(
   let fixed: LintVaultReport["fixed"] = [];
   let skipped: LintVaultReport["skipped"] = [];
   if (input.fix) {
-    ({ fixed, skipped } = createGapStubs(handle.paths, knowledgeGaps(registry), now));
+    ({ fixed, skipped } = createGapStubs(handle.paths, knowledgeGaps(registry, handle.paths), now));
     // Only the stubs are new: the rest of `wiki/` need not be walked again.
     const created = fixed.flatMap((fix) => (fix.path ? [fix.path] : []));
     if (created.length > 0) registry = handle.refresh(created);

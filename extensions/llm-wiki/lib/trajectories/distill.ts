@@ -6,7 +6,9 @@
  * trajectory's own front matter, that it was distilled and into which
  * pages, but only when every named page exists and cites it. Marking adds
  * two front-matter lines and changes no other byte; a page that changed
- * while this ran is left alone.
+ * while this ran is left alone. An older system's packet
+ * (`raw/trajectories/TRJ-…/`, see `older-packets.ts`) is handed out and
+ * marked too, but never rewritten: its mark is the event alone.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +20,13 @@ import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { appendToBlock, commitEdit, openFrontmatter } from "../writing/frontmatter-edit.ts";
 import { TRAJECTORY_TYPE } from "./capture.ts";
+import {
+  DISTILLED_EVENT,
+  distilledByEvents,
+  type OlderPacket,
+  olderPackets,
+  packetText,
+} from "./older-packets.ts";
 
 /** Default and largest number of trajectories handed out at once. */
 export const DISTILL_DEFAULT_BATCH = 3;
@@ -29,8 +38,10 @@ export const DISTILLED_TYPES = ["skill", "case"] as const;
 export interface DistillItem {
   id: string;
   title: string;
-  /** Vault-relative path. */
+  /** Vault-relative path (a packet folder for an older system's trajectory). */
   path: string;
+  /** `packet` for an older system's `raw/trajectories/` packet, which has no page. */
+  source?: "packet";
   outcome?: string;
   captured?: string;
   /** The page's body: task, steps and outcome (already trimmed and redacted when captured). */
@@ -87,6 +98,26 @@ export function undistilled(vault: VaultPaths, registry: Registry): PageMeta[] {
     .sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** Older packets not yet marked distilled (by a `trajectory_distilled` event), by id. */
+export function undistilledPackets(vault: VaultPaths, registry: Registry): OlderPacket[] {
+  const packets = olderPackets(vault, registry);
+  if (packets.length === 0) return [];
+  const marked = distilledByEvents(vault);
+  return packets.filter((p) => !marked.has(p.id));
+}
+
+function packetItem(vault: VaultPaths, packet: OlderPacket): DistillItem {
+  return {
+    id: packet.id,
+    title: packet.title,
+    path: packet.path,
+    source: "packet",
+    ...(packet.outcome ? { outcome: packet.outcome } : {}),
+    ...(packet.captured ? { captured: packet.captured } : {}),
+    text: packetText(vault, packet),
+  };
+}
+
 /** The rules a model follows when it turns trajectories into pages. */
 export function distillSchema(): string {
   return [
@@ -108,12 +139,17 @@ export function distillBatch(
   input: { trajectory?: string; batchSize?: number },
 ): DistillBatchResult {
   const size = Math.max(1, Math.min(DISTILL_MAX_BATCH, input.batchSize ?? DISTILL_DEFAULT_BATCH));
-  const open = undistilled(vault, registry);
-  let chosen: PageMeta[];
+  const pages = undistilled(vault, registry);
+  const packets = undistilledPackets(vault, registry);
+  const open: Array<PageMeta | OlderPacket> = [...pages, ...packets].sort((a, b) =>
+    a.id.localeCompare(b.id),
+  );
+  let chosen: Array<PageMeta | OlderPacket>;
   if (input.trajectory !== undefined) {
     const id = normaliseId(input.trajectory);
     const meta = registry.pages.get(id);
-    if (!meta || meta.type !== TRAJECTORY_TYPE) {
+    const packet = meta ? undefined : olderPackets(vault, registry).find((p) => p.id === id);
+    if ((!meta || meta.type !== TRAJECTORY_TYPE) && !packet) {
       return {
         ok: false,
         batch: [],
@@ -123,25 +159,13 @@ export function distillBatch(
         ],
       };
     }
-    chosen = [meta];
+    chosen = [meta ?? (packet as OlderPacket)];
   } else {
     chosen = open.slice(0, size);
   }
-  const batch = chosen.map((meta) => {
-    const item: DistillItem = { id: meta.id, title: meta.title, path: meta.path, text: "" };
-    try {
-      const page = parsePage(meta.id, meta.path, readFileSync(join(vault.dir, meta.path)));
-      if (page.ok) {
-        item.text = page.page.body.trim();
-        const { outcome, captured } = page.page.frontmatter;
-        if (typeof outcome === "string") item.outcome = outcome;
-        if (typeof captured === "string") item.captured = captured;
-      }
-    } catch {
-      // A page removed since the registry was read: handed out without text.
-    }
-    return item;
-  });
+  const batch = chosen.map((one) =>
+    "type" in one ? pageItem(vault, one) : packetItem(vault, one),
+  );
   const remaining = open.filter((p) => !chosen.some((c) => c.id === p.id)).length;
   return {
     ok: true,
@@ -150,6 +174,22 @@ export function distillBatch(
     ...(batch.length > 0 ? { schema: distillSchema() } : {}),
     diagnostics: [],
   };
+}
+
+function pageItem(vault: VaultPaths, meta: PageMeta): DistillItem {
+  const item: DistillItem = { id: meta.id, title: meta.title, path: meta.path, text: "" };
+  try {
+    const page = parsePage(meta.id, meta.path, readFileSync(join(vault.dir, meta.path)));
+    if (page.ok) {
+      item.text = page.page.body.trim();
+      const { outcome, captured } = page.page.frontmatter;
+      if (typeof outcome === "string") item.outcome = outcome;
+      if (typeof captured === "string") item.captured = captured;
+    }
+  } catch {
+    // A page removed since the registry was read: handed out without text.
+  }
+  return item;
 }
 
 /** `[[trajectories/x]]`, `wiki/trajectories/x.md` and `trajectories/x` name the same page. */
@@ -185,7 +225,8 @@ export function markDistilled(
 ): MarkDistilledResult {
   const id = normaliseId(input.trajectory);
   const meta = registry.pages.get(id);
-  if (!meta || meta.type !== TRAJECTORY_TYPE) {
+  const packet = meta ? undefined : olderPackets(vault, registry).find((p) => p.id === id);
+  if ((!meta || meta.type !== TRAJECTORY_TYPE) && !packet) {
     return fail("trajectory_not_found", `no trajectory page ${id} in this vault`);
   }
   const pages = [...new Set(input.pages.map(normaliseId))];
@@ -208,6 +249,9 @@ export function markDistilled(
         target.path,
       );
     }
+  }
+  if (!meta || meta.type !== TRAJECTORY_TYPE) {
+    return markPacket(vault, id, pages, now);
   }
   const rel = meta.path;
   const site = openFrontmatter(vault, rel);
@@ -253,6 +297,28 @@ export function markDistilled(
   if (!commitEdit(site, after)) {
     return fail("distill_page_changed", `${rel} changed while being marked; try again`, rel);
   }
-  appendEvent(vault, { kind: "trajectory_distilled", id, pages }, now);
+  appendEvent(vault, { kind: DISTILLED_EVENT, id, pages }, now);
+  return { ok: true, trajectory: id, distilled: day, pages, changed: true, diagnostics: [] };
+}
+
+/**
+ * Marks an older system's packet distilled: the packet is never rewritten,
+ * so the event is the mark. Marking it again is a no-op.
+ */
+function markPacket(
+  vault: VaultPaths,
+  id: string,
+  pages: string[],
+  now: Date,
+): MarkDistilledResult {
+  if (distilledByEvents(vault).has(id)) {
+    return { ok: true, trajectory: id, pages, changed: false, diagnostics: [] };
+  }
+  appendEvent(
+    vault,
+    { kind: DISTILLED_EVENT, id, pages, packet: `raw/trajectories/${id.split("/").pop()}` },
+    now,
+  );
+  const day = now.toISOString().slice(0, 10);
   return { ok: true, trajectory: id, distilled: day, pages, changed: true, diagnostics: [] };
 }

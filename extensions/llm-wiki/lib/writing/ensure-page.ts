@@ -9,6 +9,7 @@
  * that nearly repeats another page's (write-notices.ts).
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { isOlderPacket } from "../trajectories/older-packets.ts";
 import { LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { folderOfType } from "../vault/page-folders.ts";
@@ -128,7 +129,9 @@ export function ensurePage(
   if (written.created) {
     if (pages) {
       diagnostics.push(
-        ...linkNotices(written.id, written.path, body, given ?? [], pages),
+        ...linkNotices(written.id, written.path, body, given ?? [], pages, (t) =>
+          isOlderPacket(vault, t),
+        ),
         ...nearDuplicateNotices(written.id, written.path, page.title, pages),
       );
     }

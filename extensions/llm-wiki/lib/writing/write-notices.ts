@@ -19,7 +19,8 @@ export type KnownPages = ReadonlyMap<string, Pick<PageMeta, "id" | "path" | "tit
 /**
  * One warning per distinct link target in `body` (of page `pageId`, which
  * counts as existing) that names no page or several; a relation target is
- * said to be one.
+ * said to be one. `elsewhere` names targets that exist though no page does
+ * (an older system's trajectory packet).
  */
 export function linkNotices(
   pageId: string,
@@ -27,6 +28,7 @@ export function linkNotices(
   body: string,
   relations: readonly Relation[],
   pages: KnownPages,
+  elsewhere: (target: string) => boolean = () => false,
 ): Diagnostic[] {
   const resolver = new LinkResolver([...pages.keys(), pageId]);
   const out: Diagnostic[] = [];
@@ -38,7 +40,7 @@ export function linkNotices(
     seen.add(target);
     const resolved = resolver.resolve(target);
     const what = relationTargets.has(target) ? "Relation target" : "Wikilink target";
-    if (resolved.status === "missing") {
+    if (resolved.status === "missing" && !elsewhere(target)) {
       out.push(
         diagnostic(
           "link_unresolved",
