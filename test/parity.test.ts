@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf } from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -164,7 +165,7 @@ async function askMcp(): Promise<HostAnswer[]> {
       })) as CallToolResult;
       const [first] = result.content;
       out.push({
-        result: result.structuredContent as unknown as RecallResult,
+        result: metaResult<RecallResult>(result),
         text: first?.type === "text" ? first.text : "",
       });
     }
