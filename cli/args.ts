@@ -39,14 +39,78 @@ const COMMON: Record<string, OptionSpec> = {
 function argumentProblem(command: string, error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  const option = /'(-[^']*)'/.exec(message)?.[1];
+  const option = /'(-[^' ]*)/.exec(message)?.[1];
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option !== undefined) {
     return `${command}: unknown option ${option} (llm-wiki ${command} --help lists them)`;
   }
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option !== undefined) {
-    return `${command}: option ${option.split(",")[0]} ${/argument missing/.test(message) ? "needs a value" : "takes no value"}`;
+    // "argument missing" (last), "ambiguous" (followed by another option): no value was given.
+    const missing = /argument missing|ambiguous/.test(message);
+    return `${command}: option ${option.split(",")[0]} ${missing ? "needs a value" : "takes no value"}`;
   }
   return `${command}: ${message}`;
+}
+
+/** Whether `token` names one of `options` (`--name`, `--name=…`, `-s`, or `--` ending them). */
+function isOptionToken(token: string, options: Record<string, OptionSpec>): boolean {
+  if (token === "--") return true;
+  if (token.startsWith("--")) {
+    const name = token.slice(2).split("=", 1)[0] ?? "";
+    return Object.hasOwn(options, name);
+  }
+  if (/^-[A-Za-z]$/.test(token)) {
+    return Object.values(options).some((spec) => spec.short === token.slice(1));
+  }
+  return false;
+}
+
+/**
+ * Joins a string option to a value that starts with `-` (`--content "-5
+ * degrees"`, `--limit -3`): `parseArgs` takes such a value only when written
+ * `--content=-5`. A string option followed by anything that is not one of the
+ * command's options takes it as its value; followed by an option, or by
+ * nothing, it is left for `parseArgs` to say that it needs a value.
+ */
+export function joinDashValues(
+  args: readonly string[],
+  options: Record<string, OptionSpec>,
+): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const token = args[i] as string;
+    if (token === "--") {
+      out.push(...args.slice(i));
+      break;
+    }
+    const next = args[i + 1];
+    const name = token.startsWith("--")
+      ? token.slice(2)
+      : /^-[A-Za-z]$/.test(token)
+        ? Object.entries(options).find(([, spec]) => spec.short === token.slice(1))?.[0]
+        : undefined;
+    const spec = name !== undefined && Object.hasOwn(options, name) ? options[name] : undefined;
+    if (
+      spec?.type === "string" &&
+      next !== undefined &&
+      next.startsWith("-") &&
+      !isOptionToken(next, options)
+    ) {
+      out.push(`--${name}=${next}`);
+      i++;
+      continue;
+    }
+    out.push(token);
+  }
+  return out;
+}
+
+/** Whether the arguments after a command ask for its help (`--help`, `-h`, before any `--`). */
+export function asksHelp(rest: readonly string[]): boolean {
+  for (const token of rest) {
+    if (token === "--") return false;
+    if (token === "--help" || token === "-h") return true;
+  }
+  return false;
 }
 
 /** Parses `argv` (without node and script) for `command`'s options plus the common ones. */
@@ -57,16 +121,18 @@ export function parseCommand(
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError("no command given");
   if (command === "help" || command === "--help" || command === "-h") {
-    return { command: "help", positionals: [], values: {}, lists: {} };
+    // `help page`, `help trajectory capture`: the words of the command asked about.
+    return { command: "help", positionals: rest, values: {}, lists: {} };
   }
   if (command === "--version" || command === "-v")
     return { command: "version", positionals: [], values: {}, lists: {} };
   const own = options[command];
   if (own === undefined) throw new UsageError(`unknown command "${command}"`);
   try {
+    const all = { ...COMMON, ...own };
     const parsed = parseArgs({
-      args: rest,
-      options: { ...COMMON, ...own },
+      args: joinDashValues(rest, all),
+      options: all,
       allowPositionals: true,
       strict: true,
     });

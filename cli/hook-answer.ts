@@ -20,7 +20,8 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
   // Answer from the registry as last saved when nothing was added, removed or
   // renamed since, instead of walking every page: a hook runs in a fresh
   // process on every prompt.
-  for (const vault of service.resolveVaults("project")) {
+  const vault = service.ambientVault();
+  if (vault) {
     try {
       service.handles.get(vault).answerFromSaved();
     } catch {
@@ -33,7 +34,6 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
     const result = await service.prime();
     explain(result.diagnostics);
-    const [vault] = service.resolveVaults("project");
     if (result.rendered !== "" && vault && input.sessionId !== undefined) {
       // The session's first prompt leaves these out, as Pi's first turn does.
       rememberPrimed(vault, input.sessionId, result.renderedPages);
@@ -44,7 +44,6 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     throw new HookSkip("automatic recall is off (setting autoRecall)");
   const prompt = input.prompt;
   if (prompt === undefined || prompt.trim() === "") return "";
-  const [vault] = service.resolveVaults("project");
   const primed =
     vault && input.sessionId !== undefined ? takePrimed(vault, input.sessionId) : undefined;
   const result = await service.recall({
@@ -79,8 +78,9 @@ export async function answerHook(
     const { settings } = loadCliSettings();
     // One recall per process: QMD loads only if a model path runs.
     service = createWikiService({ cwd: input.cwd, settings, lexicalFirst: true });
-    if (service.resolveVaults("project").length === 0) {
-      throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent`);
+    // Outside any project the personal vault answers, as in Pi.
+    if (service.ambientVault() === undefined) {
+      throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent, and no personal vault`);
     }
     // The read already running is priming's (nothing when priming is off).
     if (git) service.prefetchPriming({ cwd: input.cwd, context: git });

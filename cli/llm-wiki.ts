@@ -18,7 +18,9 @@ function safeLine(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: replacing control characters is the point.
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\s]+/g, " ");
 }
-if (argv[0] === "hook") {
+// `hook --help` is for a person: the usual help, on stdout.
+const hookHelp = argv.slice(1).some((a) => a === "--help" || a === "-h");
+if (argv[0] === "hook" && !hookHelp) {
   // An agent's hook: its own entry, which never fails the user's prompt
   // (exit 0, the reason on stderr), not even when its modules cannot load or
   // something throws after the answer was given.

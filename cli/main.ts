@@ -24,8 +24,10 @@ import {
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
+  asksHelp,
   intOption,
   modeOption,
   type OptionSpec,
@@ -39,6 +41,7 @@ import { BENCH_OPTIONS, BENCH_USAGE, benchCommand } from "./bench-command.ts";
 import { CAPTURE_OPTIONS, CAPTURE_USAGE, captureCommand } from "./capture-command.ts";
 import { DIGEST_OPTIONS, DIGEST_USAGE, digestCommand } from "./digest-command.ts";
 import { FEEDBACK_OPTIONS, FEEDBACK_USAGE, feedbackCommand } from "./feedback-command.ts";
+import { commandHelp } from "./help.ts";
 import { HOOK_USAGE } from "./hook-command.ts";
 import { LINT_OPTIONS, LINT_USAGE, lintCommand } from "./lint-command.ts";
 import { MIGRATE_OPTIONS, MIGRATE_USAGE, migrateCommand } from "./migrate-command.ts";
@@ -56,6 +59,7 @@ import {
   RESOLVE_CONFLICT_USAGE,
   resolveConflictCommand,
 } from "./resolve-conflict-command.ts";
+import { SETUP_OPTIONS, SETUP_USAGE, setupCommand } from "./setup-command.ts";
 import { SKILLS_OPTIONS, SKILLS_USAGE, skillsCommand } from "./skills-command.ts";
 import { TRAJECTORY_OPTIONS, TRAJECTORY_USAGE, trajectoryCommand } from "./trajectory-command.ts";
 import { VERIFY_OPTIONS, VERIFY_USAGE, verifyCommand } from "./verify-command.ts";
@@ -68,7 +72,7 @@ commands:
   init [--name N] [--topic T] [--mode M]   create a vault here (or at --vault)
   status                                   pages, links, index, freshness, 7-day activity, ingest
                                            queue, orphans, embedding coverage
-  search <query> [--limit N]               exact lookup by id, title, alias or tag
+  search <query> [--limit N] [--type T]    exact lookup by id, title, alias or tag
   recall <query> [--mode M] [--max N]      recall pages relevant to a question (explicit policy)
          [--auto]                          the automatic per-turn policy instead
          [--explain]                       why each page came: matched terms, contributions, evidence
@@ -77,16 +81,18 @@ commands:
          [--limit N]                       newest first, at most N (default 20, at most 100)
   reindex [--all] [--vectors] [--force]    bring the search index up to date
           [--which active|project|personal|all]
-${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
+${LINT_USAGE}${MIGRATE_USAGE}${REBUILD_META_USAGE}${DIGEST_USAGE}${WATCH_USAGE}${HOOK_USAGE}${CAPTURE_USAGE}${WRITING_USAGE}${RESOLVE_CONFLICT_USAGE}${VERIFY_USAGE}${OKF_USAGE}${TRAJECTORY_USAGE}${SKILLS_USAGE}${SETUP_USAGE}${FEEDBACK_USAGE}${MODELS_USAGE}${BENCH_USAGE}
 common options:
   --vault DIR   a folder holding .llm-wiki/ (or that folder); default: nearest from here
   --json        one JSON document on stdout
+
+llm-wiki <command> --help (or llm-wiki help <command>) shows one command's options and an example.
 `;
 
 const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   init: { name: { type: "string" }, topic: { type: "string" }, mode: { type: "string" } },
   status: { now: { type: "string" } },
-  search: { limit: { type: "string" } },
+  search: { limit: { type: "string" }, type: { type: "string" } },
   recall: {
     mode: { type: "string" },
     max: { type: "string" },
@@ -121,6 +127,7 @@ const OPTIONS: Record<string, Record<string, OptionSpec>> = {
   ...OKF_OPTIONS,
   trajectory: TRAJECTORY_OPTIONS,
   skills: SKILLS_OPTIONS,
+  setup: SETUP_OPTIONS,
   feedback: FEEDBACK_OPTIONS,
   models: MODELS_OPTIONS,
 };
@@ -177,6 +184,7 @@ const HANDLERS: Record<string, Handler> = {
       query,
       // Absent: the service's default.
       ...(values.limit !== undefined ? { limit: intOption(values.limit, "limit", 1) } : {}),
+      ...(typeof values.type === "string" ? { type: values.type } : {}),
     });
     return { ok: result.ok, result, text: renderSearch(result), diagnostics: result.diagnostics };
   },
@@ -272,23 +280,47 @@ function acceptsStdin(command: string, option: string): boolean {
   return command in WRITING_HANDLERS && option !== "vault" && option !== "part";
 }
 
+function printUsage(): number {
+  printOut(USAGE);
+  return 0;
+}
+
+/** One command's help (exit 0), or the whole usage after an unknown command (exit 2). */
+function printHelp(words: readonly string[]): number {
+  const help = commandHelp(USAGE, words);
+  if (help === undefined) {
+    printErr(`llm-wiki: unknown command "${words[0] ?? ""}"\n${USAGE}`);
+    return 2;
+  }
+  printOut(help);
+  return 0;
+}
+
 /** Runs one command; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  // `<command> [sub-command] --help`: that command's help, whatever else was given.
+  const [first, ...rest] = argv;
+  if (first !== undefined && !first.startsWith("-") && first !== "help" && asksHelp(rest)) {
+    return printHelp([first, ...rest.filter((w) => !w.startsWith("-")).slice(0, 1)]);
+  }
   let parsed: Parsed;
   try {
     parsed = parseCommand(argv, OPTIONS);
   } catch (error) {
-    printErr(`llm-wiki: ${(error as Error).message}\n${USAGE}`);
+    // A known command's own help after its usage error; the whole usage otherwise.
+    const help = first === undefined ? undefined : commandHelp(USAGE, [first]);
+    printErr(`llm-wiki: ${(error as Error).message}\n${help ?? USAGE}`);
     return 2;
   }
-  if (parsed.command === "help" || parsed.values.help) {
-    printOut(USAGE);
-    return 0;
+  if (parsed.command === "help") {
+    return parsed.positionals.length > 0 ? printHelp(parsed.positionals) : printUsage();
   }
   if (parsed.command === "version") {
     printOut(`${packageVersion()}\n`);
     return 0;
   }
+  // Edits a client's config files only: no vault, no settings, no service.
+  if (parsed.command === "setup") return setupCommand(parsed);
   const handler = HANDLERS[parsed.command];
   if (!handler) {
     printErr(`llm-wiki: unknown command "${parsed.command}"\n`);
@@ -300,6 +332,13 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     settings,
     ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
+    // The views follow the command's writes before it exits (`close`); a failure is only shown.
+    views: {
+      onRefresh(refresh) {
+        const problems = refreshProblems(refresh);
+        if (problems.length > 0) printErr(`${renderDiagnostics(problems)}\n`);
+      },
+    },
   });
   let outcome: Outcome;
   try {

@@ -2,16 +2,17 @@
  * `llm-wiki trajectory [on|off] [--pi]`, `trajectory capture --steps FILE|-`
  * and `trajectory distill [--mark ID --pages ID…]`: the working memory from
  * the command line. `on`/`off` write the `trajectories` setting (the file
- * the CLI and the MCP server read, or with `--pi` the project's
- * `.pi/settings.json` as `/wiki-trajectories` does); capture and distill are
+ * the CLI and the MCP server read, or with `--pi` the Pi extension's own
+ * file for the project, as `/wiki-trajectories` does); capture and distill are
  * refused while it is off (`trajectories_off`), as the MCP server offers no
  * trajectory tool then. Capture takes the steps as `wiki_capture_trajectory`
  * does over MCP, and distill is the same hand-off and marking.
  */
 import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { Value } from "typebox/value";
 import { type Diagnostic, diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { piAgentDir, piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
 import { cliSettingsPath } from "../extensions/llm-wiki/lib/settings.ts";
 import { writeSetting } from "../extensions/llm-wiki/lib/settings-write.ts";
 // The MCP server's wording of a bad argument: the same steps are refused in the same words.
@@ -44,18 +45,18 @@ export const TRAJECTORY_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** Usage lines for the CLI's help text. */
-export const TRAJECTORY_USAGE = `  trajectory [on|off] [--pi]               show or set working memory (trajectories); --pi: the
-                                           project's .pi/settings.json instead of the CLI/MCP settings
+export const TRAJECTORY_USAGE = `  trajectory [on|off] [--pi]               show or set working memory (trajectories); --pi: for Pi
+                                           sessions in this project instead of the CLI/MCP settings
   trajectory capture --steps FILE|-        record a finished task's steps (JSON, as wiki_capture_trajectory
          [--title T] [--task T]            takes them) as a trajectory page
          [--outcome success|failure|partial] [--tag T]…
+                                           each step: {"role": "user"|"assistant"|"tool", "text"?,
+                                           "tool"?, "args"?, "error"?} (tool: name, args, output, failed)
   trajectory distill [--trajectory ID]     hand out undistilled trajectories with the skill/case schema
          [--batch N]
          [--mark ID --pages ID…]           mark a trajectory distilled into the pages written from it
 `;
 
-/** The Pi folder of a project's settings (Pi's `CONFIG_DIR_NAME`; the CLI does not load Pi). */
-const PI_CONFIG_DIR = ".pi";
 /** Largest steps file read: MCP's own bounds (5,000 steps) fit well below. */
 const MAX_STEPS_BYTES = 64 * 1024 * 1024;
 
@@ -91,13 +92,14 @@ function settingState(service: WikiService): Outcome {
 }
 
 function setSetting(on: boolean, pi: boolean): Outcome {
-  const path = pi ? join(process.cwd(), PI_CONFIG_DIR, "settings.json") : cliSettingsPath();
-  // The project's own folder: a committed `.pi` link (to ~/.pi/agent) is refused.
-  const written = writeSetting(path, "trajectories", on, pi ? process.cwd() : undefined);
+  // The Pi extension's own file for this project, in Pi's agent folder (not gated by project trust).
+  const agentDir = piAgentDir();
+  const path = pi ? piProjectSettingsPath(agentDir, process.cwd()) : cliSettingsPath();
+  const written = writeSetting(path, "trajectories", on, pi ? agentDir : undefined);
   const result = { ok: written.ok, trajectories: on, path, diagnostics: written.diagnostics };
   if (!written.ok) return { ok: false, result, text: "", diagnostics: written.diagnostics };
   const where = pi
-    ? "Pi sessions in this project (a trusted project) from their next start or /reload"
+    ? "Pi sessions in this project from their next start or /reload"
     : "the CLI's trajectory and skills commands, and the MCP server's trajectory tools from its next start";
   return {
     ok: true,

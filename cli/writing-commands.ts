@@ -34,6 +34,8 @@ export const WRITING_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     description: { type: "string" },
     tag: list,
     alias: list,
+    relation: list,
+    source: list,
   },
   observe: {
     title: { type: "string" },
@@ -50,15 +52,18 @@ export const WRITING_OPTIONS: Record<string, Record<string, OptionSpec>> = {
     lesson: list,
     tag: list,
     source: list,
+    alias: list,
   },
   "log-event": { detail: { type: "string" } },
   ingest: { part: { type: "string" }, "mark-ingested": { type: "boolean" } },
 };
 
 export const WRITING_USAGE = `  page --type T --title T [--content C|-] [--description D] [--tag X]… [--alias A]…
-                                           create a page unless its title exists (never overwrites)
+       [--relation TYPE:TARGET[:SCOPE]]… [--source S]…
+                                           create a page unless its title exists (never overwrites);
+                                           on an existing page, relations and sources are added
   observe --title T --content C|- [--tag X]… [--source S]… [--relevance R]
-  retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C]
+  retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C] [--alias A]…
   log-event KIND [--detail JSON]           append one event to meta/events.jsonl
   ingest [SOURCE] [--part N] [--mark-ingested]
                                            a captured source's text in parts, with the page schema
@@ -94,6 +99,24 @@ const outcome = <R extends { ok: boolean; diagnostics: Diagnostic[] }>(
   diagnostics: result.diagnostics,
 });
 
+/**
+ * `--relation TYPE:TARGET[:SCOPE]` as a relation, e.g. `supersedes:decisions/old-cache`
+ * or `applies_under:concepts/retry:mobile clients`; the service checks type and target.
+ */
+export function relationOption(value: string): { type: string; target: string; scope?: string } {
+  const first = value.indexOf(":");
+  if (first <= 0 || first === value.length - 1) {
+    throw new UsageError(
+      `--relation takes TYPE:TARGET[:SCOPE], e.g. supersedes:decisions/old-cache (got "${value}")`,
+    );
+  }
+  const type = value.slice(0, first);
+  const rest = value.slice(first + 1);
+  const second = rest.indexOf(":");
+  if (second < 0) return { type, target: rest };
+  return { type, target: rest.slice(0, second), scope: rest.slice(second + 1) };
+}
+
 /** The next ingest step as the command that takes it, e.g. `llm-wiki ingest SRC-… --part 2`. */
 function ingestCommand(next: IngestStep): string {
   const source = /^[\w./-]+$/.test(next.source) ? next.source : JSON.stringify(next.source);
@@ -118,6 +141,8 @@ export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parse
       ...(description !== undefined ? { description } : {}),
       ...(lists.tag?.length ? { tags: lists.tag } : {}),
       ...(lists.alias?.length ? { aliases: lists.alias } : {}),
+      ...(lists.relation?.length ? { relations: lists.relation.map(relationOption) } : {}),
+      ...(lists.source?.length ? { sources: lists.source } : {}),
     });
     return outcome(result, renderEnsurePage(result));
   },
@@ -144,6 +169,7 @@ export const WRITING_HANDLERS: Record<string, (service: WikiService, args: Parse
       ...(lists["went-badly"]?.length ? { went_badly: lists["went-badly"] } : {}),
       ...(lists.tag?.length ? { tags: lists.tag } : {}),
       ...(lists.source?.length ? { sources: lists.source } : {}),
+      ...(lists.alias?.length ? { aliases: lists.alias } : {}),
     });
     return outcome(result, renderRetro(result));
   },

@@ -13,6 +13,7 @@ import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createMcpServer, screenRequest } from "./server.ts";
 import { createStartupIndex } from "./startup-index.ts";
@@ -62,6 +63,12 @@ export async function main(
     env,
     settings,
     ...(vault !== undefined ? { vault } : {}),
+    views: {
+      onRefresh(refresh) {
+        const problems = refreshProblems(refresh);
+        if (problems.length > 0) log(`views after a write:\n${renderDiagnostics(problems)}`);
+      },
+    },
   });
   const startup = createStartupIndex(service, log);
   // Calls still running when the client leaves; shutdown waits for them to let go of the stores.

@@ -7,6 +7,10 @@ import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import type { FeedbackSession } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
+import {
+  mapLegacyArguments,
+  withMappingNotes,
+} from "../extensions/llm-wiki/lib/legacy-arguments.ts";
 import { renderOkfExport, renderOkfImport } from "../extensions/llm-wiki/lib/okf/okf-render.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
@@ -152,7 +156,13 @@ function defineTool<S extends TSchema>(
       // The host answers this with one protocol error (-32602) naming every bad field.
       if (!Value.Check(schema, args))
         throw new InvalidArgumentsError(name, argumentProblems(schema, args));
-      return run(service, args, context);
+      // The older system's parameter names, mapped to ours (legacy-arguments.ts).
+      const mapped = mapLegacyArguments(name, args);
+      if (!mapped.ok) throw new InvalidArgumentsError(name, mapped.problems);
+      const output = await run(service, mapped.args, context);
+      return mapped.notes.length === 0
+        ? output
+        : { ...output, text: withMappingNotes(output.text, mapped.notes) };
     },
   };
 }
@@ -255,6 +265,7 @@ export const TOOLS: readonly McpTool[] = [
     const result = service.search({
       query: args.query,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      ...(args.type !== undefined ? { type: args.type } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
     return budgeted(service, toolOutput(result, renderSearch));
@@ -293,6 +304,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.name !== undefined ? { name: args.name } : {}),
       ...(args.topic !== undefined ? { topic: args.topic } : {}),
       ...(args.mode !== undefined ? { mode: args.mode } : {}),
+      ...(args.root !== undefined ? { root: args.root, confined: true } : {}),
     });
     return toolOutput(result, renderBootstrap);
   }),
@@ -308,7 +320,8 @@ export const TOOLS: readonly McpTool[] = [
   }),
 
   defineTool("wiki_retro", RetroParams, APPEND, (service, args) => {
-    const result = service.retro(args);
+    // Without lessons the service says what is missing (the schema leaves them optional for `body`).
+    const result = service.retro({ ...args, lessons: args.lessons ?? [] });
     return toolOutput(result, renderRetro);
   }),
 

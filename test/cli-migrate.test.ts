@@ -153,6 +153,19 @@ describe("legacy layouts are reported, not taken for no vault", () => {
   });
 });
 
+describe("a doubled layout before migrate", () => {
+  it("status writes nothing: no index, no meta file, no lock, in either folder", () => {
+    const d = dirs();
+    doubledVault(d.root);
+    const before = snapshotFiles(d.root);
+    const json = cli(d, "status", "--json");
+    expect(JSON.parse(json.stdout).diagnostics[0]).toMatchObject({ code: "vault_doubled_layout" });
+    cli(d, "status");
+    expect([...snapshotFiles(d.root).keys()]).toEqual([...before.keys()]);
+    expect(snapshotFiles(d.root)).toEqual(before);
+  });
+});
+
 describe("llm-wiki migrate", () => {
   it("--dry-run lists the old layout's moves, neutralised, and changes nothing", () => {
     const d = dirs();

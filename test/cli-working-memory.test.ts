@@ -3,7 +3,7 @@
  * temporary vault and settings file): every command is refused with
  * `trajectories_off` while the setting is off, writing nothing;
  * `trajectory on|off` writes the setting and keeps the file's other keys
- * (`--pi`: the project's `.pi/settings.json` instead); `trajectory capture`
+ * (`--pi`: the Pi extension's own file for the project instead); `trajectory capture`
  * takes the steps as MCP does (secrets redacted, control bytes gone, a bad
  * step refused in MCP's words; a long task keeps its first and last steps,
  * says how many were left out, and cuts an oversized output with a marker);
@@ -17,6 +17,7 @@ import { randomInt } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
 import { MAX_STEPS, OUTPUT_CHARS } from "../extensions/llm-wiki/lib/trajectories/steps.ts";
 import { runCli } from "./helpers/cli.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
@@ -124,12 +125,13 @@ describe("trajectory on|off", () => {
     expect(codes(cli(["skills", "--json"]))).toEqual(["trajectories_off"]);
   });
 
-  it("--pi writes the project's .pi/settings.json, leaving the CLI's setting as it was", () => {
+  it("--pi writes the Pi extension's own file for the project, not .pi/settings.json (which would make Pi ask for trust), leaving the CLI's setting as it was", () => {
     const run = cli(["trajectory", "on", "--pi", "--json"]);
     expect(run.status).toBe(0);
-    const pi = join(vault.root, ".pi", "settings.json");
+    const pi = piProjectSettingsPath(join(vault.root, ".pi", "agent"), vault.root);
     expect(json(run).path).toBe(pi);
     expect(JSON.parse(readFileSync(pi, "utf8"))).toEqual({ "llm-wiki": { trajectories: true } });
+    expect(existsSync(join(vault.root, ".pi", "settings.json"))).toBe(false);
     expect(existsSync(settings)).toBe(false);
     expect(json(cli(["trajectory", "--json"])).trajectories).toBe(false);
   });

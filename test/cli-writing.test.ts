@@ -51,8 +51,9 @@ describe("llm-wiki page", () => {
       created: false,
       id: "concepts/召回策略",
     });
+    // Besides the pages, only the folder's generated OKF index (views follow writes).
     const concepts = readdirSync(join(dir, ".llm-wiki", "wiki", "concepts")).sort();
-    expect(concepts).toEqual(["召回策略.md", "召回评估.md"]);
+    expect(concepts).toEqual(["index.md", "召回策略.md", "召回评估.md"]);
     expect(
       readFileSync(join(dir, ".llm-wiki", "wiki", "concepts", "召回策略.md"), "utf8"),
     ).toContain("v1");

@@ -2,7 +2,7 @@
  * `/wiki-model` and the `subagentModel` setting in a real Pi session with
  * Pi's faux provider: a second faux provider stands for another model. The
  * model chosen (through Pi's selection dialog, or `/wiki-model
- * <provider/id>`) is written to the project's `.pi/settings.json` and is the
+ * <provider/id>`) is written to the extension's file for the project and is the
  * one the ingest and distill sub-agents call, at once, without /reload,
  * while the session's model answers only the main agent. A chosen model the
  * registry does not know, or without credentials, makes the pass run on the
@@ -27,6 +27,7 @@ import {
 import { type ExtensionCommandContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createModelCommand } from "../extensions/llm-wiki/pi/model-command.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
@@ -41,7 +42,7 @@ beforeEach(() => {
   makeTempVault({ root: fixture.dirs.project });
 });
 
-const projectFile = () => join(fixture.dirs.project, ".pi", "settings.json");
+const projectFile = () => piProjectSettingsPath(fixture.dirs.agentDir, fixture.dirs.project);
 const globalFile = () => join(fixture.dirs.agentDir, "settings.json");
 
 function writeSettings(path: string, section: Record<string, unknown>): void {

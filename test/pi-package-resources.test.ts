@@ -147,21 +147,18 @@ describe("the package's skill and prompt templates in Pi", () => {
     const concept = randomWords(6);
     const reqTitle = `${randomWord()} ${randomWord()} is refused`;
     const seen: Context[] = [];
-    /** The front matter block the template shows, with the source page id the capture returned. */
-    const frontMatterFor = (context: Context): string => {
-      const block = /\n {3}---\n([\s\S]*?)\n {3}---\n/.exec(userText(context))?.[1] ?? "";
+    /** The relations the template asks for (as JSON in its text), with the source page id the capture returned. */
+    const relationsFor = (context: Context): Array<{ type: string; target: string }> => {
+      const shown = /relations (\[\{[^\]]*\}\])/.exec(userText(context))?.[1] ?? "[]";
       const result = context.messages.findLast((m: Message) => m.role === "toolResult");
       const page = /\bsources\/[a-z0-9-]+/.exec(result ? textOf(result) : "")?.[0] ?? "";
       expect(page).not.toBe("");
-      return [
-        "---",
-        ...block.split("\n").map((line) => line.replace(/^ {3}/, "").replace("sources/…", page)),
-        "---",
-        "## Requirement",
-        `Derived from [[${page}]].`,
-        "## Acceptance",
-        "- [ ] it is refused",
-      ].join("\n");
+      const relations = JSON.parse(shown.replace("sources/…", page)) as Array<{
+        type: string;
+        target: string;
+      }>;
+      expect(relations).toEqual([{ type: "derived_from", target: page }]);
+      return relations;
     };
     const record =
       (step: (context: Context) => AssistantMessage) =>
@@ -188,7 +185,9 @@ describe("the package's skill and prompt templates in Pi", () => {
               type: "requirement",
               title: reqTitle,
               description: "one behaviour",
-              content: frontMatterFor(context),
+              relations: relationsFor(context),
+              // No link to the source: the tool adds the one the relation needs.
+              content: "## Requirement\nIt is refused.\n## Acceptance\n- [ ] it is refused",
             }),
           ],
           { stopReason: "toolUse" },
@@ -204,7 +203,7 @@ describe("the package's skill and prompt templates in Pi", () => {
       expect(text).toMatch(/^1\. Clarify before writing anything/m);
       expect(text).toContain("call wiki_capture_source with text");
       expect(text).toContain('call wiki_ensure_page once, with type "requirement"');
-      expect(text).toContain("type: derived_from");
+      expect(text).toContain('relations [{"type": "derived_from", "target": "sources/…"}]');
       expect(text).toContain("Acceptance (a checklist of observable criteria");
       expect(seen).toHaveLength(3);
     } finally {

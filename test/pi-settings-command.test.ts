@@ -1,7 +1,8 @@
 /**
  * `/wiki-settings`: every `llm-wiki` setting on one screen of Pi's
  * components, with the value the session resolves and where it comes from
- * (default, Pi's global settings, the project's `.pi/settings.json`).
+ * (default, Pi's global settings, the project: the extension's own file for
+ * it, and the project's `.pi/settings.json` when the project is trusted).
  * Choices cycle and are written at once to the chosen scope's file, keeping
  * every other key and namespace; typed values go through the schema, and an
  * invalid one is refused in the schema's words with nothing written. A
@@ -20,7 +21,8 @@ import type {
   Theme,
 } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { createSettingsCommand } from "../extensions/llm-wiki/pi/settings-command.ts";
+import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
+import { createSettingsCommand, settingsText } from "../extensions/llm-wiki/pi/settings-command.ts";
 import { SettingsScreen } from "../extensions/llm-wiki/pi/settings-screen.ts";
 import {
   changeSetting,
@@ -54,7 +56,10 @@ const PLAIN = {
   bold: (text: string) => text,
 } as unknown as Theme;
 
-const projectFile = () => join(fixture.dirs.project, ".pi", "settings.json");
+/** The extension's own file for the project, where project changes go. */
+const projectFile = () => piProjectSettingsPath(fixture.dirs.agentDir, fixture.dirs.project);
+/** Pi's project settings file: read in a trusted project, for settings written there before. */
+const piProjectFile = () => join(fixture.dirs.project, ".pi", "settings.json");
 const globalFile = () => join(fixture.dirs.agentDir, "settings.json");
 
 function writeText(path: string, text: string): void {
@@ -245,20 +250,47 @@ describe("/wiki-settings in a Pi session", () => {
     expect(pi.requests).toEqual([]);
   });
 
-  it("an untrusted project's file is neither read nor written: changes go to the global file", async () => {
-    writeJson(projectFile(), { "llm-wiki": { autoRecall: false } });
+  it("in an untrusted project, .pi/settings.json is not read, and project changes still go to the project's own file", async () => {
+    writeJson(piProjectFile(), { "llm-wiki": { autoRecall: false } });
     const screens = plainScreens();
     const pi = await fixture.start({ ui: screens.ui, projectTrusted: false });
-    await pi.session.prompt("/wiki-settings project");
-    expect(pi.notices.at(-1)?.message).toContain("this project is not trusted");
-    expect(screens.screens).toHaveLength(0);
     screens.keys(DOWN, ENTER, ESC);
     await pi.session.prompt("/wiki-settings");
     const first = screens.screens[0]?.lines ?? [];
-    expect(row(first, "write to")).toEqual(["write to", "global"]);
+    expect(row(first, "write to")).toEqual(["write to", "project"]);
     expect(row(first, "autoRecall")).toEqual(["autoRecall", "default", "true"]);
     expect(readJson(projectFile())).toEqual({ "llm-wiki": { autoRecall: false } });
-    expect(readJson(globalFile())).toEqual({ "llm-wiki": { autoRecall: false } });
+    expect(row(screens.screens[0]?.after[1] ?? [], "autoRecall")).toEqual([
+      "autoRecall",
+      "project",
+      "false",
+    ]);
+    // Pi's project file is neither written nor needed: nothing there asks Pi for trust.
+    expect(readJson(piProjectFile())).toEqual({ "llm-wiki": { autoRecall: false } });
+    expect(existsSync(globalFile())).toBe(false);
+  });
+
+  it("a trusted project's .pi/settings.json is still read; the project's own file wins, and unset clears both", async () => {
+    writeJson(piProjectFile(), {
+      theme: "dark",
+      "llm-wiki": { turnBudgetMs: 700, autoRecall: false },
+    });
+    writeJson(projectFile(), { "llm-wiki": { turnBudgetMs: 900 } });
+    const pi = await fixture.start({ projectTrusted: true });
+    const files = settingFiles(
+      { cwd: fixture.dirs.project, isProjectTrusted: () => true },
+      fixture.dirs.agentDir,
+    );
+    const listed = settingsText(files);
+    expect(listed).toMatch(/\nturnBudgetMs +project +900\n/);
+    expect(listed).toMatch(/\nautoRecall +project +false\n/);
+    await pi.session.prompt("/wiki-settings unset autoRecall");
+    expect(pi.notices.at(-1)?.message).toContain("now true (default)");
+    expect(readJson(piProjectFile())).toEqual({ theme: "dark", "llm-wiki": { turnBudgetMs: 700 } });
+    await pi.session.prompt("/wiki-settings unset turnBudgetMs");
+    expect(pi.notices.at(-1)?.message).toContain("now 1500 (default)");
+    expect(readJson(piProjectFile())).toEqual({ theme: "dark", "llm-wiki": {} });
+    expect(readJson(projectFile())).toEqual({ "llm-wiki": {} });
   });
 });
 

@@ -15,6 +15,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
 import { beforeEach, describe, expect, it } from "vitest";
+import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
@@ -77,7 +78,7 @@ describe("working memory in Pi", () => {
   });
 
   it("/wiki-trajectories on writes the project setting and adds the tools now; off removes them", async () => {
-    const settingsFile = join(pi.dirs.project, ".pi", "settings.json");
+    const settingsFile = piProjectSettingsPath(pi.dirs.agentDir, pi.dirs.project);
     const harness = await pi.start();
     await harness.session.prompt("/wiki-trajectories on");
     const written = JSON.parse(readFileSync(settingsFile, "utf8")) as Record<string, unknown>;

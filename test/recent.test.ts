@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { appendFeedback } from "../extensions/llm-wiki/lib/feedback/feedback-event.ts";
 import type { RecentResult } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
 import { runCli } from "./helpers/cli.ts";
@@ -67,6 +68,20 @@ function loggedVault() {
     { kind: "page_created", id: "concepts/late", title: "Late" },
     at("2026-04-02T09:00:00Z"),
   );
+  // Recall feedback inside the window: internal, for ranking, never listed.
+  appendFeedback(
+    vault.paths,
+    (["shown", "opened", "relevant"] as const).map((action, i) => ({
+      vault_id: "v-test",
+      page: "concepts/fusion",
+      query_hash: null,
+      action,
+      rank: i + 1,
+      mode: "lexical",
+      index_version: "test",
+    })),
+    at("2026-03-15T09:00:00Z"),
+  );
   return vault;
 }
 
@@ -101,6 +116,7 @@ describe("llm-wiki recent (CLI process)", () => {
       page: "sources/paper",
       id: "SRC-2026-03-02-001",
     });
+    expect(result.entries.map((e) => e.kind)).not.toContain("recall_feedback");
     const evil = result.entries.find((e) => e.page === "sources/evil");
     expect(evil?.title).toBe("Evil red title\uFFFD");
 
@@ -123,6 +139,7 @@ describe("llm-wiki recent (CLI process)", () => {
     expect(text.status).toBe(0);
     expect(text.stdout).toContain("4 change(s) since 2026-03-05 until 2026-03-31, newest first");
     expect(text.stdout).toContain("concepts/rrf");
+    expect(text.stdout).not.toContain("recall_feedback");
     expect(text.stdout).not.toContain("sources/evil");
     expect(text.stdout).toContain("2 older change(s) not shown");
 

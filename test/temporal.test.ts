@@ -378,7 +378,7 @@ describe("temporal recall through the real CLI", () => {
 });
 
 describe("page dates", () => {
-  it("reads front matter first (a source's own date), then the event log", () => {
+  it("dates a page by when it happened or was decided (date, created), its last edit only when it says neither, then the event log", () => {
     const vault = makeTempVault({
       pages: {
         "sources/paper": pageText({
@@ -392,6 +392,20 @@ describe("page dates", () => {
           title: "Card",
           created: "2025-01-01",
           updated: "2025-02-03",
+        }),
+        "decisions/store": pageText({
+          type: "decision",
+          title: "Store",
+          created: "2026-01-20",
+          updated: "2026-03-10",
+        }),
+        "concepts/edited": pageText({ type: "concept", title: "Edited", updated: "2025-04-05" }),
+        // The older system's source template: `ingested` is its only date.
+        "sources/legacy": pageText({
+          type: "source",
+          title: "Legacy",
+          ingested: "2024-09-09",
+          updated: "2025-01-02",
         }),
         "concepts/logged": pageText({ type: "concept", title: "Logged" }),
         "concepts/unknown": pageText({ type: "concept", title: "Unknown" }),
@@ -415,10 +429,19 @@ describe("page dates", () => {
       field: "date",
     });
     expect(dates.get("concepts/card")).toEqual({
-      date: "2025-02-03",
+      date: "2025-01-01",
       source: "frontmatter",
-      field: "updated",
+      field: "created",
     });
+    expect(dates.get("decisions/store")).toMatchObject({ date: "2026-01-20", field: "created" });
+    expect(dates.get("concepts/edited")).toMatchObject({ date: "2025-04-05", field: "updated" });
+    expect(dates.get("sources/legacy")).toMatchObject({ date: "2024-09-09", field: "date" });
+    // Freshness (priming) asks when a page was last touched instead.
+    const changed = pageDates(vault.paths, service.registry(vault.paths).pages, {
+      git: false,
+      basis: "changed",
+    });
+    expect(changed.get("decisions/store")).toMatchObject({ date: "2026-03-10", field: "updated" });
     expect(dates.get("concepts/logged")).toEqual({ date: "2026-03-09", source: "events" });
     expect(dates.has("concepts/unknown")).toBe(false);
   });

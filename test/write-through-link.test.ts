@@ -1,7 +1,8 @@
 /**
  * No write through a link (issue 22, section 5): a repository can commit a
  * symbolic link anywhere llm-wiki writes, `.pi` pointing at the user's
- * `~/.pi/agent`, `.pi/settings.json` at their global settings, a folder of
+ * `~/.pi/agent` (left alone: Pi settings go to the extension's own file in
+ * Pi's agent folder, whose folders are checked instead), a folder of
  * an earlier OKF export at somewhere else. Each write is refused with
  * `write_through_link` naming the link, and the folder it points to (drawn
  * afresh each run, with random files in it) stays byte for byte as it was
@@ -48,42 +49,39 @@ function expectRefusedNaming(run: { status: number | null; stdout: string }, lin
 }
 
 describe("a project's Pi settings are never written through a link", () => {
+  // `--pi` writes the extension's own file in Pi's agent folder: a repository's `.pi` is never written.
   for (const on of [false, true]) {
-    it(`trajectory ${on ? "on" : "off"} --pi with .pi linked to the user's Pi folder`, () => {
+    it(`trajectory ${on ? "on" : "off"} --pi with .pi linked to the user's Pi folder: nothing written there`, () => {
       const project = makeTempDir("llm-wiki-project-");
       const agent = userFolder();
       const before = snapshotFiles(agent);
       symlinkSync(agent, join(project, ".pi"), "dir");
+      const env = childEnv();
       const run = runCli(["trajectory", on ? "on" : "off", "--pi", "--json"], {
         cwd: project,
-        env: childEnv(),
+        env,
       });
-      expectRefusedNaming(run, join(project, ".pi"));
+      expect(run.status).toBe(0);
       expect(snapshotFiles(agent)).toEqual(before);
+      const path = (JSON.parse(run.stdout) as { path: string }).path;
+      expect(path.startsWith(join(env.HOME ?? "", ".pi", "agent", "llm-wiki", "projects"))).toBe(
+        true,
+      );
+      expect(JSON.parse(readFileSync(path, "utf8"))["llm-wiki"]).toEqual({ trajectories: on });
     });
   }
 
-  it("trajectory off --pi with .pi/settings.json linked to the user's settings file", () => {
+  it("trajectory off --pi with the extension's projects folder linked elsewhere: refused, the target unchanged", () => {
     const project = makeTempDir("llm-wiki-project-");
-    const agent = userFolder();
-    const before = snapshotFiles(agent);
-    mkdirSync(join(project, ".pi"));
-    const link = join(project, ".pi", "settings.json");
-    symlinkSync(join(agent, "settings.json"), link, "file");
-    const run = runCli(["trajectory", "off", "--pi", "--json"], { cwd: project, env: childEnv() });
+    const target = userFolder();
+    const before = snapshotFiles(target);
+    const env = childEnv();
+    const link = join(env.HOME ?? "", ".pi", "agent", "llm-wiki");
+    mkdirSync(join(env.HOME ?? "", ".pi", "agent"), { recursive: true });
+    symlinkSync(target, link, "dir");
+    const run = runCli(["trajectory", "off", "--pi", "--json"], { cwd: project, env });
     expectRefusedNaming(run, link);
-    expect(snapshotFiles(agent)).toEqual(before);
-  });
-
-  it("a real .pi folder is still written", () => {
-    const project = makeTempDir("llm-wiki-project-");
-    const run = runCli(["trajectory", "off", "--pi", "--json"], {
-      cwd: project,
-      env: childEnv(),
-    });
-    expect(run.status).toBe(0);
-    const written = JSON.parse(readFileSync(join(project, ".pi", "settings.json"), "utf8"));
-    expect(written["llm-wiki"]).toEqual({ trajectories: false });
+    expect(snapshotFiles(target)).toEqual(before);
   });
 });
 

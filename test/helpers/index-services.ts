@@ -6,6 +6,7 @@
  */
 import type { IndexStatus } from "../../extensions/llm-wiki/lib/index/index-state.ts";
 import type { WikiSettings } from "../../extensions/llm-wiki/lib/settings.ts";
+import type { ViewsFollowOptions } from "../../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 import { makeTempDir } from "./temp-vault.ts";
 
@@ -20,6 +21,8 @@ export interface ServiceOptions {
   discover?: boolean;
   /** The host's settings (default: the defaults). */
   settings?: WikiSettings;
+  /** How the views follow writes (default: as in a host). */
+  views?: ViewsFollowOptions;
 }
 
 /**
@@ -34,6 +37,7 @@ export function serviceFor(cwd: string, options: ServiceOptions = {}): WikiServi
     env: { ...process.env, HOME: home, WIKI_HOME: home },
     ...(vault !== undefined ? { vault } : {}),
     ...(options.settings ? { settings: options.settings } : {}),
+    ...(options.views ? { views: options.views } : {}),
   });
   services.push(service);
   return service;

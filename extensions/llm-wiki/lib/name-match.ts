@@ -1,5 +1,5 @@
 /**
- * Matching a query against page names (id, title, aliases) without the index:
+ * Matching a query against page names (id, title, aliases, recall triggers) without the index:
  * an exact match (the query is a page's name) and a contained match (the
  * query mentions a page's whole title or alias, e.g. "what tool is
  * abbreviated QMD" names the page titled "QMD"). The name table is built once
@@ -95,18 +95,32 @@ function add(map: Map<string, Set<string>>, key: string, id: string): void {
 }
 
 /**
- * The keys page `id` adds to the name table: its id and last id segment,
- * each title and alias as exact keys; titles and aliases of 3+ characters
- * and at most MAX_NAME_WORDS words as word sequences, or as CJK names.
- * Empty keys are never added.
+ * The names of a page: its title, its aliases and its recall triggers (the
+ * questions its author said it answers, `recall_triggers`, which
+ * `@zosmaai/pi-llm-wiki` counts as strongly as an alias).
  */
-export function pageNameKeys(id: string, page: Pick<PageMeta, "title" | "aliases">): PageNameKeys {
+export function pageNames(
+  page: Pick<PageMeta, "title" | "aliases"> & { recallTriggers?: readonly string[] },
+): string[] {
+  return [page.title, ...page.aliases, ...(page.recallTriggers ?? [])];
+}
+
+/**
+ * The keys page `id` adds to the name table: its id and last id segment,
+ * each name (`pageNames`) as exact keys; names of 3+ characters and at most
+ * MAX_NAME_WORDS words as word sequences, or as CJK names. Empty keys are
+ * never added.
+ */
+export function pageNameKeys(
+  id: string,
+  page: Pick<PageMeta, "title" | "aliases"> & { recallTriggers?: readonly string[] },
+): PageNameKeys {
   const keys: PageNameKeys = {
     exact: [id.toLowerCase(), id.toLowerCase().split("/").pop() ?? id],
     words: [],
     cjk: [],
   };
-  for (const name of [page.title, ...page.aliases]) {
+  for (const name of pageNames(page)) {
     keys.exact.push(plain(name));
     const w = words(name);
     // One- and two-letter names ("Go", "UI") would match half the prompts.
@@ -195,4 +209,19 @@ export function matchNames(
     }
   }
   return { exact, contained, span };
+}
+
+/**
+ * A name as its near duplicates read it: words only (case and punctuation
+ * folded), plain plurals folded, word order ignored: "Cache invalidation",
+ * "Caches: Invalidation" and "invalidation cache" share one key; "" for a
+ * name without words.
+ */
+export function nearNameKey(name: string): string {
+  return words(name)
+    .split(" ")
+    .filter((w) => w !== "")
+    .map(singular)
+    .sort()
+    .join(" ");
 }

@@ -6,6 +6,7 @@
  *   vaults    recall/recall-vaults.ts     which vaults answer, their views; index refresh
  *   window    temporal/recall-window.ts   time words → a window of days, page dates
  *   retrieve  retrieval.ts                per vault: search, score; fused across vaults
+ *             temporal/time-question.ts   a question only about a time: its window's pages
  *   prefer    recall/recall-prefer.ts     bounded preferences: code, feedback, types, freshness
  *   assemble  recall/recall-assemble.ts   memory bundles, host items, conflicts
  *   fit       recall/recall-fit.ts        the `<wiki-recall>` block within the budget
@@ -23,6 +24,7 @@ import { stageClock } from "./recall/stage-clock.ts";
 import { retrieve } from "./retrieval.ts";
 import type { WikiSettings } from "./settings.ts";
 import { recallWindow } from "./temporal/recall-window.ts";
+import { answerTimeQuestion, timeQuestion } from "./temporal/time-question.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 
@@ -78,6 +80,24 @@ export async function recallOperation(
   const outcome = await clock.run("retrieve", () =>
     retrieve(timed.vaults, retrievalRequest(handles, opened, plan, settings, input, timed)),
   );
+  // "What did we decide last week": the window and the asked type say which
+  // pages answer, where the words alone are no evidence.
+  const question =
+    timed.window !== undefined && !plan.priming && outcome.modeUsed !== "none"
+      ? timeQuestion(timed.searchQuery)
+      : undefined;
+  if (question && timed.window) {
+    const answer = answerTimeQuestion(
+      timed.vaults,
+      timed.window,
+      question,
+      outcome.hits,
+      plan.policy,
+      input.explain === true,
+    );
+    outcome.hits = answer.hits;
+    outcome.trace.push(answer.trace);
+  }
   const preferred = clock.run("prefer", () =>
     preferHits(
       plan,

@@ -3,6 +3,7 @@
  * tool content, MCP text content), so the same operation reads the same
  * everywhere. Structured output is the result object itself.
  */
+
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import { commitLine } from "./code-refs/recall-code.ts";
 import { overviewLines } from "./dashboard/render-overview.ts";
@@ -11,6 +12,7 @@ import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
 import { declaredByPhrase, relationPhrase } from "./recall/recall-block.ts";
 import type { RecallResult } from "./recall-operation.ts";
+import { BUDGET_DIAGNOSTIC } from "./retrieval/turn-budget.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
 import type {
   BootstrapOpResult,
@@ -171,7 +173,11 @@ export function renderRecallResult(
   const tail = options.explain ? `\n\n${renderStages(result)}` : "";
   // The query is echoed too: an agent may pass on words it read in a page.
   const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
-  if (result.results.length === 0) return `${head}: no reliable memory found.${tail}`;
+  if (result.results.length === 0) {
+    // A search the turn budget cut found nothing because it did not look.
+    const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
+    return `${head}: ${cut ? "not searched in time (turn budget), which is not the same as no memory" : "no reliable memory found"}.${tail}`;
+  }
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.
     const part =
@@ -251,12 +257,46 @@ function withRedacted(text: string, redactions: Record<string, number> | undefin
   return line === undefined ? text : `${text}\n${line}`;
 }
 
+/** Relations as `supersedes decisions/old-cache, applies_under x (scope)`. */
+function relationList(relations: ReadonlyArray<{ type: string; target: string; scope?: string }>) {
+  return relations
+    .map((r) => neutraliseLine(`${r.type} ${r.target}${r.scope ? ` (${r.scope})` : ""}`))
+    .join(", ");
+}
+
+/** What became of the relations and sources given: added, already present, linked in the body. */
+function additionLines(result: EnsurePageOpResult): string[] {
+  const lines: string[] = [];
+  const { relations, sources } = result;
+  if (relations?.added.length) lines.push(`relations added: ${relationList(relations.added)}`);
+  if (relations?.present.length) {
+    lines.push(`relations already present: ${relationList(relations.present)}`);
+  }
+  if (sources?.added.length)
+    lines.push(`sources added: ${sources.added.map(neutraliseLine).join(", ")}`);
+  if (sources?.present.length) {
+    lines.push(`sources already present: ${sources.present.map(neutraliseLine).join(", ")}`);
+  }
+  if (result.linksAdded?.length) {
+    lines.push(
+      `body links added: ${result.linksAdded.map((t) => `[[${neutraliseLine(t)}]]`).join(", ")}`,
+    );
+  }
+  return lines;
+}
+
 export function renderEnsurePage(result: EnsurePageOpResult): string {
   if (!result.ok) return "";
   const where = `${result.id} (.llm-wiki/${result.path})`;
-  return result.created
+  const head = result.created
     ? withRedacted(`created ${where}`, result.redactions)
-    : `a page with this title exists: ${where}; nothing overwritten`;
+    : result.updated
+      ? withRedacted(
+          `a page with this title exists: ${where}; added to its front matter, its text kept`,
+          result.redactions,
+        )
+      : `a page with this title exists: ${where}; nothing overwritten`;
+  return [head, ...additionLines(result)].join("\n");
 }
 
 /** Lint findings one per line (severity, code, message, repair), then what `--fix` did. */
@@ -288,6 +328,14 @@ export function renderLint(result: LintResult): string {
 
 export function renderCapture(result: CaptureSourceResult): string {
   if (!result.ok) return "";
+  if (result.deduplicated) {
+    return [
+      `already captured as ${result.id} (.llm-wiki/${result.packet}/); nothing written`,
+      result.page ? `page     ${result.page}` : undefined,
+    ]
+      .filter((l) => l !== undefined)
+      .join("\n");
+  }
   const total = Object.values(result.redactions).reduce((n, k) => n + k, 0);
   const lines = [
     `captured ${result.id} (.llm-wiki/${result.packet}/)`,

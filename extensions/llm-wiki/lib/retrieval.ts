@@ -17,6 +17,7 @@ import type {
 } from "./retrieval/retrieval-types.ts";
 import { runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
 import { scoreVault } from "./retrieval/score-vault.ts";
+import { BUDGET_DIAGNOSTIC, BudgetExceeded } from "./retrieval/turn-budget.ts";
 import { fuseByRank, normalizeQuery } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
 
@@ -126,7 +127,16 @@ export async function retrieve(
       run = await runVault(vault, store, searchReq, query, deadlines, trace, diagnostics);
     } catch (error) {
       // Even lexical failed (store cannot open, or the budget ran out before it answered).
-      if (req.policy.name === "explicit") {
+      if (error instanceof BudgetExceeded) {
+        // Never an empty answer that reads as "no memory": say which step the time cut.
+        diagnostics.push(
+          diagnostic(
+            BUDGET_DIAGNOSTIC,
+            "warning",
+            `${vault.kind} vault: the ${error.step ?? "search"} step ran past its time limit (turn budget ${budget} ms, lexical ceiling ${LEXICAL_CEILING_MS} ms); this vault was not searched, so no memory from it is not evidence of none`,
+          ),
+        );
+      } else if (req.policy.name === "explicit") {
         diagnostics.push(
           diagnostic(
             "retrieval_failed",

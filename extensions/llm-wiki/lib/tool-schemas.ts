@@ -6,6 +6,7 @@
 import { type Static, Type } from "typebox";
 import { CORRECTION_MAX_CHARS } from "./feedback/correction.ts";
 import { JUDGMENTS } from "./feedback/feedback-event.ts";
+import { LegacyAlias } from "./legacy-arguments.ts";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
 import { RECENT_DEFAULT_DAYS, RECENT_DEFAULT_LIMIT, RECENT_MAX_LIMIT } from "./temporal/recent.ts";
@@ -94,6 +95,13 @@ export const SearchParams = Type.Object(
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 50, description: "Most pages to list; default 10" }),
     ),
+    type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "Only pages of this type, e.g. concept or source",
+      }),
+    ),
     vault: Type.Optional(Selector),
   },
   { additionalProperties: false },
@@ -150,6 +158,14 @@ export const BootstrapParams = Type.Object(
     mode: Type.Optional(
       Type.String({ description: "project (default), personal, research or team" }),
     ),
+    root: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4_096,
+        description:
+          "The folder to create .llm-wiki/ in; through a model only the working directory or the project's folder (default: the working directory)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -177,6 +193,41 @@ export const EnsurePageParams = Type.Object(
         description: "Other names the page is found by (exact-name lookup and recall)",
       }),
     ),
+    relations: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.String({
+              description:
+                "supersedes, contradicts, supports, derived_from, qualifies, applies_under (needs scope) or related_to",
+            }),
+            target: Type.String({
+              minLength: 1,
+              maxLength: 300,
+              description: "The other page's id, e.g. decisions/old-cache",
+            }),
+            scope: Type.Optional(
+              Type.String({
+                description: "Only for applies_under: where this page applies instead",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxItems: 50,
+          description:
+            "Typed relations to other pages (front matter relations:); each target is linked in the body. On an existing page of this title they are added, nothing else changes",
+        },
+      ),
+    ),
+    sources: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+        maxItems: 50,
+        description:
+          "Evidence the page rests on: source ids (SRC-…) or page ids (front matter sources:); added to an existing page like relations",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -202,6 +253,7 @@ export const CaptureSourceParams = Type.Object(
     url: Type.Optional(
       Type.String({ minLength: 1, maxLength: 8_192, description: "An http or https URL to fetch" }),
     ),
+    file_path: Type.Optional(LegacyAlias("file", Type.String({ minLength: 1 }))),
   },
   { additionalProperties: false },
 );
@@ -231,9 +283,10 @@ export const TOOL_DESCRIPTIONS = {
   wiki_reindex_embeddings:
     "Deprecated: use wiki_reindex with components [vectors]. Delegates to wiki_reindex.",
   wiki_bootstrap: "Create an llm-wiki vault in the current project (idempotent; never overwrites).",
-  wiki_ensure_page: "Create a wiki page unless one with the same title exists; never overwrites.",
+  wiki_ensure_page:
+    "Create a wiki page unless one with the same title exists; never overwrites. Typed relations (supersedes, contradicts, supports, derived_from, …) and sources go into its front matter; given for an existing page, they are added to it and nothing else changes. Warns of links to missing pages and of near-duplicate titles.",
   wiki_capture_source:
-    "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML, JSON, XML or PDF file; a PDF's text is read page by page) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next.",
+    "Capture a source into the llm-wiki: exactly one of text (with an optional title), file (a local text, Markdown, HTML, JSON, XML or PDF file; a PDF's text is read page by page) or url (http/https). Stores an immutable packet raw/sources/SRC-…/ (manifest, source.md, original) with secrets redacted, and creates a skeleton source page to summarise next. Content already captured (the same text after extraction and redaction) is not stored twice: the existing source id comes back with deduplicated: true.",
   wiki_rebuild_meta:
     "Regenerate the llm-wiki's readable views from its pages and event log: meta/index.md (catalog by type and folder), meta/log.md (activity, newest first), meta/lint-report.md, and in an OKF vault wiki/index.md and wiki/log.md. Brings the search index up to date first; never changes a page, raw/ or the event log, and writes the same bytes for the same vault.",
   wiki_lint:
@@ -274,6 +327,7 @@ export const LintParams = Type.Object(
         description: "Create stub pages for missing pages linked from two or more pages",
       }),
     ),
+    auto_fix: Type.Optional(LegacyAlias("fix", Type.Boolean())),
   },
   { additionalProperties: false },
 );
@@ -329,13 +383,34 @@ export const RetroParams = Type.Object(
     ),
     went_well: Type.Optional(Bullets("What worked, one item each")),
     went_badly: Type.Optional(Bullets("What went wrong or cost time, one item each")),
-    lessons: Type.Array(Type.String({ minLength: 1, maxLength: 2_000 }), {
-      minItems: 1,
-      maxItems: 50,
-      description: "What to do or avoid next time, one item each",
-    }),
+    // Optional only for the older shape (`body` instead): one of them is required.
+    lessons: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2_000 }), {
+        minItems: 1,
+        maxItems: 50,
+        description: "What to do or avoid next time, one item each (required unless body is given)",
+      }),
+    ),
     tags: Type.Optional(ShortList("Tags")),
     sources: Type.Optional(ShortList("Source ids (SRC-…) or page ids this rests on")),
+    aliases: Type.Optional(ShortList("Other names the retro is found by (exact-name lookup)")),
+    body: Type.Optional(
+      LegacyAlias(
+        "context",
+        Type.String({ minLength: 1, maxLength: 50_000 }),
+        "the insight's explanation, saved as the context; the title becomes the lesson",
+      ),
+    ),
+    slug: Type.Optional(
+      LegacyAlias(
+        "the file name",
+        Type.String({ maxLength: 300 }),
+        "the file name comes from the title; the slug is kept as an alias of the page",
+      ),
+    ),
+    category: Type.Optional(
+      LegacyAlias("tags", Type.String({ maxLength: 300 }), "added to the tags"),
+    ),
   },
   { additionalProperties: false },
 );
@@ -358,6 +433,12 @@ export const LogEventParams = Type.Object(
             description: "The event's fields as a JSON object (at most 4 KB)",
           },
         ),
+      ),
+    ),
+    details: Type.Optional(
+      LegacyAlias(
+        "detail",
+        Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true })),
       ),
     ),
   },
@@ -391,6 +472,21 @@ export const IngestParams = Type.Object(
         description:
           "subagent: a sub-agent of the host's own model writes the pages from every part and marks the source (Pi, the default there); handoff: return the text for you to write the pages (the only mode of a host without a model, e.g. MCP)",
       }),
+    ),
+    source_id: Type.Optional(LegacyAlias("source", Type.String({ minLength: 1, maxLength: 300 }))),
+    batch_size: Type.Optional(
+      LegacyAlias(
+        "(none)",
+        Type.Number(),
+        "one source is ingested per call; the answer says how many still wait",
+      ),
+    ),
+    background: Type.Optional(
+      LegacyAlias(
+        "mode",
+        Type.Boolean(),
+        'false is mode "handoff"; true is the default (a sub-agent where the host has a model)',
+      ),
     ),
   },
   { additionalProperties: false },

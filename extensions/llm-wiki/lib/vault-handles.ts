@@ -29,6 +29,8 @@ export interface VaultHandle {
    * registry in hand is current (see `RefreshOptions`).
    */
   refresh(changed?: readonly string[]): Registry;
+  /** The registry as `wiki/` holds it now, writing nothing and keeping nothing (see `RefreshOptions.readOnly`). */
+  peek(): Registry;
   /**
    * The last refreshed registry; refreshed first when there is none yet or it
    * is older than `maxAgeMs` (default: never refresh a registry in hand).
@@ -114,6 +116,9 @@ export function createVaultHandles(
           refreshedAt = performance.now();
           intent = undefined;
           return registry;
+        },
+        peek() {
+          return refreshRegistry(paths, undefined, { readOnly: true });
         },
         intent() {
           if (intent === undefined) {

@@ -31,6 +31,7 @@ import type { DiscoveryEnv, VaultPaths, VaultSelector } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 import type { RebuildMetaInput, RebuildMetaResult } from "./views/rebuild-meta.ts";
+import type { ViewsFollowOptions } from "./views/views-follow.ts";
 import type { CronInterval, CronLineResult } from "./watch/cron-line.ts";
 import type { EnsurePageInput, EnsurePageResult } from "./writing/ensure-page.ts";
 import type { IngestInput, IngestResult } from "./writing/ingest.ts";
@@ -56,6 +57,12 @@ export interface WikiServiceOptions {
    * hook); results are the same, only what loads differs.
    */
   lexicalFirst?: boolean;
+  /**
+   * How the generated views follow writes (views/views-follow.ts): the wait
+   * after a burst's last write, and a listener told of each refresh (its
+   * diagnostics: a failed refresh never fails the write).
+   */
+  views?: ViewsFollowOptions;
 }
 
 export interface VaultSummary {
@@ -128,8 +135,16 @@ export interface WikiService {
   readonly settings: WikiSettings;
   /** Vaults this service acts on, discovered from the working directory or `--vault`. */
   resolveVaults(selector?: VaultSelector): VaultPaths[];
+  /**
+   * The vault unasked memory (automatic recall, session priming) reads: the
+   * project's, or outside any project the personal vault (when the
+   * `includePersonal` setting lets it answer); undefined when there is none.
+   */
+  ambientVault(): VaultPaths | undefined;
   bootstrap(input: {
     root?: string;
+    /** A model named `root`: it must be the working directory or the project's folder. */
+    confined?: boolean;
     name?: string;
     topic?: string;
     mode?: string;
@@ -149,7 +164,13 @@ export interface WikiService {
       signal?: AbortSignal;
     },
   ): Promise<CaptureSourceResult>;
-  search(input: { query: string; limit?: number; vault?: VaultSelector }): SearchResult;
+  /** `type` keeps only pages of that type (the older `wiki_search`'s filter). */
+  search(input: {
+    query: string;
+    limit?: number;
+    vault?: VaultSelector;
+    type?: string;
+  }): SearchResult;
   /**
    * A vault's pages, links, index and overview. `code: true` also counts
    * pages stale by code (git runs only after HEAD moved); `now` dates the
@@ -172,14 +193,14 @@ export interface WikiService {
    * Session priming: recalls what the session is about (the vault's topic,
    * the project's name, the git branch, recent commit subjects, changed
    * files) under the priming policy; nothing when nothing qualifies or the
-   * `sessionPriming` setting is off. Project vault only.
+   * `sessionPriming` setting is off. The ambient vault only (`ambientVault`).
    */
   prime(input?: PrimeInput): Promise<PrimeResult>;
   /**
    * Starts reading the session's git context now (session start), so the
    * first turn's priming does not wait for git; used by `prime` within
    * `PRIMING_PREFETCH_MAX_AGE_MS`. Nothing happens when priming is off or
-   * there is no project vault. Never throws. `context`: a read of `cwd` the
+   * there is no ambient vault. Never throws. `context`: a read of `cwd` the
    * host started itself before this service existed (a hook starts git
    * before loading the service's modules), taken instead of a new one.
    */
@@ -295,5 +316,12 @@ export interface WikiService {
   okfImport(
     input: OkfImportInput & { vault?: VaultSelector; confined?: boolean; signal?: AbortSignal },
   ): Promise<OkfImportResult>;
+  /**
+   * Files changed outside the service's own writes (a watcher, an agent's
+   * file tools): the generated views follow them as they follow a write.
+   */
+  noteWrite(vault: VaultPaths, changed?: readonly string[]): void;
+  /** Refreshes now the generated views that writes left pending (see `views`); `close` does too. */
+  flushViews(): Promise<void>;
   close(): Promise<void>;
 }

@@ -36,9 +36,10 @@ import {
 import { listSkills } from "./trajectories/list-skills.ts";
 import { recallSkillsInput } from "./trajectories/recall-skills.ts";
 import { type BootstrapResult, bootstrapVault } from "./vault/bootstrap.ts";
+import { bootstrapRootOutside } from "./vault/bootstrap-root.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
-import { legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
+import { legacyLayoutAt, legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
 import {
   findPersonalVault,
@@ -52,7 +53,9 @@ import {
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles } from "./vault-handles.ts";
+import { followWrites } from "./views/follow-service.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
+import { createViewsFollower } from "./views/views-follow.ts";
 import { cronLine } from "./watch/cron-line.ts";
 import type {
   EnsurePageOpResult,
@@ -143,6 +146,12 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     }
   };
 
+  const ambientVault = (): VaultPaths | undefined => {
+    if (options.vault !== undefined) return resolveVaults("active")[0];
+    const { project, personal } = discovered();
+    return project ?? (settings.includePersonal ? personal : undefined);
+  };
+
   // An old package's layout is named, with its repair, rather than passing for no vault.
   const legacy = (): Diagnostic[] => legacyLayoutDiagnostics(options.cwd, env, options.vault);
   /** Vaults discovery found but that are not opened, each with the link that stops it. */
@@ -200,14 +209,24 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     return out;
   };
 
-  return {
+  const follower = createViewsFollower(handles, options.views);
+  const service: WikiService = {
     settings,
     resolveVaults,
+    ambientVault,
     registry,
     handles,
 
     rebuildMeta(input = {}) {
       return rebuildMetaOperation(handles, resolveVaults, missing, input);
+    },
+
+    noteWrite(vault, changed) {
+      follower.noteWrite(vault, changed);
+    },
+
+    flushViews() {
+      return follower.flush();
     },
 
     async close() {
@@ -230,7 +249,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     },
 
     prime(input = {}) {
-      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      const project = ambientVault();
       const fresh =
         prefetch !== undefined && performance.now() - prefetch.at <= PRIMING_PREFETCH_MAX_AGE_MS;
       return primeOperation(
@@ -245,7 +264,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
 
     prefetchPriming(input = {}) {
       if (!settings.sessionPriming) return;
-      const [project] = resolveVaults(options.vault !== undefined ? "active" : "project");
+      const project = ambientVault();
       if (project === undefined || !vaultExists(project)) return;
       const cwd = input.cwd ?? options.cwd;
       // Never a rejection left unhandled: a failed read is an empty context, as in readGitContext.
@@ -305,9 +324,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return lintVaultsSliced(handles, vaults, rest);
     },
 
-    bootstrap(input) {
-      const root =
-        input.root ?? (options.vault !== undefined ? rootFromArg(options.vault) : options.cwd);
+    bootstrap({ confined, ...input }) {
+      const fallback = options.vault !== undefined ? rootFromArg(options.vault) : options.cwd;
+      if (confined && input.root !== undefined) {
+        // A model named the folder: only where the vault would go anyway.
+        const asked = resolve(options.cwd, input.root);
+        const project = resolveVaults("project").find((v) => v.kind === "project");
+        const outside = bootstrapRootOutside(asked, [fallback, project?.root]);
+        if (outside) {
+          const vault = vaultPaths(fallback, "project");
+          return { vault, created: false, createdPaths: [], ok: false, diagnostics: [outside] };
+        }
+        input = { ...input, root: asked };
+      }
+      const root = input.root ?? fallback;
       // The name and topic are shown on every status: one line of visible text each.
       const refused =
         singleLineProblem(input.name, "name") ?? singleLineProblem(input.topic, "topic");
@@ -363,7 +393,11 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     ensurePage({ vault: selector, ...input }) {
       return onVault<EnsurePageOpResult>(
         selector,
-        (vault) => ({ ok: true, ...ensurePage(vault, input) }),
+        // The registry's pages let the write resolve relation targets and warn of missing links.
+        (vault) => ({
+          ok: true,
+          ...ensurePage(vault, input, new Date(), () => registry(vault).pages),
+        }),
         (diagnostics) => ({ ok: false, diagnostics }),
       );
     },
@@ -543,15 +577,15 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       });
     },
 
-    search({ query, limit = 10, vault = "all" }) {
+    search({ query, limit = 10, vault = "all", type }) {
       const vaults = resolveVaults(vault);
       if (vaults.length === 0) return { ok: false, query, hits: [], diagnostics: missing() };
       const hits: SearchResult["hits"] = [];
       const diagnostics: Diagnostic[] = [];
       for (const v of vaults) {
         const reg = registry(v);
-        for (const hit of lookupPages(reg.pages.values(), query, limit))
-          hits.push({ ...hit, vault: v.kind });
+        const pages = [...reg.pages.values()].filter((p) => type === undefined || p.type === type);
+        for (const hit of lookupPages(pages, query, limit)) hits.push({ ...hit, vault: v.kind });
       }
       // Exact matches from any vault before partial ones; the stable sort keeps
       // the project vault first among equal matches.
@@ -577,7 +611,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       if (!v) return { ok: false, retrieval, diagnostics: missing() };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
-      const reg = handle.refresh();
+      // A doubled layout's outer folder is not the vault yet: nothing is written there before migrate.
+      const doubled = legacyLayoutAt(v.root)?.kind === "doubled";
+      const reg = doubled ? handle.peek() : handle.refresh();
       const index = handle.index.status(reg);
       // A Map: any type name is accepted (OKF), and "constructor" or "__proto__" must count like any other.
       const byType = new Map<string, number>();
@@ -602,10 +638,16 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ambiguous: reg.linkProblems.filter((p) => p.status === "ambiguous").length,
         },
         index,
-        ...vaultOverview(v, reg, index, now, code ? staleByCode(handle, v, reg) : undefined),
+        ...vaultOverview(
+          v,
+          reg,
+          index,
+          now,
+          code && !doubled ? staleByCode(handle, v, reg) : undefined,
+        ),
       };
       if (config.name) summary.name = config.name;
-      const linked = lastLinkedCommit(handle, v, reg.pages.keys());
+      const linked = doubled ? undefined : lastLinkedCommit(handle, v, reg.pages.keys());
       if (linked) summary.lastCommit = { ...linkedCommit(linked.commit), page: linked.page };
       return {
         ok: true,
@@ -615,4 +657,6 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       };
     },
   };
+  // The generated views follow every write, debounced; closing flushes them.
+  return followWrites(service, follower);
 }

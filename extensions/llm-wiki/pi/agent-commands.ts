@@ -67,7 +67,7 @@ export function createIngestCommand(send: Send): Command {
           ? "Ingest the captured sources waiting in the llm-wiki: call wiki_ingest and follow what it returns."
           : `Ingest the captured source ${source} into the llm-wiki: call wiki_ingest with source ${JSON.stringify(source)} and follow what it returns.`,
         "It writes the pages itself with a sub-agent and marks the source once every part succeeded: report the pages it created, the titles it found taken and its diagnostics, without rewriting those pages.",
-        "If it hands you the source's text instead, read every part (ask for the next one with part), create pages with wiki_ensure_page citing the source id, replace the source page's skeleton summary, then mark the source with wiki_ingest mark_ingested: true.",
+        "If it hands you the source's text instead, read every part (ask for the next one with part), create pages with wiki_ensure_page citing the source id in sources and giving relations (supersedes, contradicts, supports, derived_from) to the pages they replace, contradict or support, replace the source page's skeleton summary, then mark the source with wiki_ingest mark_ingested: true.",
         ...(source === ""
           ? ["Continue while sources are waiting, then say what was created."]
           : []),

@@ -1,6 +1,7 @@
 /**
  * Automatic recall: before a run started by the user's prompt, recall with
- * the automatic policy (project vault, high floor, few results) and hand the
+ * the automatic policy (the project vault, or outside any project the personal
+ * one; high floor, at most three bundles) and hand the
  * model a hidden message placed right after the prompt. The system prompt is
  * never touched, so it stays byte-identical from turn to turn and provider
  * prompt caches keep working. A failure costs this turn its memory, nothing more.

@@ -25,6 +25,8 @@ export function createBootstrapTool(
         ...(params.name !== undefined ? { name: params.name } : {}),
         ...(params.topic !== undefined ? { topic: params.topic } : {}),
         ...(params.mode !== undefined ? { mode: params.mode } : {}),
+        // A model named the folder: the service keeps it to the project.
+        ...(params.root !== undefined ? { root: params.root, confined: true } : {}),
       });
       host.scheduleReindex(ctx, result.vault.kind, 0);
       return toolResult(result, renderBootstrap(result));

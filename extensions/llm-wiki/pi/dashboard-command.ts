@@ -1,5 +1,6 @@
 /** `/wiki-dashboard`: the vault's status and overview on one read-only screen. */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import { canDrawScreen, showText } from "./command-output.ts";
 import { DashboardScreen, dashboardText } from "./dashboard-screen.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -11,9 +12,9 @@ export function createDashboardCommand(
       "Read-only llm-wiki dashboard: pages by type, freshness, 7-day activity, ingest queue, orphans, embedding coverage, index",
     async handler(_args, ctx) {
       const result = host.service(ctx).status({ code: true });
-      // Print mode or RPC: no screen to draw on, the same text as a notice.
-      if (!ctx.hasUI) {
-        ctx.ui.notify(dashboardText(result), result.ok ? "info" : "warning");
+      // Print mode or RPC: no screen to draw on, the same text printed.
+      if (!canDrawScreen(ctx)) {
+        showText(ctx, dashboardText(result), result.ok ? "info" : "warning");
         return;
       }
       await ctx.ui.custom<void>((_tui, _theme, _keybindings, done) => {

@@ -91,7 +91,11 @@ export function distillTools(options: DistillToolsOptions): {
         input: {
           ...params,
           content: citedBody(params.content, trajectory),
-          sources: [trajectory],
+          // Cited alone, the trajectory goes in as a plain field: a page that exists is left
+          // as it is unless the model asked to add relations or sources to it.
+          ...(params.sources?.length
+            ? { sources: [trajectory, ...params.sources] }
+            : { extra: { sources: [trajectory] } }),
         },
         ledger,
         entry: (id, path) => ({ id, path, title: params.title, trajectory }),

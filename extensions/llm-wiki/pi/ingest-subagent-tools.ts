@@ -65,7 +65,7 @@ export function partTools(options: PartToolsOptions): {
     name: WRITE_TOOL,
     label: "Wiki ensure page",
     description:
-      "Create a wiki page from this source: type, title, content (Markdown), description, tags, aliases. Never overwrites: a page with the same title is reported, not replaced. The source is cited for you.",
+      "Create a wiki page from this source: type, title, content (Markdown), description, tags, aliases, relations ({type, target}: supersedes, contradicts, supports, derived_from, …). Never overwrites: a page with the same title is reported, not replaced. The source is cited for you.",
     parameters: EnsurePageParams,
     // One write after another: pages land in the order the model asked for them.
     executionMode: "sequential",
@@ -79,7 +79,10 @@ export function partTools(options: PartToolsOptions): {
         input: {
           ...params,
           ...(content !== undefined ? { content } : {}),
-          ...(cite ? { sources: [cite] } : {}),
+          // The source is cited first, sources the model names follow. Cited alone it goes in
+          // as a plain field: on a page that exists, only what the model asked for is added.
+          ...(cite && params.sources?.length ? { sources: [cite, ...params.sources] } : {}),
+          ...(cite && !params.sources?.length ? { extra: { sources: [cite] } } : {}),
         },
         ledger,
         entry: (id, path) => ({ id, path, title: params.title, part }),

@@ -3,9 +3,8 @@
  * `subagentModel` setting). Without arguments it shows the choice, the model
  * a pass would use now and the models this session can use (as a notice, or
  * as Pi's selection dialog when there is a screen, where picking one sets
- * it); `/wiki-model <provider/id>` or `/wiki-model session` sets it, in the
- * project's `.pi/settings.json` like `/wiki-settings` (Pi's global settings
- * with `--global`, or when the project is not trusted). A model the
+ * it); `/wiki-model <provider/id>` or `/wiki-model session` sets it for the
+ * project like `/wiki-settings` (Pi's global settings with `--global`). A model the
  * registry does not know is refused with nothing written; one without
  * credentials is written with a warning, since passes fall back until it
  * has them. The choice applies to the next pass, without /reload.
@@ -117,8 +116,7 @@ export function createModelCommand(): Omit<RegisteredCommand, "name" | "sourceIn
         ctx.ui.notify(USAGE, "warning");
         return;
       }
-      const scope: SettingScope =
-        flags.includes("--global") || !files.projectTrusted ? "global" : "project";
+      const scope: SettingScope = flags.includes("--global") ? "global" : "project";
       const [ref] = rest;
       if (ref !== undefined) {
         await choose(ctx, files, scope, ref);

@@ -22,7 +22,8 @@ export function createRetroTool(
     parameters: RetroParams,
     async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
       const service = host.service(ctx);
-      const result = service.retro(params);
+      // Without lessons the service says what is missing (the schema leaves them optional for `body`).
+      const result = service.retro({ ...params, lessons: params.lessons ?? [] });
       const [vault] = service.resolveVaults("active");
       if (result.ok && result.created && vault)
         host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.path]));

@@ -20,6 +20,7 @@ export function createSearchTool(
       const result = service.search({
         query: params.query,
         ...(params.limit !== undefined ? { limit: params.limit } : {}),
+        ...(params.type !== undefined ? { type: params.type } : {}),
         ...(params.vault ? { vault: params.vault } : {}),
       });
       return toolResult(

@@ -23,21 +23,23 @@ export function createSessionStartHandler(host: WikiHost) {
     try {
       const service = host.service(ctx);
       if (!service.settings.autoRecall) host.setStatus(AUTO_RECALL_OFF_STATUS);
-      if (service.resolveVaults("project").length === 0) {
+      // Outside any project the personal vault is the one unasked memory reads.
+      const ambient = service.ambientVault();
+      if (ambient === undefined) {
         if (service.resolveVaults("all").length === 0) ctx.ui.notify(NO_VAULT_HINT, "info");
         return;
       }
       // Git is read now, while the user types, so the first turn's priming does not wait for it.
       // A resumed or forked session already holds its priming.
       if (event.reason !== "resume" && event.reason !== "fork") service.prefetchPriming();
-      const vault = service.status({ vault: "project" }).vault;
+      const vault = service.status({ vault: ambient.kind }).vault;
       const state = vault?.index.state;
       if (vault === undefined || state === undefined || state === "ready") return;
       // A small vault indexes in about a second: the first turn waits for it
       // rather than recalling from nothing. A big one says when recall starts.
       if (vault.pages <= FIRST_TURN_WAIT_PAGES) host.holdFirstRecall();
       else host.announceNextPass(largeIndexStatus(vault.pages));
-      host.scheduleReindex(ctx, "project", 0);
+      host.scheduleReindex(ctx, ambient.kind, 0);
     } catch (error) {
       host.setStatus(`wiki: unavailable (${errorMessage(error)})`);
     }

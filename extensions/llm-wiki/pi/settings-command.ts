@@ -1,9 +1,9 @@
 /**
  * `/wiki-settings [project|global]`: every `llm-wiki` setting with its value
  * and where it comes from, changed on a screen of Pi's components; changes go
- * to the project's `.pi/settings.json` (the default in a trusted project) or
- * Pi's global settings. Without a screen (print mode, RPC) the same list is a
- * notice, and `/wiki-settings set <key> <value> [--global]` or
+ * to the extension's own file for the project (the default; Pi does not gate
+ * it behind project trust, see `lib/pi-settings-files.ts`) or Pi's global
+ * settings. Without a screen (print mode, RPC) the same list is printed, and `/wiki-settings set <key> <value> [--global]` or
  * `/wiki-settings unset <key> [--global]` change one setting, validated the
  * same way. The session reads its settings when it starts, so most changes
  * apply after /reload; `trajectories` applies at once, as /wiki-trajectories does.
@@ -11,6 +11,7 @@
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
+import { canDrawScreen, showText } from "./command-output.ts";
 import { commandWords } from "./command-words.ts";
 import { SettingsScreen } from "./settings-screen.ts";
 import {
@@ -26,8 +27,6 @@ import type { WorkingMemory } from "./working-memory.ts";
 
 const USAGE =
   "usage: /wiki-settings [project|global] · /wiki-settings set <key> <value> [--global] · /wiki-settings unset <key> [--global]";
-const UNTRUSTED =
-  "llm-wiki: this project is not trusted, so its .pi/settings.json is not read; trust it first, or use /wiki-settings global";
 
 /** The list as a notice: rows, the two files, the files' problems, how to change one. */
 export function settingsText(files: SettingFiles): string {
@@ -38,7 +37,8 @@ export function settingsText(files: SettingFiles): string {
       "llm-wiki settings (setting, from, value):",
       ...settingsTable(rows),
       "",
-      `project: ${neutraliseLine(files.project)}${files.projectTrusted ? "" : " (not read: the project is not trusted)"}`,
+      `project: ${neutraliseLine(files.project)}`,
+      `         and ${neutraliseLine(files.piProject)}${files.projectTrusted ? "" : " (not read: the project is not trusted)"}`,
       `global:  ${neutraliseLine(files.global)}`,
       ...(problems ? ["", problems] : []),
       "",
@@ -59,7 +59,7 @@ export function createSettingsCommand(
       const [verb, id, ...value] = rest;
       const unknownFlag = flags.find((f) => f !== "--global" && f !== "--project");
       if (unknownFlag !== undefined) {
-        ctx.ui.notify(USAGE, "warning");
+        showText(ctx, USAGE, "warning");
         return;
       }
       const asked: SettingScope | undefined =
@@ -68,32 +68,28 @@ export function createSettingsCommand(
           : verb === "global" || flags.includes("--global")
             ? "global"
             : undefined;
-      if (asked === "project" && !files.projectTrusted) {
-        ctx.ui.notify(UNTRUSTED, "warning");
-        return;
-      }
-      const scope = asked ?? (files.projectTrusted ? "project" : "global");
+      const scope = asked ?? "project";
       const change = (to: SettingScope, key: string, raw: string) =>
         changeAndApply(memory, ctx, files, to, key, raw);
 
       if (verb === "set" || verb === "unset") {
         const raw = value.join(" ");
         if (id === undefined || (verb === "set" ? raw === "" : raw !== "")) {
-          ctx.ui.notify(USAGE, "warning");
+          showText(ctx, USAGE, "warning");
           return;
         }
         const result = change(scope, id, verb === "set" ? raw : "");
-        ctx.ui.notify(terminalSafe(`llm-wiki: ${result.message}`), result.ok ? "info" : "warning");
+        showText(ctx, terminalSafe(`llm-wiki: ${result.message}`), result.ok ? "info" : "warning");
         return;
       }
       if (rest.length > 1 || (verb !== undefined && verb !== "project" && verb !== "global")) {
-        ctx.ui.notify(USAGE, "warning");
+        showText(ctx, USAGE, "warning");
         return;
       }
-      // Print mode or RPC: no screen to draw on, the list as a notice.
-      if (!ctx.hasUI) {
+      // Print mode or RPC: no screen to draw on, the list as text.
+      if (!canDrawScreen(ctx)) {
         const problems = readSettingsSnapshot(files).diagnostics.length > 0;
-        ctx.ui.notify(settingsText(files), problems ? "warning" : "info");
+        showText(ctx, settingsText(files), problems ? "warning" : "info");
         return;
       }
       await ctx.ui.custom<void>((tui, theme, _keybindings, done) => {

@@ -107,7 +107,7 @@ export class SettingsScreen extends Container implements Focusable {
   constructor(options: SettingsScreenOptions) {
     super();
     this.#options = options;
-    this.#scope = options.files.projectTrusted ? options.scope : "global";
+    this.#scope = options.scope;
     const snapshot = readSettingsSnapshot(options.files);
     this.#rows = snapshot.rows;
     this.#items = [this.#scopeItem(), ...snapshot.rows.map((row) => this.#item(row))];
@@ -145,10 +145,8 @@ export class SettingsScreen extends Container implements Focusable {
       id: SCOPE_ID,
       label: this.#label("write to", ""),
       currentValue: this.#scope,
-      values: files.projectTrusted ? ["project", "global"] : ["global"],
-      description: files.projectTrusted
-        ? "which file a change goes to: this project's .pi/settings.json (wins) or Pi's global settings.json"
-        : "this project is not trusted, so its .pi/settings.json is not read: changes go to Pi's global settings.json",
+      values: ["project", "global"],
+      description: `which file a change goes to: this project's settings (wins; ${files.project}) or Pi's global settings.json`,
     };
   }
 

@@ -1,15 +1,18 @@
 /**
  * What `/wiki-settings` shows and changes. Every `llm-wiki` setting is one
  * row (each model of `models` its own row) holding the value this session's
- * settings files resolve to and where it comes from: Pi's built-in default,
- * Pi's global settings file, or the project's `.pi/settings.json` (read only
- * in a trusted project). A change is one validated write into the chosen
- * scope's file through `writeSetting`, which keeps every other key.
+ * settings files resolve to and where it comes from: the built-in default,
+ * Pi's global settings file, or the project (the extension's own file for
+ * it, and the project's `.pi/settings.json` in a trusted project). A change
+ * is one validated write into the chosen scope's file through
+ * `writeSetting`, which keeps every other key; a project change goes to the
+ * extension's own file, which Pi does not gate behind project trust.
  */
 import { join } from "node:path";
-import { CONFIG_DIR_NAME, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import { type TSchema, Type } from "typebox";
 import type { Diagnostic } from "../lib/diagnostics.ts";
+import { piLegacyProjectSettingsPath, piProjectSettingsPath } from "../lib/pi-settings-files.ts";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine } from "../lib/safety/text.ts";
 import { readSettingsSection, SETTING_SCHEMAS, type WikiSettings } from "../lib/settings.ts";
@@ -23,9 +26,12 @@ export type SettingKey = keyof WikiSettings;
 /** How a row is changed: cycled through `choices`, or typed (a number, a text, a list). */
 export type SettingKind = "choice" | "integer" | "text" | "list";
 
-/** The two files a change can go to, and whether the project's is read at all. */
+/** The two files a change can go to, and Pi's project file, read only in a trusted project. */
 export interface SettingFiles {
+  /** The extension's own file for this project (read whatever the project's trust). */
   project: string;
+  /** The project's `.pi/settings.json`: settings written there before. */
+  piProject: string;
   global: string;
   cwd: string;
   agentDir: string;
@@ -87,13 +93,14 @@ const ABOUT: Record<SettingKey, { about: string; live?: true }> = {
 const BOOLEAN_CHOICES = ["true", "false"] as const;
 const NOT_SET = "(not set)";
 
-/** The files of this session: the project's `.pi/settings.json` and Pi's global one. */
+/** The files of this session: the extension's for the project, Pi's project one, Pi's global one. */
 export function settingFiles(
   ctx: { cwd: string; isProjectTrusted(): boolean },
   agentDir: string = getAgentDir(),
 ): SettingFiles {
   return {
-    project: join(ctx.cwd, CONFIG_DIR_NAME, "settings.json"),
+    project: piProjectSettingsPath(agentDir, ctx.cwd),
+    piProject: piLegacyProjectSettingsPath(ctx.cwd),
     global: join(agentDir, "settings.json"),
     cwd: ctx.cwd,
     agentDir,
@@ -158,10 +165,14 @@ function display(value: unknown): string {
   return neutraliseLine(String(value)) || NOT_SET;
 }
 
-function sections(files: SettingFiles): Record<SettingScope, unknown> {
+/** The sections as the host reads them: the project's own file, then Pi's project file (trusted only). */
+function sections(files: SettingFiles): { global: unknown; project: unknown[] } {
   return {
     global: readSettingsSection(files.global).section,
-    project: files.projectTrusted ? readSettingsSection(files.project).section : undefined,
+    project: [
+      readSettingsSection(files.project).section,
+      files.projectTrusted ? readSettingsSection(files.piProject).section : undefined,
+    ],
   };
 }
 
@@ -175,12 +186,13 @@ export function readSettingsSnapshot(files: SettingFiles): SettingsSnapshot {
   });
   const held = sections(files);
   const rows = rowShapes().map((shape): SettingRow => {
-    const source: SettingSource =
-      heldValue(held.project, shape) !== undefined
-        ? "project"
-        : heldValue(held.global, shape) !== undefined
-          ? "global"
-          : "default";
+    const source: SettingSource = held.project.some(
+      (section) => heldValue(section, shape) !== undefined,
+    )
+      ? "project"
+      : heldValue(held.global, shape) !== undefined
+        ? "global"
+        : "default";
     const resolved: unknown = settings[shape.key];
     const value =
       shape.role === undefined ? resolved : (resolved as Record<string, unknown>)[shape.role];
@@ -227,18 +239,20 @@ export function changeSetting(
       message: `"${neutraliseLine(id)}" is not a setting; one of: ${settingIds().join(", ")}`,
     };
   }
-  if (scope === "project" && !files.projectTrusted) {
-    return {
-      ok: false,
-      message:
-        "this project is not trusted, so its .pi/settings.json is not read; trust it first, or change the global settings",
-    };
-  }
   const path = files[scope];
   const section = readSettingsSection(path).section;
   const remove = raw.trim() === "";
-  if (remove && heldValue(section, shape) === undefined) {
-    return { ok: false, message: `${id} has no ${scope} value to remove`, key: shape.key };
+  if (remove) {
+    // A value left in Pi's project file would still apply: it goes too.
+    const legacy =
+      scope === "project" && files.projectTrusted
+        ? removeLegacy(files, shape)
+        : { held: false, message: undefined };
+    if (legacy.message !== undefined) return { ok: false, message: legacy.message, key: shape.key };
+    if (heldValue(section, shape) === undefined) {
+      if (legacy.held) return removed(files, scope, id, shape, files.piProject);
+      return { ok: false, message: `${id} has no ${scope} value to remove`, key: shape.key };
+    }
   }
   let value: unknown = remove ? undefined : parse(shape, raw);
   if (shape.role !== undefined) {
@@ -257,24 +271,65 @@ export function changeSetting(
       key: shape.key,
     };
   }
-  // A project's file within the project (a committed `.pi` link is refused); the global one as it is.
-  const written = writeSetting(path, shape.key, value, scope === "project" ? files.cwd : undefined);
+  // The project's file within the agent folder (no link on the way); the global one as it is.
+  const written = writeSetting(
+    path,
+    shape.key,
+    value,
+    scope === "project" ? files.agentDir : undefined,
+  );
   if (!written.ok) {
     return { ok: false, message: renderDiagnostics(written.diagnostics), key: shape.key };
   }
+  if (remove) return removed(files, scope, id, shape, path);
   const now = readSettingsSnapshot(files).rows.find((r) => r.id === id);
   const where = `${scope} settings (${neutraliseLine(path)})`;
   const effect = ABOUT[shape.key].live ? "applies now" : "applies after /reload";
-  if (remove) {
-    const then = now ? `; now ${now.value} (${now.source})` : "";
-    return { ok: true, message: `${id} removed from ${where}${then}, ${effect}`, key: shape.key };
-  }
   const shadow =
     now && now.source !== scope ? `; the ${now.source} value ${now.value} still applies here` : "";
   return {
     ok: true,
     message: `${id} = ${display(parse(shape, raw))} written to ${where}, ${effect}${shadow}`,
     key: shape.key,
+  };
+}
+
+/** What a removal left: the value that applies now, and where it comes from. */
+function removed(
+  files: SettingFiles,
+  scope: SettingScope,
+  id: string,
+  shape: RowShape,
+  path: string,
+): ChangeResult {
+  const now = readSettingsSnapshot(files).rows.find((r) => r.id === id);
+  const effect = ABOUT[shape.key].live ? "applies now" : "applies after /reload";
+  const then = now ? `; now ${now.value} (${now.source})` : "";
+  const where = `${scope} settings (${neutraliseLine(path)})`;
+  return { ok: true, message: `${id} removed from ${where}${then}, ${effect}`, key: shape.key };
+}
+
+/**
+ * Removes a row's value from Pi's project file when it holds one (within the
+ * project: a committed `.pi` link is refused); `message` says why it could not.
+ */
+function removeLegacy(
+  files: SettingFiles,
+  shape: RowShape,
+): { held: boolean; message: string | undefined } {
+  const section = readSettingsSection(files.piProject).section;
+  if (heldValue(section, shape) === undefined) return { held: false, message: undefined };
+  let value: unknown;
+  if (shape.role !== undefined) {
+    const held = heldValue(section, { ...shape, role: undefined });
+    const models: Record<string, unknown> = { ...(isObject(held) ? held : {}) };
+    delete models[shape.role];
+    value = Object.keys(models).length > 0 ? models : undefined;
+  }
+  const written = writeSetting(files.piProject, shape.key, value, files.cwd);
+  return {
+    held: true,
+    message: written.ok ? undefined : renderDiagnostics(written.diagnostics),
   };
 }
 

@@ -1,26 +1,32 @@
 /**
- * The extension's settings: the `llm-wiki` section of Pi's global settings
- * file and, only in a trusted project, of the project's `.pi/settings.json`
- * (project values win). Each file is validated on its own, so a bad project
- * value falls back to the global one, and a file's problems name that file.
+ * The extension's settings, later sources winning: the `llm-wiki` section
+ * of Pi's global settings file; of the project's `.pi/settings.json`, only
+ * in a trusted project (settings written there before); and of the
+ * extension's own file for the project (`lib/pi-settings-files.ts`), read
+ * whatever the project's trust, since the user wrote it outside the
+ * repository. Each file is validated on its own, so a bad project value falls
+ * back to the global one, and a file's problems name that file.
  */
+
 import { join } from "node:path";
-import { CONFIG_DIR_NAME, getAgentDir } from "@earendil-works/pi-coding-agent";
+import { getAgentDir } from "@earendil-works/pi-coding-agent";
 import type { Diagnostic } from "../lib/diagnostics.ts";
+import { piLegacyProjectSettingsPath, piProjectSettingsPath } from "../lib/pi-settings-files.ts";
 import { readSettingsSection, resolveSettings, type WikiSettings } from "../lib/settings.ts";
 
 export interface PiSettingsLocation {
   /** Pi's agent folder (holds the global `settings.json`). */
   agentDir: string;
   cwd: string;
-  /** Whether the project's own settings may be read (`ctx.isProjectTrusted()`). */
+  /** Whether the project's `.pi/settings.json` may be read (`ctx.isProjectTrusted()`). */
   projectTrusted: boolean;
 }
 
-/** Settings files in the order they apply; the project file only when trusted. */
+/** Settings files in the order they apply; Pi's project file only when trusted. */
 function piSettingsFiles(location: PiSettingsLocation): string[] {
   const files = [join(location.agentDir, "settings.json")];
-  if (location.projectTrusted) files.push(join(location.cwd, CONFIG_DIR_NAME, "settings.json"));
+  if (location.projectTrusted) files.push(piLegacyProjectSettingsPath(location.cwd));
+  files.push(piProjectSettingsPath(location.agentDir, location.cwd));
   return files;
 }
 

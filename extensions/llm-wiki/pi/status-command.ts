@@ -2,6 +2,7 @@
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics, renderStatus } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
+import { showText } from "./command-output.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 export function createStatusCommand(
@@ -15,7 +16,7 @@ export function createStatusCommand(
       const text = [renderStatus(result), renderDiagnostics(problems)]
         .filter((t) => t !== "")
         .join("\n");
-      ctx.ui.notify(terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
+      showText(ctx, terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
     },
   };
 }

@@ -2,9 +2,11 @@
  * One short status-line entry (`ctx.ui.setStatus("llm-wiki", …)`) saying what
  * the wiki last did for this session, so automatic recall is never invisible.
  */
+
 import type { Diagnostic } from "../lib/diagnostics.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
 import { reindexDiagnostics } from "../lib/reindex-diagnostics.ts";
+import { BUDGET_DIAGNOSTIC } from "../lib/retrieval/turn-budget.ts";
 import { neutraliseLine } from "../lib/safety/text.ts";
 import type { ReindexResult } from "../lib/wiki-service.ts";
 
@@ -35,8 +37,11 @@ export function recallStatus(result: RecallResult): string {
     const problem = firstProblem(result.diagnostics);
     return `wiki: recall failed${problem ? ` (${problem.message})` : ""}`;
   }
-  if (result.results.length === 0) return "wiki: no match";
-  return `wiki: ${plural(result.results.length, "page")} · ${result.modeUsed} · ${result.durationMs} ms`;
+  // A step the turn budget cut: the answer is partial, or empty without having looked.
+  const cut = result.diagnostics.find((d) => d.code === BUDGET_DIAGNOSTIC);
+  if (result.results.length === 0)
+    return cut ? "wiki: out of time (turn budget)" : "wiki: no match";
+  return `wiki: ${plural(result.results.length, "page")} · ${result.modeUsed} · ${result.durationMs} ms${cut ? " · partial (turn budget)" : ""}`;
 }
 
 /** Status for a thrown recall (a bug or an unexpected I/O failure): the turn goes on without memory. */

@@ -11,6 +11,7 @@ import type { FeedbackSession } from "../lib/feedback/feedback-session.ts";
 import { preloadQmd } from "../lib/index/qmd-store.ts";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import type { VaultKind } from "../lib/vault/paths.ts";
+import { refreshProblems } from "../lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
 import { createReindexScheduler } from "./reindex-scheduler.ts";
 import { loadPiSettings } from "./settings.ts";
@@ -100,6 +101,10 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
             await service.reindex({ scope: "changed", vault, ...(paths ? { paths } : {}) }),
           ),
         );
+        // The views follow pages the agent wrote with its own file tools too.
+        const current = service;
+        const [target] = current?.resolveVaults(vault) ?? [];
+        if (current && target) current.noteWrite(target, paths);
       } catch (error) {
         setStatus(`wiki: indexing failed (${errorMessage(error)})`);
       }
@@ -114,7 +119,20 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
       projectTrusted: ctx.isProjectTrusted(),
       ...(options.agentDir ? { agentDir: options.agentDir } : {}),
     });
-    service = createWikiService({ cwd: ctx.cwd, settings, env: options.env ?? process.env });
+    service = createWikiService({
+      cwd: ctx.cwd,
+      settings,
+      env: options.env ?? process.env,
+      // The views follow the session's writes, debounced; shutdown flushes them (`close`).
+      views: {
+        onRefresh(refresh) {
+          const problems = refreshProblems(refresh);
+          if (problems.length > 0) {
+            ui?.notify(`llm-wiki views after a write:\n${renderDiagnostics(problems)}`, "warning");
+          }
+        },
+      },
+    });
     if (diagnostics.length > 0) {
       ctx.ui.notify(`llm-wiki settings:\n${renderDiagnostics(diagnostics)}`, "warning");
     }

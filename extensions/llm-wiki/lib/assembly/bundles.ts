@@ -110,10 +110,12 @@ export interface Assembly {
 
 /** Most superseding steps followed from a page to the current claim (a cycle stops earlier). */
 const MAX_SUCCESSION = 8;
-const MAX_EVIDENCE = 2;
-const MAX_QUALIFIERS = 2;
+/** Most pieces of evidence under one card. */
+export const MAX_EVIDENCE = 2;
+/** Most qualifiers under one card. */
+export const MAX_QUALIFIERS = 2;
 /** Automatic recall: most cards of one page type. */
-const AUTOMATIC_TYPE_CAP = 2;
+export const AUTOMATIC_TYPE_CAP = 2;
 /** Relations whose meaning between a pair an active user resolution replaces. */
 const RESOLVED_KINDS: ReadonlySet<string> = new Set([
   "supersedes",

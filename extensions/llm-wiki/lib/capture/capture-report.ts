@@ -5,7 +5,9 @@
  */
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { countTotal, type RedactionCounts } from "../safety/redact.ts";
+import type { CapturedPacket } from "./capture-dedupe.ts";
 import type { CapturedDocument, CaptureSourceResult, StoredPacket } from "./capture-types.ts";
+import type { SourceManifest } from "./packet.ts";
 import type { SourcePageResult } from "./source-page.ts";
 
 /** What a successful capture did, from its stages' outputs. */
@@ -42,6 +44,37 @@ export function captureReport(outcome: CaptureOutcome): CaptureSourceResult {
     manifest: stored.manifest,
     redactions,
     diagnostics,
+  };
+}
+
+/**
+ * The result of a capture whose source was already captured: the existing
+ * packet's id, `deduplicated`, and a note; nothing was written.
+ */
+export function duplicateReport(
+  existing: CapturedPacket,
+  redactions: RedactionCounts,
+): CaptureSourceResult {
+  const { manifest } = existing;
+  // An older packet's manifest may lack fields this result promises: given only when whole.
+  const whole = typeof manifest.packet_version === "string" && manifest.hashes !== undefined;
+  return {
+    ok: true,
+    id: existing.id,
+    packet: existing.rel,
+    ...(existing.page !== undefined ? { page: existing.page } : {}),
+    ...(whole ? { manifest: manifest as SourceManifest } : {}),
+    deduplicated: true,
+    // What this capture took out before comparing: the same counts a first capture reports.
+    redactions,
+    diagnostics: [
+      diagnostic(
+        "capture_duplicate",
+        "info",
+        `the same content was already captured as ${existing.id}; nothing written`,
+        { path: existing.rel },
+      ),
+    ],
   };
 }
 

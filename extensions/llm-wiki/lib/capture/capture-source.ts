@@ -10,6 +10,7 @@
  *   extract   capture-extract.ts   Markdown (a PDF: read and redacted there)   → ExtractedText | CapturedDocument
  *   redact    capture-redact.ts    the Markdown again; keep or withhold        → CapturedDocument
  *   label     capture-label.ts     title and origin, redacted                  → SourceLabels
+ *   dedupe    capture-dedupe.ts    the same Markdown already in a packet: its id → CapturedPacket
  *   store     capture-store.ts     id claimed, manifest, packet written        → StoredPacket
  *   page      capture-page.ts      the skeleton source page                    → SourcePageResult
  *   record    capture-record.ts    the `source_captured` event                 → Diagnostic[]
@@ -21,16 +22,18 @@
  * marks the vault changed, and Pi reindexes at once, the CLI and MCP at the
  * next search.
  */
+import { hashContent } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { sumCounts } from "../vault/redaction.ts";
 import { decodeSource } from "./capture-decode.ts";
+import { findCapturedPacket } from "./capture-dedupe.ts";
 import { checkExtractedSize, extractPdf, extractText } from "./capture-extract.ts";
 import { labelSource } from "./capture-label.ts";
 import { pageForPacket } from "./capture-page.ts";
 import { readContext, readSource } from "./capture-read.ts";
 import { recordCapture } from "./capture-record.ts";
 import { redactExtracted, redactOriginal } from "./capture-redact.ts";
-import { captureFailure, captureReport } from "./capture-report.ts";
+import { captureFailure, captureReport, duplicateReport } from "./capture-report.ts";
 import { storePacket } from "./capture-store.ts";
 import {
   type CapturedDocument,
@@ -68,6 +71,9 @@ export async function captureSource(
     checkExtractedSize(document, limits);
     const labels = labelSource(input.title, read, document);
     const redactions = sumCounts(document.counts, labels.counts);
+    // The key is what the packet's `source.md` would hold (its manifest's `hashes.source`).
+    const existing = findCapturedPacket(vault, `sha256:${hashContent(document.markdown)}`);
+    if (existing !== undefined) return duplicateReport(existing, redactions);
     const stored = storePacket(vault, { read, document, labels, redactions, now });
     const page = pageForPacket(vault, stored, document.markdown, now);
     const logged = recordCapture(vault, stored, page, redactions, now);

@@ -73,6 +73,12 @@ export interface CaptureSourceResult {
   /** Id of the skeleton source page, e.g. `sources/rag-survey`. */
   page?: string;
   manifest?: SourceManifest;
+  /**
+   * True when the same content (the Markdown after extraction and redaction)
+   * was already captured: `id` is that packet's, and nothing was written
+   * (`redactions` still counts what this capture took out before comparing).
+   */
+  deduplicated?: true;
   /** Secrets redacted, by kind. */
   redactions: RedactionCounts;
   diagnostics: Diagnostic[];

@@ -59,13 +59,21 @@ export async function readFileForCapture(
   } catch (error) {
     throw accessFailure(error, path);
   }
-  const allowed = await Promise.all(roots.map(canonical));
+  const allowed = [...new Set(await Promise.all(roots.map(canonical)))];
   if (!allowed.some((root) => isInside(root, realPath))) {
     const via = realPath === path ? "" : ` (a link to ${realPath})`;
-    throw fail(
-      "capture_path_outside",
-      `${path}${via} is outside the folders a capture may read (${allowed.join(", ")})`,
-      path,
+    // The rule and the ways around it: a capture is asked for by an agent, so what it may read is bounded.
+    throw new WikiError(
+      diagnostic(
+        "capture_path_outside",
+        "error",
+        `${path}${via} is outside the folders a capture may read (${allowed.join(", ")}): a capture reads files only inside the project, its vault, the working folder and your home folder, so that a path or a link handed to it cannot copy files from elsewhere on the machine into the vault`,
+        {
+          path,
+          repair:
+            "copy the file into the project and capture the copy, or pass its text on standard input (llm-wiki capture --text - < FILE; in Pi or MCP, give its text as `text`)",
+        },
+      ),
     );
   }
   let info: Awaited<ReturnType<typeof stat>>;

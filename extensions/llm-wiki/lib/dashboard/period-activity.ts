@@ -15,7 +15,14 @@ const PAGE_CREATED_KINDS: ReadonlySet<string> = new Set([
   "observation_recorded",
   "retro_recorded",
   "conflict_resolved",
+  // As @zosmaai/pi-llm-wiki logs them (its page in `path` or `slug`, see event-log.ts).
+  "ensure_page",
+  "observe",
+  "retro",
 ]);
+/** Capture and ingest kinds, ours and @zosmaai/pi-llm-wiki's (`capture`, `ingest` with `source_id`). */
+const CAPTURED_KINDS: ReadonlySet<string> = new Set(["source_captured", "capture"]);
+const INGESTED_KINDS: ReadonlySet<string> = new Set(["source_ingested", "ingest"]);
 
 /** A page named by the period's activity; `title` from the registry when the page still exists. */
 export interface ActivityPage {
@@ -75,7 +82,7 @@ export function periodActivity(
       created.set(e.page, titled(e.page));
     } else if (e.kind === "page_verified" && e.page !== undefined) {
       verified.add(e.page);
-    } else if (e.kind === "source_captured" || e.kind === "source_ingested") {
+    } else if (CAPTURED_KINDS.has(e.kind) || INGESTED_KINDS.has(e.kind)) {
       const source: ActivitySource = {};
       if (e.id !== undefined) source.id = e.id;
       if (e.page !== undefined) {
@@ -83,7 +90,7 @@ export function periodActivity(
         const title = registry.pages.get(e.page)?.title;
         if (title !== undefined) source.title = title;
       }
-      (e.kind === "source_captured" ? captured : ingested).push(source);
+      (CAPTURED_KINDS.has(e.kind) ? captured : ingested).push(source);
     }
   }
   // A capture's skeleton page is logged as created (and dated) too: it is listed once, as the capture.

@@ -12,6 +12,7 @@
  *
  * Structural types only: qmd-store.ts hands in QMD's database connection.
  */
+import { backgroundShare } from "../lexical/background.ts";
 import { BM25_K1, type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
@@ -143,16 +144,18 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
   /** The query's terms as BM25 phrases with their frequencies. */
   const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] =>
     terms.slice(0, CONFIDENCE_TERMS).map((term) => {
-      const phrases = term.fts.map((fts) => ({
-        terms: ftsTokens(fts.slice(1, -1).replace(/""/g, '"')),
-        df: documentFrequency(fts),
-      }));
+      const phrases = term.fts
+        .map((fts) => ({
+          terms: ftsTokens(fts.slice(1, -1).replace(/""/g, '"')),
+          df: documentFrequency(fts),
+        }))
+        .map((phrase) => ({ ...phrase, prior: backgroundShare(phrase.terms) }));
       const main = phrases[0];
       return {
         term,
         stems: main?.terms.slice() ?? [],
         phrases: phrases.filter((p) => p.terms.length > 0),
-        weight: idf(corpus().documents, main?.df ?? 0),
+        weight: idf(corpus().documents, main?.df ?? 0, main?.prior),
         df: main?.df ?? 0,
       };
     });

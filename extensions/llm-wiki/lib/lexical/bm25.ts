@@ -43,6 +43,8 @@ export interface Bm25Phrase {
   terms: readonly string[];
   /** Rows containing it (n). */
   df: number;
+  /** Its share of passages in general text, when known: pads a small vault's IDF (see `idf`). */
+  prior?: number;
 }
 
 /** What one phrase added to one document's score. */
@@ -73,10 +75,27 @@ export function tokenizedDoc(path: string[], title: string[], body: string[]): T
   };
 }
 
-/** Lucene's BM25 IDF: positive for any document frequency. */
-export function idf(documents: number, df: number): number {
-  const n = Math.min(Math.max(0, df), documents);
-  return Math.log(1 + (documents - n + 0.5) / (n + 0.5));
+/**
+ * Below this many pages a vault cannot tell its topic's words from words
+ * on every page: in a new vault of two notes about backups, "backup" is on
+ * both and its IDF says "common", while the words a question adds and no
+ * page holds weigh most. With a prior, the pages such a vault lacks are
+ * taken to hold the phrase at its share in general text; from this size
+ * on, the vault's own counts decide alone.
+ */
+export const MIN_IDF_PAGES = 12;
+
+/**
+ * Lucene's BM25 IDF: positive for any document frequency. With `prior` (the
+ * phrase's share in general text), a vault under MIN_IDF_PAGES pages is
+ * padded to that size by pages holding it at that share.
+ */
+export function idf(documents: number, df: number, prior?: number): number {
+  const missing = prior === undefined ? 0 : MIN_IDF_PAGES - documents;
+  const pages = missing > 0 ? MIN_IDF_PAGES : documents;
+  const held = Math.min(Math.max(0, df), documents) + (missing > 0 ? missing * (prior ?? 0) : 0);
+  const n = Math.min(held, pages);
+  return Math.log(1 + (pages - n + 0.5) / (n + 0.5));
 }
 
 /** How often `terms` occur in order in one column. */
@@ -126,6 +145,6 @@ export function contribution(
   const counts = phraseCounts(doc, phrase.terms);
   const f =
     counts[0] * FIELD_WEIGHTS[0] + counts[1] * FIELD_WEIGHTS[1] + counts[2] * FIELD_WEIGHTS[2];
-  const w = idf(stats.documents, phrase.df);
+  const w = idf(stats.documents, phrase.df, phrase.prior);
   return { counts, idf: w, score: w * saturated(f, doc.length, stats) };
 }

@@ -22,10 +22,10 @@ export interface Preferred {
 }
 
 /**
- * Each hit's date by the page-date chain — front matter (a source's own
- * date first), else the event log, else its file's last commit — keyed
- * `vault\0id`: priming prefers fresher pages by the date temporal recall
- * reads, not only `updated`/`created`.
+ * Each hit's last-change date by the page-date chain — front matter
+ * (`updated` first), else the event log, else its file's last commit —
+ * keyed `vault\0id`: priming prefers pages touched lately, not only those
+ * with an `updated` field.
  */
 function hitDates(
   byKind: ReadonlyMap<string, VaultHandle>,
@@ -35,7 +35,7 @@ function hitDates(
   for (const [kind, handle] of byKind) {
     const ids = hits.filter((h) => h.vault === kind).map((h) => h.id);
     if (ids.length === 0) continue;
-    for (const [id, d] of datesOfPages(handle.paths, handle.view().pages, ids)) {
+    for (const [id, d] of datesOfPages(handle.paths, handle.view().pages, ids, "changed")) {
       out.set(`${kind}\u0000${id}`, d.date);
     }
   }

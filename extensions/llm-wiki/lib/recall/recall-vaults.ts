@@ -1,6 +1,6 @@
 /**
  * Stage 2, vaults: which vaults answer (the project, and the personal vault
- * when the policy and settings allow), each as retrieval sees it — its
+ * when the policy and settings allow, or when there is no project), each as retrieval sees it — its
  * registry, index status and store — with an explicit recall first indexing
  * pages changed behind the host's back. Also what the model paths may use,
  * decided from file checks before any model call.
@@ -107,7 +107,11 @@ export async function openVaults(
 ): Promise<OpenedVaults> {
   const paths: VaultPaths[] = [];
   if (vaults.project) paths.push(vaults.project);
-  if (plan.policy.includePersonal && settings.includePersonal && vaults.personal) {
+  // Outside any project the personal vault is the one automatic recall has,
+  // as `@zosmaai/pi-llm-wiki` falls back to it; inside one only the policy
+  // brings it in (the automatic policy keeps other projects' notes out).
+  const personalAnswers = plan.policy.includePersonal || vaults.project === undefined;
+  if (personalAnswers && settings.includePersonal && vaults.personal) {
     paths.push(vaults.personal);
   }
   const opened: OpenedVaults = { paths, handles: new Map(), views: [], notes: [] };
@@ -148,9 +152,11 @@ export function retrievalRequest(
 ): RetrievalRequest {
   // What the vault is about steers reranking (QMD's intent), never the transcript.
   const intent = handles.get(opened.paths[0] as VaultPaths).intent();
+  // The personal vault opened alone (no project) answers under any policy.
+  const alone = !opened.handles.has("project") && !plan.policy.includePersonal;
   return {
     query: input.query,
-    policy: plan.policy,
+    policy: alone ? { ...plan.policy, includePersonal: true } : plan.policy,
     mode: plan.mode,
     capabilities: capabilities(handles),
     ...(intent ? { intent } : {}),

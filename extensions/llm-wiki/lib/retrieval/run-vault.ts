@@ -17,7 +17,7 @@ import type {
   TraceStep,
   VaultRun,
 } from "./retrieval-types.ts";
-import { BudgetExceeded, within } from "./turn-budget.ts";
+import { BUDGET_DIAGNOSTIC, BudgetExceeded, within } from "./turn-budget.ts";
 
 /**
  * Whether the two best candidates contradict each other with no user
@@ -81,6 +81,7 @@ export async function runVault(
       return result;
     } catch (error) {
       entry.note = errorMessage(error);
+      if (error instanceof BudgetExceeded) error.step = step;
       throw error;
     } finally {
       entry.ms = Math.round(performance.now() - t0);
@@ -92,13 +93,15 @@ export async function runVault(
       (error as { code?: string }).code === "model_unavailable"
         ? "model_unavailable"
         : error instanceof BudgetExceeded
-          ? "recall_budget_exceeded"
+          ? BUDGET_DIAGNOSTIC
           : "retrieval_failed";
+    // A cut step makes the answer partial: said where a person sees it (a
+    // warning), not only in `--explain`.
     diagnostics.push(
       diagnostic(
         code,
-        code === "retrieval_failed" ? "warning" : "info",
-        `${from} retrieval ${error instanceof BudgetExceeded ? "ran out of time" : `failed (${errorMessage(error)})`}; used ${to}`,
+        code === "model_unavailable" ? "info" : "warning",
+        `${from} retrieval ${error instanceof BudgetExceeded ? `ran past the turn budget (${req.budgetMs ?? "no"} ms)` : `failed (${errorMessage(error)})`}; used ${to}, a partial answer`,
         {
           ...((error as { repair?: string }).repair
             ? { repair: (error as { repair: string }).repair }

@@ -7,7 +7,7 @@
 import type { QmdHit } from "../index/qmd-store-types.ts";
 import { backgroundShare } from "../lexical/background.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
-import { CONTAINED_NAME_CONFIDENCE, matchNames } from "../name-match.ts";
+import { CONTAINED_NAME_CONFIDENCE, matchNames, pageNames } from "../name-match.ts";
 import { pageEvidence } from "../recall-evidence.ts";
 import { boundedMultiplier, type RecallPolicy } from "../retrieval-policy.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
@@ -16,7 +16,7 @@ import type { PageMeta } from "../vault/page.ts";
 import type { RecallWhy, RetrievalHit, RetrievalVault, VaultRun } from "./retrieval-types.ts";
 
 /**
- * A contained title or alias is evidence on its own (for automatic recall)
+ * A contained title, alias or recall trigger is evidence on its own (for automatic recall)
  * when its words together are rare in general software English: "Version
  * vectors" or "Tombstones" are, "CLI" or "Data retention" are not.
  */
@@ -25,7 +25,7 @@ export const NAME_BACKGROUND_MAX = 0.002;
 /** `said`: the query's index terms, space-separated and padded with a space each side. */
 function nameIsEvidence(page: PageMeta | undefined, said: string): boolean {
   if (!page) return false;
-  return [page.title, ...page.aliases].some((name) => {
+  return pageNames(page).some((name) => {
     const stems = ftsTokens(name);
     return (
       stems.length > 0 &&

@@ -40,6 +40,25 @@ const cache = new Map<string, Cached>();
 
 const PAGE_ID = /^[^\s/.][^\s/]*(?:\/[^\s/.][^\s/]*)+$/u;
 
+/** Kinds of @zosmaai/pi-llm-wiki whose page lies under `sources/`, named by its `slug`. */
+const OLDER_SLUG_KINDS: ReadonlySet<string> = new Set(["observe", "retro"]);
+/** Its kinds naming a source packet by `source_id`, whose page is `sources/<source_id>`. */
+const OLDER_SOURCE_KINDS: ReadonlySet<string> = new Set(["capture", "ingest"]);
+
+/**
+ * The page an event of @zosmaai/pi-llm-wiki names, in its own fields:
+ * `path` (`ensure_page`), `slug` (`observe`, `retro`) or `source_id`
+ * (`capture`, `ingest`, whose skeleton page is named after the packet).
+ */
+function olderPage(e: Record<string, unknown>): string | undefined {
+  if (typeof e.path === "string") return e.path;
+  if (typeof e.slug === "string" && OLDER_SLUG_KINDS.has(String(e.kind)))
+    return `sources/${e.slug}`;
+  if (typeof e.source_id === "string" && OLDER_SOURCE_KINDS.has(String(e.kind)))
+    return `sources/${e.source_id}`;
+  return undefined;
+}
+
 function parseLine(line: string, seq: number): TimedEvent | undefined {
   let value: unknown;
   try {
@@ -54,9 +73,10 @@ function parseLine(line: string, seq: number): TimedEvent | undefined {
   if (typeof ts !== "string" || typeof e.kind !== "string") return undefined;
   if (Number.isNaN(Date.parse(ts))) return undefined;
   const out: TimedEvent = { ts, kind: e.kind, seq };
-  const page = [e.page, e.id].find((v) => typeof v === "string" && PAGE_ID.test(v));
+  const page = [e.page, e.id, olderPage(e)].find((v) => typeof v === "string" && PAGE_ID.test(v));
   if (typeof page === "string") out.page = page;
   if (typeof e.id === "string" && e.id !== page) out.id = e.id;
+  else if (typeof e.source_id === "string" && e.id === undefined) out.id = e.source_id;
   if (typeof e.title === "string") out.title = e.title;
   return out;
 }

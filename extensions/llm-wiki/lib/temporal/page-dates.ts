@@ -1,8 +1,10 @@
 /**
- * The date of each page, for time-window recall: what the page itself says
- * (front matter; a source keeps the source's own `date`/`published`), else
- * the last event of the log that names it, else the last commit that touched
- * its file. Git is asked once per commit of the repository (the answer is
+ * The date of each page, for time-window recall: when what it records
+ * happened or was decided — its own `date` (`published`, `captured`, the
+ * older system's `ingested`), else `created` — and only when it says
+ * neither, its last edit (`updated`), else the last event of the log that
+ * names it, else the last commit that touched its file. A decision created
+ * on 01-20 and edited on 03-10 was decided "before March". Git is asked once per commit of the repository (the answer is
  * kept in `meta/cache/temporal/git-dates.json` under that commit), never once
  * per recall.
  */
@@ -23,16 +25,22 @@ export interface PageDate {
   field?: string;
 }
 
-/** What a page's front matter says, in order of preference. */
-function frontmatterDate(page: PageMeta): PageDate | undefined {
-  // A source records something that happened at its own date; a card is as
-  // recent as its last edit.
+/**
+ * Which date a caller wants: `event` (time questions: when it happened or
+ * was decided) or `changed` (freshness: when the page was last touched).
+ */
+export type DateBasis = "event" | "changed";
+
+/** What a page's front matter says, in order of preference for `basis`. */
+function frontmatterDate(page: PageMeta, basis: DateBasis): PageDate | undefined {
+  // An edit fixes a typo or adds a link; it does not move when the thing
+  // happened. Freshness asks the opposite question.
   const order: Array<[string, string | undefined]> =
-    page.type === "source"
+    basis === "event"
       ? [
           ["date", page.date],
-          ["updated", page.updated],
           ["created", page.created],
+          ["updated", page.updated],
         ]
       : [
           ["updated", page.updated],
@@ -191,13 +199,13 @@ function gitDates(paths: VaultPaths): Record<string, string> {
 export function pageDates(
   paths: VaultPaths,
   pages: ReadonlyMap<string, PageMeta>,
-  options: { git?: boolean } = {},
+  options: { git?: boolean; basis?: DateBasis } = {},
 ): Map<string, PageDate> {
   const out = new Map<string, PageDate>();
   let events: Map<string, string> | undefined;
   let git: Record<string, string> | undefined;
   for (const [id, page] of pages) {
-    const own = frontmatterDate(page);
+    const own = frontmatterDate(page, options.basis ?? "event");
     if (own) {
       out.set(id, own);
       continue;
@@ -224,11 +232,12 @@ export function datesOfPages(
   paths: VaultPaths,
   pages: ReadonlyMap<string, PageMeta>,
   ids: Iterable<string>,
+  basis: DateBasis = "event",
 ): Map<string, PageDate> {
   const subset = new Map<string, PageMeta>();
   for (const id of ids) {
     const page = pages.get(id);
     if (page) subset.set(id, page);
   }
-  return pageDates(paths, subset);
+  return pageDates(paths, subset, { basis });
 }

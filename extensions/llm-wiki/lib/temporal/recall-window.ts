@@ -66,11 +66,71 @@ function eventDay(page: PageMeta, chained: () => PageDate | undefined): string |
   return EVENT_TYPES.has(page.type.toLowerCase()) ? chained()?.date : undefined;
 }
 
+/** Words that call a version a release ("the v2 launch", "since we shipped 2.0"). */
+const RELEASE_WORDS: ReadonlySet<string> = new Set([
+  "release",
+  "released",
+  "launch",
+  "launched",
+  "version",
+  "ship",
+  "shipped",
+  "rollout",
+]);
+
+/** `v2`, `v2.0`, `2.0.0` → `2` / `2.1`: a version with its trailing zeros off; else undefined. */
+function versionKey(word: string): string | undefined {
+  const m = /^(v)?(\d{1,4}(?:\.\d{1,4}){0,3})$/i.exec(word);
+  if (!m?.[2] || (!m[1] && !m[2].includes("."))) return undefined;
+  return m[2].replace(/(?:\.0+)+$/, "");
+}
+
+/** A text's words, lowercased, with the punctuation around each off (a version's dots kept). */
+const wordsOf = (text: string) =>
+  text
+    .normalize("NFKC")
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ""))
+    .filter((w) => w !== "");
+
+/**
+ * The version a name of a release asks for: "v2 release", "the 2.0 launch"
+ * — one version and otherwise only release words, at least one; undefined
+ * for any other name. A bare "v2" is left alone: in "since the v2 API" it
+ * begins the name of something else.
+ */
+function releaseName(name: string): string | undefined {
+  let version: string | undefined;
+  let called = false;
+  for (const word of wordsOf(name)) {
+    const key = versionKey(word);
+    if (key !== undefined) {
+      if (version !== undefined) return undefined;
+      version = key;
+    } else if (RELEASE_WORDS.has(word)) called = true;
+    else return undefined;
+  }
+  return called ? version : undefined;
+}
+
+/** Whether a page names the release of `version`: its title or an alias holds the version, and it is a release. */
+function namesRelease(page: PageMeta, version: string): boolean {
+  const type = page.type.toLowerCase();
+  return [page.title, ...page.aliases].some((text) => {
+    const words = wordsOf(text);
+    if (!words.some((w) => versionKey(w) === version)) return false;
+    return type === "release" || type === "milestone" || words.some((w) => RELEASE_WORDS.has(w));
+  });
+}
+
 /**
  * A named event's date: an event-like page whose title or alias is the name
- * ("the v2 release" → a source titled "v2 release"). Only event-like pages
- * are named here, so an ordinary page's title after "before"/"since" stays
- * a word of the question and its page stays a candidate.
+ * ("the v2 release" → a source titled "v2 release"), or, for a release's
+ * name, the earliest dated event-like page that names that release ("since
+ * the v2 release" → "Release v2.0 shipped"). Only event-like pages are named
+ * here, so an ordinary page's title after "before"/"since" stays a word of
+ * the question and its page stays a candidate.
  */
 function anchorLookup(
   vaults: readonly RetrievalVault[],
@@ -91,9 +151,22 @@ function anchorLookup(
       }
     }
     const found = names.get(nameKey(name));
-    if (!found) return undefined;
-    const date = eventDay(found.page, () => datesOf(found.vault).get(found.id));
-    return date ? { date, pageId: found.id } : undefined;
+    if (found) {
+      const date = eventDay(found.page, () => datesOf(found.vault).get(found.id));
+      return date ? { date, pageId: found.id } : undefined;
+    }
+    const version = releaseName(name);
+    if (version === undefined) return undefined;
+    let best: { date: string; pageId: string } | undefined;
+    for (const v of vaults) {
+      for (const [id, page] of v.pages) {
+        if (page.date === undefined && !EVENT_TYPES.has(page.type.toLowerCase())) continue;
+        if (!namesRelease(page, version)) continue;
+        const date = eventDay(page, () => datesOf(v).get(id));
+        if (date && (!best || date < best.date)) best = { date, pageId: id };
+      }
+    }
+    return best;
   };
 }
 

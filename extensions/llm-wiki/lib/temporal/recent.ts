@@ -1,12 +1,15 @@
 /**
  * `recent`: what changed in the vault in a window of days, from the event
  * log (pages created, sources captured and ingested, observations,
- * resolutions…), newest first and capped. Every string is shown neutralised:
- * the log holds titles and kinds that came from agents and users.
+ * resolutions…), newest first and capped. Internal events (recall feedback)
+ * are left out, as the generated `meta/log.md` leaves them out. Every string
+ * is shown neutralised: the log holds titles and kinds that came from agents
+ * and users.
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { neutraliseLine } from "../safety/text.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { isInternalEvent } from "../views/event-entries.ts";
 import { readEventLog } from "./event-log.ts";
 import { dayNumber, explicitDay, isoDay } from "./time-window.ts";
 
@@ -43,7 +46,7 @@ export interface RecentResult {
   until?: string;
   /** Newest first, at most `limit`. */
   entries: RecentEntry[];
-  /** Events in the window, shown or not. */
+  /** Events in the window, shown or cut by `limit` (internal events never count). */
   total: number;
   truncated: boolean;
   diagnostics: Diagnostic[];
@@ -110,6 +113,8 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
   const inside: RecentEntry[] = [];
   const log = readEventLog(paths.events);
   for (const e of log.events) {
+    // What a session was shown, opened or judged is for ranking, not for reading.
+    if (isInternalEvent({ kind: e.kind })) continue;
     const day = new Date(Date.parse(e.ts)).toISOString().slice(0, 10);
     if (dayNumber(day) === undefined || day < since || (until !== undefined && day > until)) {
       continue;

@@ -1,7 +1,9 @@
 /**
  * Time in a question, as a window of whole days (UTC): "yesterday", "last
  * week", "in March", "since 2026-02", "between 2026-01-05 and 2026-01-20",
- * "before the v2 release" (when a page gives that release's date). Pure:
+ * "in Q3", "Q3 2025", "last quarter", "between Feb and April", "before the
+ * v2 release" (when a page gives that release's date). A month or quarter
+ * named without its year is the most recent one that has begun. Pure:
  * `now` is always given, and a named event is looked up through `anchor`.
  * Only a temporal preposition (before, after, since, until, till, prior to)
  * names an event: "from the sync engine" or "stored by the cache" name a
@@ -121,7 +123,7 @@ const NUMBER_WORDS: Record<string, number> = {
   couple: 2,
 };
 const COUNT = `(\\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)`;
-const UNIT = "(days?|weeks?|months?|years?)";
+const UNIT = "(days?|weeks?|months?|quarters?|years?)";
 
 function countOf(word: string): number {
   const w = word.replace(/^a (few|couple of)$/, "$1").replace(/ of$/, "");
@@ -134,6 +136,7 @@ function lastN(today: Day, n: number, unit: string): Span {
   if (unit.startsWith("day")) return { from: today - n + 1, to: today };
   if (unit.startsWith("week")) return { from: today - 7 * n + 1, to: today };
   if (unit.startsWith("month")) return { from: dayOf(y, m - n, d) + 1, to: today };
+  if (unit.startsWith("quarter")) return { from: dayOf(y, m - 3 * n, d) + 1, to: today };
   return { from: dayOf(y - n, m, d) + 1, to: today };
 }
 
@@ -146,7 +149,31 @@ function ago(today: Day, n: number, unit: string): Span {
     return { from: monday, to: monday + 6 };
   }
   if (unit.startsWith("month")) return monthSpan(y, m - n);
+  if (unit.startsWith("quarter")) return quarterSpan(y, Math.floor(m / 3) - n);
   return { from: dayOf(y - n, 0, 1), to: dayOf(y - n + 1, 0, 1) - 1 };
+}
+
+/** Quarter `q` (0-based, may run past either end of the year) of year `y`. */
+function quarterSpan(y: number, q: number): Span {
+  return { from: dayOf(y, 3 * q, 1), to: dayOf(y, 3 * q + 3, 1) - 1 };
+}
+
+const ORDINALS: Record<string, number> = {
+  first: 0,
+  "1st": 0,
+  second: 1,
+  "2nd": 1,
+  third: 2,
+  "3rd": 2,
+  fourth: 3,
+  "4th": 3,
+};
+
+/** Most recent such quarter not after today's (asked in May, "in Q3" is last year's). */
+function namedQuarter(today: Day, q: number, year?: number): Span | "invalid" {
+  const t = ymd(today);
+  const y = year ?? (q > Math.floor(t.m / 3) ? t.y - 1 : t.y);
+  return checkedYear(y) ? quarterSpan(y, q) : "invalid";
 }
 
 /** A period's regular expression and how it becomes days. */
@@ -249,6 +276,38 @@ const PERIODS: PeriodRule[] = [
     re: `${COUNT} ${UNIT} ago`,
     may: " ago",
     span: (m, t) => ago(t, countOf(m[1] ?? "1"), m[2] ?? "day"),
+  },
+  {
+    // "last quarter of the file" is a part of something, not a time.
+    re: "(this|last|previous) quarter(?! of )",
+    may: "quarter",
+    span: (m, t) => {
+      const { y, m: month } = ymd(t);
+      const q = Math.floor(month / 3);
+      if (m[1] === "this") return { from: quarterSpan(y, q).from, to: t };
+      return quarterSpan(y, q - 1);
+    },
+  },
+  {
+    re: "q([1-4])(?:,? |-|/)((?:19|20|21|22)\\d{2})|((?:19|20|21|22)\\d{2})(?: |-|/)?q([1-4])",
+    may: "q[1-4]|[1-4]q",
+    span: (m, t) => {
+      const q = Number(m[1] || m[4]) - 1;
+      return namedQuarter(t, q, Number(m[2] || m[3]));
+    },
+  },
+  {
+    // An ordinal quarter is a time only with its year: "the second quarter
+    // of the pipeline" is a part of the pipeline.
+    re: "(?:the )?(first|second|third|fourth|1st|2nd|3rd|4th) quarter,? (?:of )?((?:19|20|21|22)\\d{2})",
+    may: "quarter",
+    span: (m, t) => namedQuarter(t, ORDINALS[m[1] ?? ""] ?? 0, Number(m[2])),
+  },
+  {
+    re: "q([1-4])",
+    may: "q[1-4]",
+    bare: false,
+    span: (m, t) => namedQuarter(t, Number(m[1]) - 1),
   },
   {
     re: `(${MONTH_ALT})\\.? (\\d{1,2})(?:st|nd|rd|th)?,? (\\d{4})`,
@@ -371,9 +430,15 @@ function patternsFor(query: string): PeriodPatterns | undefined {
 function findRange(q: string, today: Day, re: RegExp): Found | undefined {
   const m = re.exec(q);
   if (!m) return undefined;
-  const a = periodSpan(m.groups?.a ?? "", today);
+  let a = periodSpan(m.groups?.a ?? "", today);
   const b = periodSpan(m.groups?.b ?? "", today);
   if (a === undefined || b === undefined) return undefined;
+  // "between Feb and April" asked in March: the most recent April, and the
+  // February before it, not this February to last April.
+  if (a !== "invalid" && b !== "invalid" && a.from > b.to) {
+    const again = periodSpan(m.groups?.a ?? "", b.to);
+    if (again !== undefined && again !== "invalid" && again.from <= b.to) a = again;
+  }
   const span = a === "invalid" || b === "invalid" ? "invalid" : { from: a.from, to: b.to };
   return { start: m.index, end: m.index + m[0].length, span };
 }
@@ -387,9 +452,19 @@ function findBound(q: string, today: Day, re: RegExp): Found | undefined {
     .slice(m[1]?.length ?? 0)
     .trim()
     .replace(/^the /i, "");
+  if (modalMay(whole, q.slice(m.index + m[0].length))) return undefined;
   const p = periodSpan(whole, today);
   if (p === undefined) return undefined;
   return { start: m.index, end: m.index + m[0].length, span: bounded(word, p) };
+}
+
+/**
+ * A lowercase "may" followed by more words is the verb ("from may be
+ * stale"), a lowercase "q3" an identifier ("in q3 of the loop"): the period
+ * then needs its capital, a year, or to end the clause.
+ */
+function modalMay(phrase: string, after: string): boolean {
+  return /^(?:may|q[1-4])$/.test(phrase) && !/^\s*(?:$|[?.!,;:)])/.test(after);
 }
 
 /** One side of a period: "after March" starts on April 1st, "until March" ends on March 31st. */
@@ -439,6 +514,7 @@ function findPeriod(q: string, today: Day, re: RegExp): Found | undefined {
     .replace(/^(in|during|on|of|over) /i, "")
     .replace(/^the /i, "")
     .trim();
+  if (modalMay(whole, q.slice(m.index + m[0].length))) return undefined;
   const p = periodSpan(whole, today) ?? periodSpan(text, today);
   if (p === undefined) return undefined;
   return { start: m.index, end: m.index + m[0].length, span: p };

@@ -75,7 +75,8 @@ export interface PageMeta {
   updated?: string;
   /**
    * The date of what the page records, when it says: front matter `date`,
-   * else `published` (a source's own date), else `captured`.
+   * else `published` (a source's own date), else `captured`, else the older
+   * system's `ingested` (its source template's only date).
    */
   date?: string;
   staleAfter?: string;
@@ -300,7 +301,7 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     ["summary", fm.summary],
     ["created", fm.created],
     ["updated", fm.updated],
-    ["date", fm.date ?? fm.published ?? fm.captured],
+    ["date", fm.date ?? fm.published ?? fm.captured ?? fm.ingested],
     ["staleAfter", fm.stale_after],
   ];
   for (const [key, value] of optional) {

@@ -20,8 +20,8 @@ import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. */
-const CACHE_VERSION = 8;
+/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. */
+const CACHE_VERSION = 9;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
 export const REGISTRY_SHARDS = 32;
 

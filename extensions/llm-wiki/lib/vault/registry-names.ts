@@ -23,7 +23,7 @@ import { fnv1a } from "./stable-hash.ts";
 export const MAX_NAME_BUCKETS = 64;
 /** Pages per bucket a table is laid out for: a small vault keeps a few files, not 64. */
 const PAGES_PER_BUCKET = 160;
-const NAMES_VERSION = 2;
+const NAMES_VERSION = 3;
 
 /** One stamp (`fileStamp`) per bucket, then the CJK file's: its length gives the layout. */
 export type NameStamps = string[];

@@ -10,7 +10,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
-import { adoptNameTable, buildNameTable } from "../name-match.ts";
+import { adoptNameTable, buildNameTable, pageNames } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { decisionVaultOf } from "./config.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
@@ -92,6 +92,12 @@ export interface Registry {
 }
 
 export interface RefreshOptions {
+  /**
+   * Build the registry without writing any derived file (cache, summary,
+   * names, relations, backlinks): for a folder that is not yet the vault's
+   * own, e.g. the outer `.llm-wiki/` of a doubled layout before `migrate`.
+   */
+  readOnly?: boolean;
   /**
    * Files known to have changed since `last` (absolute, or relative to the
    * vault's `.llm-wiki/` folder). While `last` is current (nobody else wrote
@@ -274,8 +280,10 @@ export function refreshRegistry(
   }
 
   const changed = dirty.size > 0;
-  const cacheSnapshot = changed ? saveCache(paths, shards, dirty, previous, diagnostics) : previous;
-  if (changed && previous.stamps.every((stamp) => stamp === "")) removeLegacyCache(paths);
+  const write = options.readOnly !== true;
+  const cacheSnapshot =
+    changed && write ? saveCache(paths, shards, dirty, previous, diagnostics) : previous;
+  if (changed && write && previous.stamps.every((stamp) => stamp === "")) removeLegacyCache(paths);
   /**
    * Brings the summary and the name table on disk in step with `registry`
    * (see registry-summary-sync.ts) and, when its `names` object is new,
@@ -283,6 +291,7 @@ export function refreshRegistry(
    * every page.
    */
   const withSummary = (registry: Registry, newNames: boolean): Registry => {
+    if (!write) return registry;
     const summary = syncSummary({
       paths,
       shards,
@@ -328,7 +337,7 @@ export function refreshRegistry(
   const patched = current && sameVault ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
-    if (patched.linksMoved) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
+    if (patched.linksMoved && write) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
     return withSummary(
       {
         ...patched.registry,
@@ -342,7 +351,9 @@ export function refreshRegistry(
           relationsStamp:
             current && patched.relationGraph === current.snapshot.relationGraph
               ? current.snapshot.relationsStamp
-              : saveRelations(paths, patched.relationGraph.toSaved()),
+              : write
+                ? saveRelations(paths, patched.relationGraph.toSaved())
+                : "",
         },
       },
       patched.registry.names !== current?.names,
@@ -375,7 +386,7 @@ export function refreshRegistry(
   );
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
-  if (changed || touched.size > 0 || !existsSync(paths.backlinks)) {
+  if (write && (changed || touched.size > 0 || !existsSync(paths.backlinks))) {
     writeBacklinks(paths, graph.backlinks, diagnostics);
   }
   return withSummary(
@@ -394,7 +405,7 @@ export function refreshRegistry(
         cache: cacheSnapshot,
         graph,
         relationGraph,
-        relationsStamp: saveRelations(paths, relationGraph.toSaved()),
+        relationsStamp: write ? saveRelations(paths, relationGraph.toSaved()) : "",
       },
     },
     true,
@@ -414,11 +425,9 @@ function collectDiagnostics(shards: ShardRecords[], into: Diagnostic[]): void {
 }
 
 function sameNames(a: PageMeta, b: PageMeta): boolean {
-  return (
-    a.title === b.title &&
-    a.aliases.length === b.aliases.length &&
-    a.aliases.every((alias, i) => alias === b.aliases[i])
-  );
+  const x = pageNames(a);
+  const y = pageNames(b);
+  return x.length === y.length && x.every((name, i) => name === y[i]);
 }
 
 /**

@@ -16,10 +16,27 @@ const MAX_VALUE_CHARS = 200;
 /** Fields that say where an event belongs, not what happened: not repeated in the line. */
 const SUBJECT_KEYS = ["page", "id"] as const;
 
+/**
+ * What was rendered of an entry, by entry: a reader that keeps the entries
+ * it parsed (views following writes) renders only the new ones again.
+ */
+const RENDERED = new WeakMap<LogEntry, { day?: string; meta?: string; okf?: string }>();
+
+function rendered(entry: LogEntry): { day?: string; meta?: string; okf?: string } {
+  let r = RENDERED.get(entry);
+  if (r === undefined) {
+    r = {};
+    RENDERED.set(entry, r);
+  }
+  return r;
+}
+
 function groupByDay(entries: readonly LogEntry[]): Map<string, LogEntry[]> {
   const days = new Map<string, LogEntry[]>();
   for (const entry of [...entries].sort(newestFirst)) {
-    const day = dayOf(entry);
+    const memo = rendered(entry);
+    memo.day ??= dayOf(entry);
+    const day = memo.day;
     const list = days.get(day) ?? [];
     list.push(entry);
     days.set(day, list);
@@ -90,7 +107,16 @@ export function renderMetaLog(entries: readonly LogEntry[], internal: number): s
   ];
   if (shown.length === 0) lines.push("No events recorded yet.", "");
   for (const [day, list] of groupByDay(shown)) {
-    lines.push(`## ${day}`, "", ...list.map(metaLine), "");
+    lines.push(
+      `## ${day}`,
+      "",
+      ...list.map((entry) => {
+        const memo = rendered(entry);
+        memo.meta ??= metaLine(entry);
+        return memo.meta;
+      }),
+      "",
+    );
   }
   const notes: string[] = [];
   if (older > 0) notes.push(`${older} older events not shown.`);
@@ -110,9 +136,13 @@ export function renderOkfLog(entries: readonly LogEntry[]): string {
   for (const [day, list] of groupByDay(entries)) {
     lines.push("", `## ${day}`, "");
     for (const entry of list) {
-      const kind = inlineText(entry.kind);
-      const hasDetail = Object.values(entry.detail).some((v) => v !== undefined);
-      lines.push(`- **${kind}**${hasDetail ? `: ${canonicalJson(entry.detail)}` : ""}`);
+      const memo = rendered(entry);
+      if (memo.okf === undefined) {
+        const kind = inlineText(entry.kind);
+        const hasDetail = Object.values(entry.detail).some((v) => v !== undefined);
+        memo.okf = `- **${kind}**${hasDetail ? `: ${canonicalJson(entry.detail)}` : ""}`;
+      }
+      lines.push(memo.okf);
     }
   }
   return `${lines.join("\n")}\n`;

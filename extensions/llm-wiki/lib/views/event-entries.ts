@@ -89,15 +89,52 @@ export function readLogEntries(path: string): LogRead {
       ],
     };
   }
+  // The last piece has no newline: a write in progress, or a final event without one.
+  const parsed = parseLogLines(text.split("\n"), 1, 0);
+  return finishLogRead(parsed);
+}
+
+/** Lines of the log parsed: the events shown, internal ones counted, malformed ones named (the first few). */
+export interface ParsedLog {
+  entries: LogEntry[];
+  internal: number;
+  bad: number;
+  diagnostics: Diagnostic[];
+}
+
+/** A read's result from parsed lines: the malformed lines beyond the first few counted in one diagnostic. */
+export function finishLogRead(parsed: ParsedLog): LogRead {
+  const { entries, internal, bad } = parsed;
+  const diagnostics = [...parsed.diagnostics];
+  if (bad > MAX_LINE_DIAGNOSTICS) {
+    diagnostics.push(
+      diagnostic(
+        "event_invalid",
+        "warning",
+        `${EVENTS_REL}: ${bad - MAX_LINE_DIAGNOSTICS} more malformed lines not shown`,
+        { path: EVENTS_REL },
+      ),
+    );
+  }
+  return { available: true, entries, internal, diagnostics };
+}
+
+/**
+ * Parses `lines` (split on newlines), the first being line `firstLine` of
+ * the file, after `badBefore` malformed lines already seen.
+ */
+export function parseLogLines(
+  lines: readonly string[],
+  firstLine: number,
+  badBefore: number,
+): ParsedLog {
   const entries: LogEntry[] = [];
   const diagnostics: Diagnostic[] = [];
   let internal = 0;
-  let bad = 0;
-  const lines = text.split("\n");
-  // The last piece has no newline: a write in progress, or a final event without one.
+  let bad = badBefore;
   lines.forEach((raw, i) => {
     if (raw.trim() === "") return;
-    const line = i + 1;
+    const line = firstLine + i;
     const problem = (reason: string) => {
       bad += 1;
       if (bad <= MAX_LINE_DIAGNOSTICS) {
@@ -137,17 +174,7 @@ export function readLogEntries(path: string): LogRead {
     }
     entries.push({ ts: stamp, time, kind, detail, line });
   });
-  if (bad > MAX_LINE_DIAGNOSTICS) {
-    diagnostics.push(
-      diagnostic(
-        "event_invalid",
-        "warning",
-        `${EVENTS_REL}: ${bad - MAX_LINE_DIAGNOSTICS} more malformed lines not shown`,
-        { path: EVENTS_REL },
-      ),
-    );
-  }
-  return { available: true, entries, internal, diagnostics };
+  return { entries, internal, bad, diagnostics };
 }
 
 /** Newest first: by time, then by line (a later line is a later event). */

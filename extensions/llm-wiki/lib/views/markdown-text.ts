@@ -68,12 +68,23 @@ const JSON_STRING_RISKY =
 
 const MAX_JSON_DEPTH = 16;
 
+/**
+ * An underscore between two letters or digits can neither open nor close
+ * emphasis (CommonMark's flanking rules), so `source_id` stays as written.
+ */
+function inertUnderscore(json: string, at: number): boolean {
+  return /[\p{L}\p{N}]/u.test(json.charAt(at - 1)) && /[\p{L}\p{N}]/u.test(json.charAt(at + 1));
+}
+
 function jsonString(text: string): string {
-  return JSON.stringify(scrubLocalPaths(text)).replace(JSON_STRING_RISKY, (char) =>
-    [...char]
-      .flatMap((c) => (c.length === 2 ? [c.charCodeAt(0), c.charCodeAt(1)] : [c.charCodeAt(0)]))
-      .map((u) => `\\u${u.toString(16).padStart(4, "0")}`)
-      .join(""),
+  const json = JSON.stringify(scrubLocalPaths(text));
+  return json.replace(JSON_STRING_RISKY, (char, at: number) =>
+    char === "_" && inertUnderscore(json, at)
+      ? char
+      : [...char]
+          .flatMap((c) => (c.length === 2 ? [c.charCodeAt(0), c.charCodeAt(1)] : [c.charCodeAt(0)]))
+          .map((u) => `\\u${u.toString(16).padStart(4, "0")}`)
+          .join(""),
   );
 }
 

@@ -40,7 +40,22 @@ function folderOf(id: string): string {
   return slash === -1 ? "" : id.slice(0, slash);
 }
 
+/**
+ * Lines already rendered, by page record: a refresh keeps the records of
+ * unchanged pages, so after one write only that page's line is rendered again.
+ */
+const LINES = new WeakMap<PageMeta, string>();
+
 function pageLine(page: PageMeta): string {
+  let line = LINES.get(page);
+  if (line === undefined) {
+    line = renderPageLine(page);
+    LINES.set(page, line);
+  }
+  return line;
+}
+
+function renderPageLine(page: PageMeta): string {
   const title = page.title.trim() === "" ? page.id : page.title;
   const href = `../wiki/${linkPath(`${page.id}.md`)}`;
   const about = page.description ?? page.summary;

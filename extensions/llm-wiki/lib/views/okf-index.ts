@@ -21,6 +21,21 @@ function lastSegment(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
+/** Lines already rendered, by page record (kept by a refresh for unchanged pages). */
+const LINES = new WeakMap<PageMeta, string>();
+
+function pageLine(page: PageMeta): string {
+  let line = LINES.get(page);
+  if (line === undefined) {
+    const file = `${lastSegment(page.id)}.md`;
+    const title = page.title.trim() !== "" ? page.title : lastSegment(page.id);
+    const about = page.description?.trim() ?? "";
+    line = `- [${inlineText(title)}](${linkPath(file)})${about !== "" ? ` — ${inlineText(about)}` : ""}`;
+    LINES.set(page, line);
+  }
+  return line;
+}
+
 /**
  * Every index to write, by path relative to `wiki/` (`index.md`,
  * `concepts/index.md`), for `pages` and the vault's `name`.
@@ -64,14 +79,7 @@ export function renderOkfIndexes(
     const own = [...f.pages].sort((a, b) => compareCodePoints(a.id, b.id));
     if (own.length > 0) {
       lines.push("", "## Concepts", "");
-      for (const page of own) {
-        const file = `${lastSegment(page.id)}.md`;
-        const title = page.title.trim() !== "" ? page.title : lastSegment(page.id);
-        const about = page.description?.trim() ?? "";
-        lines.push(
-          `- [${inlineText(title)}](${linkPath(file)})${about !== "" ? ` — ${inlineText(about)}` : ""}`,
-        );
-      }
+      for (const page of own) lines.push(pageLine(page));
     }
     out.set(path === "" ? "index.md" : `${path}/index.md`, `${lines.join("\n")}\n`);
   }

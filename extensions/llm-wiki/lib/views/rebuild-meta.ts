@@ -12,7 +12,7 @@ import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, rmSync }
 import { dirname, join } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { lintWork } from "../lint/lint.ts";
-import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { countTotal, type Redacted, redactSecrets } from "../safety/redact.ts";
 import { isCancelled, runSliced, runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { readVaultConfig } from "../vault/config.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
@@ -21,11 +21,12 @@ import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField, sumCounts } from "../vault/redaction.ts";
 import type { VaultHandles } from "../vault-handles.ts";
 import { renderMetaLog, renderOkfLog } from "./activity-log.ts";
-import { readLogEntries } from "./event-entries.ts";
+import { type LogRead, readLogEntries } from "./event-entries.ts";
 import { type KnowledgeFormat, knowledgeFormatOf } from "./knowledge-format.ts";
 import { renderLintReport } from "./lint-report.ts";
 import { renderMetaIndex } from "./meta-index.ts";
 import { OKF_VERSION, renderOkfIndexes } from "./okf-index.ts";
+import { isSharedView, olderSystemKeepsVault, viewsLeftDiagnostic } from "./older-views.ts";
 
 /** What rebuilding one vault's views did. Paths are relative to the vault's `.llm-wiki/`. */
 export interface VaultViewsReport {
@@ -57,6 +58,17 @@ export interface RebuildMetaResult {
 export interface ViewsOptions {
   /** The moment lint judges staleness at; default now. */
   now?: Date;
+  /**
+   * Leave `meta/lint-report.md` as it is: lint judges every page, so a
+   * refresh after a write (views-follow.ts) leaves its report to `rebuild-meta`.
+   */
+  skipLint?: boolean;
+  /** Files a write changed: the registry looks at only these (see `RefreshOptions`). */
+  changed?: readonly string[];
+  /** Reads `meta/events.jsonl`; default `readLogEntries` (a refresher passes one reading only what was appended). */
+  readLog?: (path: string) => LogRead;
+  /** Redacts a view's text; default `redactSecrets` (a refresher passes one that remembers the last text of each view). */
+  redact?: (rel: string, text: string) => Redacted;
 }
 
 /** `rebuildMeta`'s options: a signal that stops it between two slices of its work. */
@@ -135,7 +147,7 @@ export function writeVaultViews(
  * `writeVaultViews` as sliced work: its lint yields between pages, and a
  * turn may come between two views (each view is written whole, atomically).
  */
-function* viewsWork(
+export function* viewsWork(
   handles: VaultHandles,
   vault: VaultPaths,
   options: ViewsOptions,
@@ -143,11 +155,13 @@ function* viewsWork(
 ): Sliced<ViewsOutcome> {
   const diagnostics: Diagnostic[] = [];
   const handle = handles.get(vault);
-  const registry = handle.refresh();
+  const registry = handle.refresh(options.changed);
   if (clock.due()) yield;
   const lintInput = options.now ? { now: options.now } : {};
-  const lint = (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
-  const log = readLogEntries(vault.events);
+  const lint = options.skipLint
+    ? undefined
+    : (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
+  const log = (options.readLog ?? readLogEntries)(vault.events);
   diagnostics.push(...log.diagnostics);
   const { config, diagnostics: configProblems } = readVaultConfig(vault);
   diagnostics.push(...configProblems.filter((d) => d.code !== "config_missing"));
@@ -192,10 +206,17 @@ function* viewsWork(
     indexed: false,
   };
   let redactions: RedactionCounts = {};
+  const older = olderSystemKeepsVault(vault);
+  const left: string[] = [];
   for (const [rel, text] of views) {
     if (clock.due()) yield;
+    if (older && isSharedView(rel) && existsSync(join(vault.dir, rel))) {
+      left.push(rel);
+      report.unchanged.push(rel);
+      continue;
+    }
     // Hand-written pages and events may hold secrets the writers never saw.
-    const clean = redactSecrets(text);
+    const clean = options.redact ? options.redact(rel, text) : redactSecrets(text);
     redactions = sumCounts(redactions, clean.counts);
     const abs = join(vault.dir, rel);
     // Folders a walk listed pages in exist; only `wiki/` or `meta/` itself may be missing.
@@ -229,7 +250,9 @@ function* viewsWork(
       );
     }
   }
-  if (okfIndexes !== undefined) {
+  if (left.length > 0) diagnostics.push(viewsLeftDiagnostic(left));
+  // The older system prunes its own folder indexes.
+  if (okfIndexes !== undefined && !older) {
     for (const rel of folderIndexes(vault.wiki)) {
       if (okfIndexes.has(rel)) continue;
       try {

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
 import { acquireLock, type LockHandle } from "../index/lock.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { isReservedWikiFile } from "../vault/reserved-names.ts";
 import type { ReindexInput, ReindexResult } from "../wiki-service.ts";
 import { failureDiagnostic } from "../writing/input.ts";
 
@@ -23,6 +24,8 @@ export const WATCH_LOCK = "watch.lock";
 /** What the watcher needs of the service. */
 export interface WatchService {
   reindex(input?: ReindexInput): Promise<ReindexResult>;
+  /** The generated views follow the pages that changed (views-follow.ts). */
+  noteWrite?(vault: VaultPaths, changed?: readonly string[]): void;
 }
 
 export interface WatchOptions {
@@ -87,7 +90,9 @@ export async function startVaultWatch(
         signal: controller.signal,
         ...(paths ? { paths } : {}),
       });
-      if (!controller.signal.aborted) options.onRun?.(result, paths?.length ?? 0);
+      if (controller.signal.aborted) return;
+      service.noteWrite?.(vault, paths);
+      options.onRun?.(result, paths?.length ?? 0);
     } catch (error) {
       if (!controller.signal.aborted) options.onError?.(failureDiagnostic(error));
     }
@@ -115,6 +120,9 @@ export async function startVaultWatch(
   try {
     watcher = watch(vault.wiki, { recursive: true }, (_event, filename) => {
       if (stopped) return;
+      // Reserved files (OKF's generated indexes and log, which the views
+      // refresh writes) are never pages: nothing to index, no run.
+      if (filename && isReservedWikiFile(filename.toString())) return;
       // Without a name the platform lost track of what changed: the walk finds it.
       if (filename) pending.add(join(vault.wiki, filename.toString()));
       else walkAll = true;

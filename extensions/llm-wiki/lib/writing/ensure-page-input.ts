@@ -11,6 +11,7 @@ import { checkPageLines } from "../safety/text.ts";
 import { readFrontmatter } from "../vault/frontmatter.ts";
 import { CANONICAL_TYPES, EVIDENCE_TYPES } from "../vault/page.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
+import type { RelationInput } from "./page-relations-input.ts";
 
 export interface EnsurePageInput {
   type: string;
@@ -21,7 +22,10 @@ export interface EnsurePageInput {
   tags?: string[];
   aliases?: string[];
   status?: string;
+  /** Evidence the page rests on (source ids such as `SRC-…`, or page ids), front matter `sources:`. */
   sources?: string[];
+  /** Typed relations to other pages, front matter `relations:` (checked by page-relations-input.ts). */
+  relations?: RelationInput[];
   /** Further frontmatter keys, kept as given. */
   extra?: Record<string, unknown>;
 }

@@ -22,6 +22,8 @@ export interface RetroInput {
   lessons: string[];
   tags?: string[];
   sources?: string[];
+  /** Other names the page is found by (an older retro's `slug`). */
+  aliases?: string[];
 }
 
 function section(heading: string, items: string[]): string[] {
@@ -46,6 +48,7 @@ export function recordRetro(
   if (lessons.length === 0) invalid("lessons", "needs at least one lesson");
   const tags = cleanList(input.tags, "tags");
   const sources = cleanList(input.sources, "sources");
+  const aliases = cleanList(input.aliases, "aliases");
   const body = [
     `# ${title}`,
     "",
@@ -64,6 +67,7 @@ export function recordRetro(
       status: "insight",
       tags,
       sources,
+      ...(aliases.length > 0 ? { fields: { aliases } } : {}),
       body,
       redacted,
       recorded: { kind: "retro_recorded", lessons: lessons.length },

@@ -1,0 +1,44 @@
+/**
+ * Codex: the MCP server in `config.toml` and the hooks in `hooks.json`
+ * (Claude Code's shape), under `.codex/` in the project or `~/.codex/`
+ * (`CODEX_HOME`) for the user. Codex reads a project's `.codex/` only once
+ * the user trusts the project.
+ */
+import { join } from "node:path";
+import { hooksFileEdit } from "./claude-code.ts";
+import { editCodexToml } from "./codex-toml.ts";
+import type { ClientPlan, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+
+export function codexPlan(
+  scope: SetupScope,
+  command: SetupCommand,
+  places: SetupPlaces,
+): ClientPlan {
+  const codexHome = places.env.CODEX_HOME;
+  const dir =
+    scope === "project"
+      ? join(places.project, ".codex")
+      : codexHome && codexHome !== ""
+        ? codexHome
+        : join(places.home, ".codex");
+  const within = scope === "project" ? places.project : places.home;
+  const config = join(dir, "config.toml");
+  const entry = { command: command.node, args: [command.mcp] };
+  return {
+    client: "codex",
+    scope,
+    files: [
+      {
+        path: config,
+        within,
+        what: "MCP server",
+        apply: (current, action) => editCodexToml(config, current, entry, action),
+      },
+      hooksFileEdit(join(dir, "hooks.json"), within, command),
+    ],
+    notes:
+      scope === "project"
+        ? ["Codex reads a project's .codex/ only once the project is trusted."]
+        : [],
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Views both this wiki and `@zosmaai/pi-llm-wiki` write: `meta/index.md`,
+ * `meta/log.md`, `wiki/index.md` (and each folder's `index.md`) and
+ * `wiki/log.md`, each in its own shape. In a vault the older system also
+ * keeps (its own `meta/registry.json` is there), running one rebuild after
+ * the other would rewrite them back and forth; so there an existing shared
+ * view is left to it, and only a missing one is written. Views only this
+ * wiki writes (`meta/lint-report.md`) are always written.
+ */
+import { readFileSync } from "node:fs";
+import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import type { VaultPaths } from "../vault/paths.ts";
+
+/** Whether `rel` (relative to `.llm-wiki/`) is a view the older system writes too. */
+export function isSharedView(rel: string): boolean {
+  if (rel === "meta/index.md" || rel === "meta/log.md") return true;
+  return rel.startsWith("wiki/") && (rel === "wiki/log.md" || rel.endsWith("/index.md"));
+}
+
+/**
+ * True when `@zosmaai/pi-llm-wiki` keeps this vault too: its registry is in
+ * `meta/registry.json` (earlier llm-wiki versions' cache there starts
+ * `{"version":1,"files":` and does not count).
+ */
+export function olderSystemKeepsVault(vault: VaultPaths): boolean {
+  try {
+    const head = readFileSync(vault.legacyRegistry, "utf8").slice(0, 32);
+    return head.trim() !== "" && !head.startsWith('{"version":1,"files":');
+  } catch {
+    return false;
+  }
+}
+
+/** The info saying which existing views were left to the older system. */
+export function viewsLeftDiagnostic(left: readonly string[]): Diagnostic {
+  return diagnostic(
+    "views_left_to_older_system",
+    "info",
+    `@zosmaai/pi-llm-wiki keeps this vault too (meta/registry.json): ${left.length} view(s) it writes were left as it wrote them (${left.slice(0, 5).join(", ")}${left.length > 5 ? ", …" : ""}), so neither rebuild undoes the other's`,
+    { path: "meta/registry.json" },
+  );
+}

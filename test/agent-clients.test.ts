@@ -1,0 +1,112 @@
+/**
+ * The real clients see what `llm-wiki setup` wrote, and Claude Code takes
+ * the plugin: each CLI from npm at an exact version (cached across runs,
+ * test/helpers/agent-clients.ts), HOME a fresh folder, no network needed
+ * past the install. `claude plugin validate` passes the repository;
+ * `/plugin marketplace add` + `/plugin install` of a clone set up the MCP
+ * server, which connects once its runtime is installed; after `setup`,
+ * each client's own `mcp list` names our server (Claude Code and Gemini CLI
+ * connect to it; Codex's list only reads its config).
+ *
+ * Downloads ~500 MB the first time, so it runs where CI runs (`CI=true`) or
+ * when asked (`LLM_WIKI_TEST_CLIENTS=1`).
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ClientName,
+  clientsWanted,
+  type InstalledClient,
+  installClient,
+} from "./helpers/agent-clients.ts";
+import { runCli } from "./helpers/cli.ts";
+import { fakeRuntimeTarball, pluginClone } from "./helpers/plugin-runtime.ts";
+import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+
+const REPO = join(import.meta.dirname, "..");
+const installed: Partial<Record<ClientName, InstalledClient>> = {};
+
+function client(name: ClientName, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+  const bin = installed[name]?.bin;
+  if (!bin) throw new Error(`${name} is installed in beforeAll`);
+  const out = spawnSync(bin, args, { cwd, env, encoding: "utf8", timeout: 240_000 });
+  return { status: out.status, output: `${out.stdout ?? ""}${out.stderr ?? ""}` };
+}
+
+/** A fresh HOME and project, and the environment a client runs with there. */
+function place(extra: Record<string, string> = {}) {
+  const home = makeTempDir("llm-wiki-client-home-");
+  const project = makeTempDir("llm-wiki-client-project-");
+  return { home, project, env: { PATH: process.env.PATH ?? "", HOME: home, ...extra } };
+}
+
+describe.runIf(clientsWanted)("the real clients", () => {
+  beforeAll(() => {
+    for (const name of ["claude", "codex", "gemini"] as const) {
+      installed[name] = installClient(name);
+      const { seconds, megabytes } = installed[name];
+      process.stderr.write(`agent-clients: ${name} install ${seconds} s, ${megabytes} MB\n`);
+    }
+  }, 1_200_000);
+  afterAll(removeTempDirs);
+
+  it("claude plugin validate passes the repository (plugin and marketplace)", () => {
+    const { env } = place();
+    const out = client("claude", ["plugin", "validate", REPO], REPO, env);
+    expect(out.status, out.output).toBe(0);
+    expect(out.output).toContain("Validation passed");
+    expect(out.output).toContain("hooks: SessionStart");
+    expect(out.output).toContain("mcpServers: llm-wiki");
+  });
+
+  it("Claude Code: marketplace add + install of a clone; its MCP server connects after the runtime installs", () => {
+    const { project, home, env } = place();
+    const runtimeEnv = {
+      ...env,
+      LLM_WIKI_PLUGIN_RUNTIME: join(home, "runtime"),
+      LLM_WIKI_PLUGIN_PACKAGE: fakeRuntimeTarball(),
+    };
+    const clone = pluginClone();
+    const add = client("claude", ["plugin", "marketplace", "add", clone], project, runtimeEnv);
+    expect(add.status, add.output).toBe(0);
+    const install = client(
+      "claude",
+      ["plugin", "install", "llm-wiki@llm-wiki"],
+      project,
+      runtimeEnv,
+    );
+    expect(install.status, install.output).toBe(0);
+    const list = client("claude", ["mcp", "list"], project, runtimeEnv);
+    expect(list.output).toMatch(/plugin:llm-wiki:llm-wiki: .*launch\.js mcp - ✔ Connected/);
+  });
+
+  it("Claude Code: setup --user; `claude mcp list` connects to our server", () => {
+    const { project, env } = place();
+    expect(runCli(["setup", "claude-code", "--user"], { cwd: project, env }).status).toBe(0);
+    const list = client("claude", ["mcp", "list"], project, env);
+    expect(list.output).toMatch(/llm-wiki: .* - ✔ Connected/);
+  });
+
+  it("Claude Code: setup --project; `claude mcp list` lists the project's server, awaiting the user's approval", () => {
+    const { project, env } = place();
+    expect(runCli(["setup", "claude-code"], { cwd: project, env }).status).toBe(0);
+    const list = client("claude", ["mcp", "list"], project, env);
+    expect(list.output).toMatch(/llm-wiki: \S*node \S+ - ⏸ Pending approval/);
+  });
+
+  it("Codex: setup --user; `codex mcp list` lists our server and command", () => {
+    const { project, env } = place();
+    expect(runCli(["setup", "codex", "--user"], { cwd: project, env }).status).toBe(0);
+    const list = client("codex", ["mcp", "list"], project, env);
+    expect(list.status, list.output).toBe(0);
+    expect(list.output).toMatch(/^llm-wiki\s+\S*node\s+\S+/m);
+  });
+
+  it("Gemini CLI: setup --project in a trusted folder; `gemini mcp list` connects to our server", () => {
+    const { project, env } = place({ GEMINI_CLI_TRUST_WORKSPACE: "true" });
+    expect(runCli(["setup", "gemini"], { cwd: project, env }).status).toBe(0);
+    const list = client("gemini", ["mcp", "list"], project, env);
+    expect(list.output).toMatch(/llm-wiki: .* - Connected/);
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * The real `pi` command in a child process, with the extension from this
+ * checkout and Pi's faux model (`pi-faux-extension.ts`): print mode (`-p`)
+ * and RPC mode (`--mode rpc`, JSON lines on stdin and stdout). HOME and Pi's
+ * agent folder are the test's, so neither the user's settings nor their
+ * trust decisions reach it.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { EXTENSION } from "./pi-session.ts";
+
+/** Pi's command-line entry, beside its main module in the installed package. */
+export const PI_CLI = join(
+  dirname(fileURLToPath(import.meta.resolve("@earendil-works/pi-coding-agent"))),
+  "cli.js",
+);
+const FAUX = join(import.meta.dirname, "pi-faux-extension.ts");
+
+export interface PiCliDirs {
+  home: string;
+  agentDir: string;
+  project: string;
+}
+
+function piArgs(mode: string[]): string[] {
+  return [
+    PI_CLI,
+    ...mode,
+    "--no-session",
+    "-e",
+    EXTENSION,
+    "-e",
+    FAUX,
+    "--provider",
+    "faux",
+    "--model",
+    "faux-1",
+  ];
+}
+
+function piEnv(dirs: PiCliDirs): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: dirs.home,
+    WIKI_HOME: join(dirs.home, "no-personal"),
+    PI_CODING_AGENT_DIR: dirs.agentDir,
+    ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
+  };
+}
+
+/** `pi -p <prompt>` in the project, to its end. */
+export function piPrint(
+  dirs: PiCliDirs,
+  prompt: string,
+): { status: number | null; stdout: string; stderr: string } {
+  const out = spawnSync(process.execPath, [...piArgs(["-p"]), prompt], {
+    cwd: dirs.project,
+    env: piEnv(dirs),
+    encoding: "utf8",
+    // A hang guard, not a measurement.
+    timeout: 300_000,
+  });
+  return { status: out.status, stdout: out.stdout, stderr: out.stderr };
+}
+
+/** One JSON line Pi wrote in RPC mode. */
+export type RpcLine = Record<string, unknown>;
+
+/**
+ * `pi --mode rpc` in the project: sends each prompt, waits until a line
+ * satisfies `until` for it, then closes Pi's standard input. Returns every
+ * line Pi wrote.
+ */
+export async function piRpc(
+  dirs: PiCliDirs,
+  steps: Array<{ prompt: string; until: (line: RpcLine) => boolean }>,
+): Promise<RpcLine[]> {
+  const child = spawn(process.execPath, piArgs(["--mode", "rpc"]), {
+    cwd: dirs.project,
+    env: piEnv(dirs),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const lines: RpcLine[] = [];
+  const waiters: Array<() => void> = [];
+  const reader = createInterface({ input: child.stdout });
+  reader.on("line", (text) => {
+    try {
+      lines.push(JSON.parse(text) as RpcLine);
+    } catch {
+      lines.push({ unparsed: text });
+    }
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  // A hang guard, not a measurement: a step that never comes fails with what Pi said.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 150_000);
+  try {
+    for (const [index, step] of steps.entries()) {
+      const from = lines.length;
+      child.stdin.write(
+        `${JSON.stringify({ id: `p${index}`, type: "prompt", message: step.prompt })}\n`,
+      );
+      for (;;) {
+        if (lines.slice(from).some(step.until)) break;
+        const woke = await Promise.race([
+          new Promise<boolean>((resolve) => waiters.push(() => resolve(true))),
+          exited.then(() => false),
+        ]);
+        if (!woke && !lines.slice(from).some(step.until)) {
+          throw new Error(
+            `pi --mode rpc ended before "${step.prompt}" answered:\n${JSON.stringify(lines)}\n${stderr}`,
+          );
+        }
+      }
+    }
+  } finally {
+    child.stdin.end();
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (child.exitCode === null) child.kill("SIGKILL");
+    clearTimeout(guard);
+  }
+  return lines;
+}
+
+/** The messages of Pi's RPC notices (`extension_ui_request`, method `notify`), in order. */
+export function rpcNotices(lines: readonly RpcLine[]): string[] {
+  return lines
+    .filter((l) => l.type === "extension_ui_request" && l.method === "notify")
+    .map((l) => String(l.message));
+}
