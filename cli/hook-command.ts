@@ -37,10 +37,14 @@ const EVENTS = {
   "user-prompt": "UserPromptSubmit",
 } as const;
 type HookKind = keyof typeof EVENTS;
+/** Hooks that record the session as a trajectory (working memory) and print nothing. */
+const RECORDING = ["stop", "session-end", "pre-compact"] as const;
 
 export const HOOK_USAGE = `  hook session-start|user-prompt [--json]
                                            agent hooks (Claude Code SessionStart / UserPromptSubmit):
                                            read the hook's JSON on stdin, print the priming or recall block
+  hook stop|session-end|pre-compact        with working memory on, record the session's transcript
+                                           (transcript_path) as one trajectory page; prints nothing
 `;
 
 /** Runs the hook command; always resolves to exit status 0. */
@@ -54,11 +58,15 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
     printErr(`usage: llm-wiki\n${HOOK_USAGE}`);
     return 0;
   }
-  if (!Object.hasOwn(EVENTS, kind))
-    return skip(`unknown hook "${kind}" (session-start or user-prompt)`);
+  const recording = (RECORDING as readonly string[]).includes(kind);
+  if (!Object.hasOwn(EVENTS, kind) && !recording)
+    return skip(
+      `unknown hook "${kind}" (session-start, user-prompt, stop, session-end or pre-compact)`,
+    );
   const unknown = rest.find((a) => a !== "--json");
   if (unknown !== undefined) return skip(`unknown option ${unknown} (only --json)`);
   const json = rest.includes("--json");
+  if (recording) return recordSession(skip);
   const event = EVENTS[kind as HookKind];
   try {
     const input = parseHookInput(
@@ -73,7 +81,16 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
         ? readGitContext(input.cwd)
         : undefined;
     const { answerHook } = await import("./hook-answer.ts");
-    const block = await answerHook(kind as HookKind, input, git);
+    const notice = kind === "session-start" ? await sessionNotice(input.cwd) : "";
+    let primed = "";
+    try {
+      primed = await answerHook(kind as HookKind, input, git);
+    } catch (error) {
+      // Priming off or nothing to prime: the notice is still said.
+      if (notice === "") throw error;
+      skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);
+    }
+    const block = [primed, notice].filter((b) => b !== "").join("\n\n");
     if (block === "") return 0;
     if (json) {
       // Escaped, not neutralised: the JSON must parse back to the very block.
@@ -83,5 +100,30 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (error) {
     return skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);
+  }
+}
+
+/** Records the session's trajectory from its transcript; says what it did on stderr; exit 0. */
+async function recordSession(skip: (reason: string) => number): Promise<number> {
+  try {
+    const input = parseHookInput(
+      await readStdin(HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS),
+      process.cwd(),
+    );
+    const { recordSessionHook } = await import("./hook-session.ts");
+    printErr(`llm-wiki hook: ${recordSessionHook(input)}\n`);
+    return 0;
+  } catch (error) {
+    return skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);
+  }
+}
+
+/** Session start with working memory on: how many trajectories wait for distillation ("" for none). */
+async function sessionNotice(cwd: string): Promise<string> {
+  try {
+    const { distillNotice } = await import("./hook-session.ts");
+    return distillNotice(cwd);
+  } catch {
+    return "";
   }
 }

@@ -59,8 +59,10 @@ export interface HookInput {
   cwd: string;
   prompt?: string;
   source?: string;
-  /** The agent's session id: only ever hashed (hook-primed.ts). */
+  /** The agent's session id: only ever hashed (hook-primed.ts, session-record.ts). */
   sessionId?: string;
+  /** The session's transcript file (stop, session-end, pre-compact); read by hook-session.ts. */
+  transcriptPath?: string;
 }
 
 /** Parses and checks the hook input: one JSON object; `cwd` absolute when given. */
@@ -84,5 +86,7 @@ export function parseHookInput(bytes: Buffer, fallbackCwd: string): HookInput {
   if (typeof record.source === "string") input.source = record.source;
   if (typeof record.session_id === "string" && record.session_id !== "")
     input.sessionId = record.session_id;
+  if (typeof record.transcript_path === "string" && record.transcript_path !== "")
+    input.transcriptPath = record.transcript_path;
   return input;
 }

@@ -18,6 +18,7 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { withinBudget } from "../extensions/llm-wiki/lib/answer-budget.ts";
 import {
   type Diagnostic,
   diagnostic,
@@ -104,10 +105,25 @@ function listing(tool: ServedTool): Tool {
   };
 }
 
+/**
+ * The `_meta` key of a budgeted answer's machine-readable result (recall,
+ * priming, search): clients that show `structuredContent` to the model in
+ * place of the text do not show `_meta`.
+ */
+export const RESULT_META_KEY = "llm-wiki/result";
+
 /** Turns a tool's output into an MCP result; the diagnostics a reader needs go into the text, as in Pi. */
 function toCallToolResult(output: ToolOutput): CallToolResult {
+  const text = renderAnswer(output.ok, output.text, output.diagnostics);
+  if (output.budget !== undefined) {
+    return {
+      content: [{ type: "text", text: withinBudget(text, output.budget) }],
+      _meta: { [RESULT_META_KEY]: { ...output.result } },
+      ...(output.ok ? {} : { isError: true }),
+    };
+  }
   return {
-    content: [{ type: "text", text: renderAnswer(output.ok, output.text, output.diagnostics) }],
+    content: [{ type: "text", text }],
     structuredContent: { ...output.result },
     ...(output.ok ? {} : { isError: true }),
   };

@@ -75,8 +75,14 @@ import { subagentUnavailable } from "../extensions/llm-wiki/lib/writing/ingest.t
 /** What a tool call hands back before it becomes an MCP result. */
 export interface ToolOutput {
   ok: boolean;
-  /** The service's result object, sent as `structuredContent`. */
+  /** The service's result object, sent as `structuredContent` (as `_meta` when `budget` is set). */
   result: object;
+  /**
+   * The answer's character budget (`recallMaxChars`): the text is cut to it and
+   * the result travels in `_meta` instead of `structuredContent`, which clients
+   * such as Claude Code hand the model in place of the text.
+   */
+  budget?: number;
   /** The shared rendering, sent as text content. */
   text: string;
   /** Every diagnostic of the operation, for the text (the result carries them too). */
@@ -169,6 +175,11 @@ export function toolOutput<R extends { ok: boolean; diagnostics: Diagnostic[] }>
   return { ok: result.ok, result, text: render(result), diagnostics: result.diagnostics };
 }
 
+/** An output whose answer a model reads whole: kept within the `recallMaxChars` budget. */
+function budgeted(service: WikiService, output: ToolOutput): ToolOutput {
+  return { ...output, budget: service.settings.recallMaxChars };
+}
+
 function reindexOutput(result: ReindexResult, deprecated?: string): ToolOutput {
   const text = renderReindex(result);
   return {
@@ -220,7 +231,13 @@ export const TOOLS: readonly McpTool[] = [
       ...(context.signal ? { signal: context.signal } : {}),
     });
     recordShown(service, context, result);
-    return toolOutput(result, (r) => renderRecallResult(r, { explain: args.explain === true }));
+    const maxChars = service.settings.recallMaxChars;
+    return budgeted(
+      service,
+      toolOutput(result, (r) =>
+        renderRecallResult(r, { explain: args.explain === true, maxChars }),
+      ),
+    );
   }),
 
   defineTool("wiki_recent", RecentParams, READ, (service, args) => {
@@ -237,7 +254,11 @@ export const TOOLS: readonly McpTool[] = [
     await context.indexReady();
     const result = await service.prime(context.signal ? { signal: context.signal } : {});
     recordShown(service, context, result);
-    return toolOutput(result, (r) => renderRecallResult(r));
+    const maxChars = service.settings.recallMaxChars;
+    return budgeted(
+      service,
+      toolOutput(result, (r) => renderRecallResult(r, { maxChars })),
+    );
   }),
 
   defineTool("wiki_search", SearchParams, READ, (service, args) => {
@@ -247,7 +268,7 @@ export const TOOLS: readonly McpTool[] = [
       ...(args.type !== undefined ? { type: args.type } : {}),
       ...(args.vault ? { vault: args.vault } : {}),
     });
-    return toolOutput(result, renderSearch);
+    return budgeted(service, toolOutput(result, renderSearch));
   }),
 
   defineTool("wiki_status", StatusParams, READ, (service, args) => {

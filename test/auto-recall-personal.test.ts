@@ -19,6 +19,7 @@ import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.t
 import { runCli } from "./helpers/cli.ts";
 import { makeRepo } from "./helpers/git-repo.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { pageText } from "./helpers/temp-vault.ts";
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
@@ -127,7 +128,7 @@ describe("automatic recall outside any project", () => {
     clients.push(client);
     const result = (await client.callTool({ name: "wiki_prime", arguments: {} })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
-    const primed = result.structuredContent as unknown as PrimeResult;
+    const primed = metaResult<PrimeResult>(result);
     expect(primed.results.map((r) => `${r.vault}:${r.id}`)).toContain(
       "personal:concepts/idempotency-keys",
     );

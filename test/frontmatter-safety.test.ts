@@ -23,6 +23,7 @@ import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { piPerTest } from "./helpers/pi-session.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -206,7 +207,7 @@ describe("no host runs a page's front matter", () => {
         name: "wiki_recall",
         arguments: { query: "tomatoes watering" },
       })) as CallToolResult;
-      expect(JSON.stringify(recall.structuredContent)).toContain("concepts/gardening");
+      expect(JSON.stringify(metaResult(recall))).toContain("concepts/gardening");
     } finally {
       await client.close();
     }

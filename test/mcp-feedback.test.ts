@@ -31,6 +31,7 @@ import {
   SERVER,
   spawnRawServer,
 } from "./helpers/mcp-child.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { secretCorpus } from "./helpers/secret-corpus.ts";
 import {
@@ -166,7 +167,7 @@ describe("recall feedback through the MCP server", () => {
 
     const recall = await call(server, "wiki_recall", { query });
     expect(recall.isError).toBeFalsy();
-    const recalled = recall.structuredContent as unknown as RecallResult;
+    const recalled = metaResult<RecallResult>(recall);
     const ids = recalled.results.map((r) => r.id);
     expect(ids).toContain(shownId);
     expect(ids).not.toContain(unshownId);

@@ -17,6 +17,7 @@ import { NOTHING_TO_PRIME, PRIME_PROMPT } from "../mcp/prompts.ts";
 import { makeRepo } from "./helpers/git-repo.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { isolatedEnv, SERVER } from "./helpers/mcp-child.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -78,7 +79,7 @@ describe("MCP priming: a repository whose branch and commits are about a vault t
     const client = await connect(root);
     const result = (await client.callTool({ name: "wiki_prime", arguments: {} })) as CallToolResult;
     expect(result.isError ?? false).toBe(false);
-    const structured = result.structuredContent as unknown as PrimeResult;
+    const structured = metaResult<PrimeResult>(result);
     expect(structured.policy).toBe("priming");
     expect(structured.context.branch).toBe(BRANCH);
     expect(structured.results.map((r) => r.id)).toContain("concepts/idempotency-keys");
@@ -99,7 +100,7 @@ describe("MCP priming: a repository whose branch and commits are about a vault t
     expect(message?.role).toBe("user");
     const content = message?.content;
     if (content?.type !== "text") throw new Error("expected a text message");
-    expect(content.text).toBe((tool.structuredContent as unknown as PrimeResult).rendered);
+    expect(content.text).toBe(metaResult<PrimeResult>(tool).rendered);
     expect(content.text.startsWith('<wiki-recall source="llm-wiki">')).toBe(true);
   });
 });
@@ -119,7 +120,7 @@ describe("MCP priming: nothing about the session is stored", () => {
     await closeServices();
     const client = await connect(vault.root);
     const tool = (await client.callTool({ name: "wiki_prime", arguments: {} })) as CallToolResult;
-    const structured = tool.structuredContent as unknown as PrimeResult;
+    const structured = metaResult<PrimeResult>(tool);
     expect(structured.results).toEqual([]);
     expect(structured.rendered).toBe("");
     const prompt = await client.getPrompt({ name: PRIME_PROMPT });

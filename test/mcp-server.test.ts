@@ -28,6 +28,7 @@ import {
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { callTool } from "../mcp/server.ts";
 import { TOOLS } from "../mcp/tools.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
@@ -119,7 +120,7 @@ function textOf(result: CallToolResult): string {
 }
 
 function recallOf(result: CallToolResult): RecallResult {
-  return result.structuredContent as unknown as RecallResult;
+  return metaResult<RecallResult>(result);
 }
 
 /** A recall result without its timing fields, as it travels over JSON. */
@@ -246,7 +247,7 @@ describe("MCP server: an indexed example vault", () => {
     const server = indexed.server;
     const result = await call(server, "wiki_search", { query: "concepts/tombstones" });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({
+    expect(metaResult(result)).toMatchObject({
       ok: true,
       hits: [{ id: "concepts/tombstones", vault: "project" }],
     });

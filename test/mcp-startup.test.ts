@@ -19,6 +19,7 @@ import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createStartupIndex } from "../mcp/startup-index.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { isolatedEnv } from "./helpers/mcp-child.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
@@ -61,7 +62,7 @@ async function recall(server: Running, query: string): Promise<RecallResult> {
     arguments: { query },
   })) as CallToolResult;
   expect(result.isError).toBeFalsy();
-  return result.structuredContent as unknown as RecallResult;
+  return metaResult<RecallResult>(result);
 }
 
 /** Resolves once `probe` gives a value; throws after `guardMs` (a hang guard, not a timing assertion). */

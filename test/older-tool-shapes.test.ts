@@ -18,6 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFrontmatter } from "../extensions/llm-wiki/lib/vault/frontmatter.ts";
 import { isolatedEnv, SERVER } from "./helpers/mcp-child.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import {
@@ -159,14 +160,14 @@ describe("older tool-call shapes over MCP", () => {
     expect(page.body).toMatch(new RegExp(`## Lessons\\n\\n- ${title}`));
     expect(text(retro)).toContain("slug:");
     const bySlug = await call(client, "wiki_search", { query: slug });
-    expect((bySlug.structuredContent as { hits: Array<{ id: string }> }).hits[0]?.id).toBe(
+    expect(metaResult<{ hits: Array<{ id: string }> }>(bySlug).hits[0]?.id).toBe(
       written.path.replace(/^wiki\//, "").replace(/\.md$/, ""),
     );
 
     // wiki_search {type}: only pages of that type.
     const all = await call(client, "wiki_search", { query: word });
     const types = (r: CallToolResult) =>
-      (r.structuredContent as { hits: Array<{ type: string }> }).hits.map((h) => h.type);
+      metaResult<{ hits: Array<{ type: string }> }>(r).hits.map((h) => h.type);
     expect(new Set(types(all)).size).toBeGreaterThan(1);
     const concepts = await call(client, "wiki_search", { query: word, type: "concept" });
     expect(types(concepts).length).toBeGreaterThan(0);

@@ -17,7 +17,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf } from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -164,7 +166,7 @@ async function askMcp(): Promise<HostAnswer[]> {
       })) as CallToolResult;
       const [first] = result.content;
       out.push({
-        result: result.structuredContent as unknown as RecallResult,
+        result: metaResult<RecallResult>(result),
         text: first?.type === "text" ? first.text : "",
       });
     }
@@ -296,7 +298,9 @@ describe("Pi, MCP and CLI recall parity", () => {
       const mcp = answers.mcp[i];
       expect(untimed(mcp?.text), q.label).toBe(untimed(pi?.text));
       if (q.explain) expect(pi?.text, q.label).toMatch(/\npipeline: plan .* · fit \d/);
-      expect(pi?.text?.startsWith(renderRecallResult(pi.result)), q.label).toBe(true);
+      // Within the default answer budget, as every host cuts it.
+      const maxChars = DEFAULT_SETTINGS.recallMaxChars;
+      expect(pi?.text?.startsWith(renderRecallResult(pi.result, { maxChars })), q.label).toBe(true);
     });
   });
 });

@@ -51,8 +51,14 @@ describe("the plugin's manifests", () => {
 
   it("run the launcher for the hooks and the MCP server, with timeouts a bundled hook fits", () => {
     const hooks = json("hooks/hooks.json").hooks as Record<string, Array<{ hooks: HookEntry[] }>>;
-    expect(Object.keys(hooks).sort()).toEqual(["SessionStart", "UserPromptSubmit"]);
-    const kinds = { SessionStart: "session-start", UserPromptSubmit: "user-prompt" } as const;
+    const kinds = {
+      SessionStart: "session-start",
+      UserPromptSubmit: "user-prompt",
+      Stop: "stop",
+      SessionEnd: "session-end",
+      PreCompact: "pre-compact",
+    } as const;
+    expect(Object.keys(hooks).sort()).toEqual(Object.keys(kinds).sort());
     for (const [event, kind] of Object.entries(kinds)) {
       const [entry] = hooks[event]?.flatMap((g) => g.hooks) ?? [];
       expect(entry?.command).toBe(

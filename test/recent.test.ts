@@ -14,6 +14,7 @@ import type { RecentResult } from "../extensions/llm-wiki/lib/temporal/recent.ts
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const clients: Client[] = [];
@@ -220,6 +221,6 @@ describe("wiki_recent and wiki_recall since/until over MCP", () => {
       arguments: { query: "fusion", since: "2026-05-01", until: "2026-04-01" },
     })) as CallToolResult;
     expect(recall.isError).toBe(true);
-    expect(JSON.stringify(recall.structuredContent)).toContain("time_window_empty");
+    expect(JSON.stringify(metaResult(recall))).toContain("time_window_empty");
   });
 });

@@ -27,6 +27,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { SERVER } from "./helpers/mcp-child.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
 
@@ -181,7 +182,7 @@ describe("a vault whose layout holds a symbolic link", () => {
         name: "wiki_recall",
         arguments: { query: "cache invalidation" },
       })) as CallToolResult;
-      expect(JSON.stringify(recall.structuredContent)).toContain("vault_layout_symlink");
+      expect(JSON.stringify(metaResult(recall))).toContain("vault_layout_symlink");
       const observed = (await client.callTool({
         name: "wiki_observe",
         arguments: { title: "An observation", content: "x" },

@@ -25,6 +25,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeRepo } from "./git-repo.ts";
 import { childEnv } from "./index-services.ts";
+import { metaResult } from "./mcp-result.ts";
 import { startPi, textOf, toolResults } from "./pi-session.ts";
 import { type BinRun, runBin, type ShippedPackage } from "./shipped-package.ts";
 import { SERVED_PAGE, SMOKE_DOCUMENTS } from "./smoke-documents.ts";
@@ -319,7 +320,7 @@ export function smokeSpec(label: string, shipped: () => ShippedPackage): void {
             arguments: { query: CRANE.asked },
           })) as CallToolResult;
           expect(recall.isError ?? false).toBe(false);
-          expect(JSON.stringify(recall.structuredContent)).toContain(CRANE.id);
+          expect(JSON.stringify(metaResult(recall))).toContain(CRANE.id);
           const capture = (await client.callTool({
             name: "wiki_capture_source",
             arguments: { file },

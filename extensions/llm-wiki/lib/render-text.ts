@@ -168,7 +168,7 @@ export function renderStages(result: Pick<RecallResult, "stages" | "trace">): st
 /** A recall's text answer; `explain` adds the pipeline's stages and their times at the end. */
 export function renderRecallResult(
   result: RecallResult,
-  options: { explain?: boolean } = {},
+  options: { explain?: boolean; maxChars?: number } = {},
 ): string {
   const tail = options.explain ? `\n\n${renderStages(result)}` : "";
   // The query is echoed too: an agent may pass on words it read in a page.
@@ -205,7 +205,33 @@ export function renderRecallResult(
     (c) =>
       `conflict, unresolved: ${neutraliseLine(c.a.id)}${c.a.date ? ` (${neutraliseLine(c.a.date)})` : ""} and ${neutraliseLine(c.b.id)}${c.b.date ? ` (${neutraliseLine(c.b.date)})` : ""}; resolve with \`llm-wiki resolve-conflict --selected ID --other ID --relation …\``,
   );
-  return `${head}\n${[...lines, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
+  const listed = listedWithin(
+    lines,
+    options.maxChars,
+    (kept) => `${head}\n${[...kept, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`,
+  );
+  return `${head}\n${[...listed, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
+}
+
+/**
+ * The listing lines that keep the whole answer within `maxChars`: the last
+ * ones give way first (the recalled text itself is fitted by recall), and a
+ * line says how many pages went unlisted.
+ */
+function listedWithin(
+  lines: string[],
+  maxChars: number | undefined,
+  whole: (kept: string[]) => string,
+): string[] {
+  if (maxChars === undefined || whole(lines).length <= maxChars) return lines;
+  for (let keep = lines.length - 1; keep >= 0; keep -= 1) {
+    const kept = [
+      ...lines.slice(0, keep),
+      `… ${lines.length - keep} more page(s) not listed (answer budget)`,
+    ];
+    if (whole(kept).length <= maxChars || keep === 0) return kept;
+  }
+  return lines;
 }
 
 export function renderBootstrap(result: BootstrapOpResult): string {

@@ -40,7 +40,14 @@ export function createRecallTool(
       });
       // The pages go back to the model in this result: shown, and judgeable with wiki_recall_feedback.
       recordShown(host, ctx, result);
-      return toolResult(result, renderRecallResult(result, { explain: params.explain === true }));
+      // Within the answer budget, as the MCP tool's answer is.
+      const maxChars = service.settings.recallMaxChars;
+      return toolResult(
+        result,
+        renderRecallResult(result, { explain: params.explain === true, maxChars }),
+        result.diagnostics,
+        maxChars,
+      );
     },
   };
 }

@@ -16,13 +16,19 @@ export function createSearchTool(
     promptSnippet: "Look up llm-wiki pages by exact id, title, alias or tag",
     parameters: SearchParams,
     async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
-      const result = host.service(ctx).search({
+      const service = host.service(ctx);
+      const result = service.search({
         query: params.query,
         ...(params.limit !== undefined ? { limit: params.limit } : {}),
         ...(params.type !== undefined ? { type: params.type } : {}),
         ...(params.vault ? { vault: params.vault } : {}),
       });
-      return toolResult(result, renderSearch(result));
+      return toolResult(
+        result,
+        renderSearch(result),
+        result.diagnostics,
+        service.settings.recallMaxChars,
+      );
     },
   };
 }

@@ -4,6 +4,7 @@
  * `isError` when the service says the operation failed.
  */
 import type { AgentToolResult } from "@earendil-works/pi-coding-agent";
+import { withinBudget } from "../lib/answer-budget.ts";
 import type { Diagnostic } from "../lib/diagnostics.ts";
 import { renderAnswer } from "../lib/render-text.ts";
 
@@ -21,9 +22,13 @@ export function toolResult<T extends ServiceOutcome>(
   result: T,
   text: string,
   diagnostics: Diagnostic[] = result.diagnostics,
+  maxChars?: number,
 ): AgentToolResult<T> {
+  const answer = renderAnswer(result.ok, text, diagnostics);
   return {
-    content: [{ type: "text", text: renderAnswer(result.ok, text, diagnostics) }],
+    content: [
+      { type: "text", text: maxChars === undefined ? answer : withinBudget(answer, maxChars) },
+    ],
     details: result,
     ...(result.ok ? {} : { isError: true }),
   };

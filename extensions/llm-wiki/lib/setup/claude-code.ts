@@ -5,7 +5,7 @@
  * `~/.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves the user files.
  */
 import { join } from "node:path";
-import { editHooks } from "./hooks-json.ts";
+import { editHooks, HOOK_EVENTS } from "./hooks-json.ts";
 import { editNamedEntry, readJsonObject, writeJsonObject } from "./json-config.ts";
 import {
   type ClientPlan,
@@ -21,7 +21,7 @@ export function hooksFileEdit(path: string, within: string, command: SetupComman
   return {
     path,
     within,
-    what: "hooks SessionStart, UserPromptSubmit",
+    what: `hooks ${Object.keys(HOOK_EVENTS).join(", ")}`,
     apply(current, action) {
       const data = readJsonObject(path, current);
       if (!editHooks(path, data, command, action)) return current;

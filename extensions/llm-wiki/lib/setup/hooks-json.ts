@@ -1,8 +1,9 @@
 /**
  * Claude Code's hook shape (also Codex's `hooks.json`): `hooks.<Event>` is a
  * list of groups `{matcher?, hooks: [{type: "command", command, timeout}]}`.
- * Ours are the handlers whose command runs `llm-wiki … hook session-start`
- * or `hook user-prompt` (from any install: a global bin, npx, a checkout);
+ * Ours are the handlers whose command runs `llm-wiki … hook session-start`,
+ * `hook user-prompt`, `hook stop`, `hook session-end` or `hook pre-compact`
+ * (from any install: a global bin, npx, a checkout);
  * setup leaves one current handler per event, remove takes them all out.
  * Every other group and handler, and every unknown key, stays as it was.
  */
@@ -16,12 +17,18 @@ import { setupError } from "./setup-types.ts";
 export const HOOK_EVENTS = {
   SessionStart: "session-start",
   UserPromptSubmit: "user-prompt",
+  // Working memory: record the session's transcript (nothing is done while it is off).
+  Stop: "stop",
+  SessionEnd: "session-end",
+  PreCompact: "pre-compact",
 } as const;
+export type HookSubcommand = (typeof HOOK_EVENTS)[keyof typeof HOOK_EVENTS];
 
 /** Seconds a hook may take: a bundled hook answers in ~0.1 s, far inside this. */
 export const HOOK_TIMEOUT_SECONDS = 10;
 
-const OURS = /llm-wiki[^\s'"]*['"]?\s+hook\s+(?:session-start|user-prompt)(?:\s|$)/;
+const OURS =
+  /llm-wiki[^\s'"]*['"]?\s+hook\s+(?:session-start|user-prompt|stop|session-end|pre-compact)(?:\s|$)/;
 
 /** True when `handler` is one of our hook handlers (any install's). */
 export function isOurHandler(handler: unknown): boolean {
@@ -30,12 +37,13 @@ export function isOurHandler(handler: unknown): boolean {
 
 /** Our handlers for this install, by event. */
 export function ourHandlers(command: SetupCommand): Record<keyof typeof HOOK_EVENTS, JsonObject> {
-  const handler = (kind: "session-start" | "user-prompt") => ({
+  const handler = (kind: HookSubcommand) => ({
     type: "command",
     command: hookCommandLine(command, kind),
     timeout: HOOK_TIMEOUT_SECONDS,
   });
-  return { SessionStart: handler("session-start"), UserPromptSubmit: handler("user-prompt") };
+  const entries = Object.entries(HOOK_EVENTS).map(([event, kind]) => [event, handler(kind)]);
+  return Object.fromEntries(entries) as Record<keyof typeof HOOK_EVENTS, JsonObject>;
 }
 
 /** `groups` without our handlers; a group left with no handler is dropped. */

@@ -45,7 +45,7 @@ export function shellWord(word: string): string {
 /** The shell command line of `llm-wiki hook <kind>` for this install. */
 export function hookCommandLine(
   command: SetupCommand,
-  kind: "session-start" | "user-prompt",
+  kind: "session-start" | "user-prompt" | "stop" | "session-end" | "pre-compact",
 ): string {
   return [command.node, command.cli, "hook", kind].map(shellWord).join(" ");
 }

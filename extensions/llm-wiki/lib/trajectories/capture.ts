@@ -40,6 +40,23 @@ export interface CaptureTrajectoryInput {
   model?: string;
   steps: readonly TrajectoryStepInput[];
   tags?: string[];
+  /**
+   * A whole agent session's record (`llm-wiki hook stop`): the hashed session
+   * key and the client, kept in the frontmatter so the session finds its page.
+   */
+  session?: { key: string; client: string; captured?: string; created?: string };
+}
+
+/** A trajectory page before it is placed: what `captureTrajectory` writes. */
+export interface TrajectoryDraft {
+  title: string;
+  outcome: Outcome;
+  data: Record<string, unknown>;
+  body: string;
+  stepCount: number;
+  toolCallCount: number;
+  omitted: number;
+  redacted: RedactionCounts;
 }
 
 export interface CaptureTrajectoryResult extends WrittenPageResult {
@@ -84,12 +101,8 @@ function nextNumber(vault: VaultPaths, day: string): number {
   return max + 1;
 }
 
-/** Writes the trajectory page and logs `trajectory_captured`. Throws `WikiError` on bad input. */
-export function captureTrajectory(
-  vault: VaultPaths,
-  input: CaptureTrajectoryInput,
-  now: Date = new Date(),
-): CaptureTrajectoryResult {
+/** The page a trajectory becomes: steps cleaned and redacted. Throws `WikiError` on bad input. */
+export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): TrajectoryDraft {
   if (!Array.isArray(input.steps)) invalid("steps", "must be a list of steps");
   const outcome = input.outcome ?? "success";
   if (!OUTCOMES.includes(outcome)) invalid("outcome", `must be one of ${OUTCOMES.join(", ")}`);
@@ -130,7 +143,6 @@ export function captureTrajectory(
     "",
   ].join("\n");
   const day = now.toISOString().slice(0, 10);
-  const number = String(nextNumber(vault, day)).padStart(3, "0");
   const data: Record<string, unknown> = {
     type: TRAJECTORY_TYPE,
     title,
@@ -141,10 +153,43 @@ export function captureTrajectory(
     step_count: steps.length,
     tool_call_count: toolSteps.length,
     tools,
-    captured: now.toISOString(),
-    created: day,
+    ...(input.session ? { session: input.session.key, client: input.session.client } : {}),
+    captured: input.session?.captured ?? now.toISOString(),
+    created: input.session?.created ?? day,
     updated: day,
   };
+  return {
+    title,
+    outcome,
+    data,
+    body,
+    stepCount: steps.length,
+    toolCallCount: toolSteps.length,
+    omitted,
+    redacted,
+  };
+}
+
+/** Writes the trajectory page and logs `trajectory_captured`. Throws `WikiError` on bad input. */
+export function captureTrajectory(
+  vault: VaultPaths,
+  input: CaptureTrajectoryInput,
+  now: Date = new Date(),
+): CaptureTrajectoryResult {
+  return placeTrajectory(vault, draftTrajectory(input, now), now);
+}
+
+/** Writes a drafted trajectory page at the next free number and logs `trajectory_captured`. */
+export function placeTrajectory(
+  vault: VaultPaths,
+  draft: TrajectoryDraft,
+  now: Date,
+): CaptureTrajectoryResult {
+  const { title, outcome, data, body, redacted, omitted } = draft;
+  const day = now.toISOString().slice(0, 10);
+  const stepCount = draft.stepCount;
+  const toolCallCount = draft.toolCallCount;
+  const number = String(nextNumber(vault, day)).padStart(3, "0");
   const place = writePage(
     vault,
     {
@@ -162,8 +207,8 @@ export function captureTrajectory(
           id,
           title,
           outcome,
-          step_count: steps.length,
-          tool_call_count: toolSteps.length,
+          step_count: stepCount,
+          tool_call_count: toolCallCount,
           ...(redactions ? { redactions } : {}),
         },
       ],
@@ -185,8 +230,8 @@ export function captureTrajectory(
   return {
     ok: true,
     ...place,
-    stepCount: steps.length,
-    toolCallCount: toolSteps.length,
+    stepCount,
+    toolCallCount,
     omitted,
     diagnostics,
   };
