@@ -54,7 +54,7 @@ beforeAll(async () => {
     // Long sections, each naming the topic, so every page matches and none is short.
     const body = Array.from(
       { length: 12 },
-      (_, s) => `## ${randomWords(3)}\n\n${TOPIC} ${randomWords(120)} ${TOPIC}.\n`,
+      () => `## ${randomWords(3)}\n\n${TOPIC} ${randomWords(120)} ${TOPIC}.\n`,
     ).join("\n");
     pages[id] = pageText(
       { title: `${TOPIC} ${randomWords(6)}`, type: "concept", tags: `[${TOPIC}]` },
