@@ -50,6 +50,11 @@ export async function readyHookIndex(
     if (handle.answersFromSaved()) return undefined;
     const { registry, status } = handle.recallView();
     if (status.state === "ready") return undefined;
+    if (!handle.index.writable()) {
+      return {
+        line: `the search index of ${vault.root} is not built and this process may not write it; run \`llm-wiki reindex\` as the vault's owner`,
+      };
+    }
     work = status.state === "stale" ? status.pending : registry.pages.size;
   } catch (error) {
     return { line: `cannot read the search index's state: ${errorMessage(error)}` };
@@ -70,6 +75,14 @@ export async function readyHookIndex(
       });
       if (result.ok) return undefined;
       if (result.diagnostics.some((d) => d.code === "index_busy")) return busy;
+      // A read-only index would refuse in the background too; anything else
+      // (past the budget, a failure) is the background build's to retry.
+      const refusal = result.diagnostics.find((d) => d.code === "index_read_only");
+      if (refusal) {
+        return {
+          line: `the search index of ${vault.root} could not be built: ${refusal.code}: ${refusal.message}`,
+        };
+      }
     } catch {
       // Past the budget, or failed: the background build takes over.
     }
