@@ -2,4 +2,5 @@
 export declare const REQUIRED_NODE: string;
 export declare function isSupportedNode(version: string): boolean;
 export declare function requireSupportedNode(bin: string, status?: number): void;
-export declare function entryUrl(entry: string): string;
+export declare function entryUrl(entry: string, preferBuilt?: boolean): string;
+export declare function runsFromSources(entry: string): boolean;

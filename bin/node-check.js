@@ -40,12 +40,27 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /**
  * The module to run for `entry` (e.g. "cli/llm-wiki"): the bundled build
  * when installed as a package (Node does not strip types under
- * node_modules), the TypeScript source in a checkout.
+ * node_modules), the TypeScript source in a checkout. `preferBuilt` (an
+ * agent's hook, which must answer within its timeout) takes the bundle in a
+ * checkout too whenever `dist/` holds it; the sources only without one,
+ * or when `LLM_WIKI_FROM_SOURCES=1` asks for them (working on the sources).
  */
-export function entryUrl(entry) {
+export function entryUrl(entry, preferBuilt = false) {
   const source = join(root, `${entry}.ts`);
   const built = join(root, "dist", `${entry}.js`);
   const installed = root.split(/[\\/]/).includes("node_modules");
-  const file = installed || !existsSync(source) ? built : source;
+  const file =
+    installed || !existsSync(source) || (preferBuilt && !fromSources() && existsSync(built))
+      ? built
+      : source;
   return pathToFileURL(file).href;
+}
+
+function fromSources() {
+  return process.env.LLM_WIKI_FROM_SOURCES === "1";
+}
+
+/** True when a hook would run `entry` from the TypeScript sources for want of a `dist/` (not by choice). */
+export function runsFromSources(entry) {
+  return !fromSources() && fileURLToPath(entryUrl(entry, true)).endsWith(".ts");
 }

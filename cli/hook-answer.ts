@@ -8,6 +8,7 @@
 import type { GitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { readyHookIndex } from "./hook-index.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
 import { rememberPrimed, takePrimed } from "./hook-primed.ts";
 import { printErr } from "./output.ts";
@@ -28,6 +29,12 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
       // The full refresh answers instead.
     }
   }
+  // A resumed session asks nothing of the index.
+  const notice =
+    vault && input.source !== "resume"
+      ? await readyHookIndex(service, vault, input.cwd)
+      : undefined;
+  if (notice) printErr(`llm-wiki hook: ${notice.line}\n`);
   if (kind === "session-start") {
     // A resumed session still holds the notes primed when it began (Claude
     // Code's source "resume"); startup, clear and compact start afresh.
@@ -38,6 +45,9 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
       // The session's first prompt leaves these out, as Pi's first turn does.
       rememberPrimed(vault, input.sessionId, result.renderedPages);
     }
+    // The session's first context says, in one line, why recall may stay quiet for now.
+    if (notice)
+      return [`llm-wiki: ${notice.line}.`, result.rendered].filter((t) => t !== "").join("\n");
     return result.rendered;
   }
   if (!service.settings.autoRecall)

@@ -254,7 +254,8 @@ describe("`llm-wiki hook` whose modules cannot load, or that throws later", () =
   const run = (preload: string, entry: string, args: string[]) =>
     spawnSync(process.execPath, ["--import", preload, entry, ...args], {
       encoding: "utf8",
-      env: childEnv(),
+      // The checkout's sources, module by module, even where a dist/ is built.
+      env: childEnv({ LLM_WIKI_FROM_SOURCES: "1" }),
       input: input(),
       timeout: 120_000,
     });

@@ -156,3 +156,12 @@ export async function acquireLock(path: string, options: LockOptions): Promise<L
     await sleep(pollMs);
   }
 }
+
+/** True when a live process holds the lock at `path` (a short-lived hook asks before starting a build). */
+export function lockHeld(path: string): boolean {
+  try {
+    return !isStale(readOwner(path)) && readFileSync(path, "utf8") !== "";
+  } catch {
+    return false;
+  }
+}
