@@ -357,6 +357,16 @@ const SHAPES: Rule[] = [
       !/^[0-9a-f:]+$/i.test(m[0].trim().replace(/^(?:[-*+]|\d{1,3}[.)]|>)[ \t]+/, "")),
   },
   {
+    // A .pgpass entry inside a longer line — a command that appends one
+    // (`echo 'db.example.com:5432:app:alice:…' >> ~/.pgpass`), a tool's
+    // one-line output — when the host names a host (a letter and a dot, or
+    // localhost) and the port is a number: clock times and addresses don't.
+    kind: "pgpass_password",
+    pattern:
+      /(?<=^|[\s'"`=(])(?:localhost|[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+):\d{1,5}:[^:\s'"`]+:[^:\s'"`]+:(?<secret>(?:\\:|[^\s:'"`])+)(?=$|[\s'"`)])/dgm,
+    check: (v) => !isStandIn(v),
+  },
+  {
     // docker config.json: `"auth": "<base64 user:password>"`.
     kind: "docker_auth",
     pattern: /"auth"\s*:\s*"(?<secret>[A-Za-z0-9+/=]{8,})"/dg,
