@@ -21,6 +21,7 @@ import type { RebuildMetaResult } from "../extensions/llm-wiki/lib/views/rebuild
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices } from "./helpers/index-services.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault } from "./helpers/temp-vault.ts";
@@ -159,7 +160,11 @@ async function mcpCall(client: Client, name: string, args: Record<string, unknow
   return {
     isError: result.isError === true,
     text: first?.type === "text" ? first.text : "",
-    result: result.structuredContent as Record<string, unknown>,
+    // Recall answers with its text alone; its result travels in `_meta`.
+    result: (name === "wiki_recall" ? metaResult(result) : result.structuredContent) as Record<
+      string,
+      unknown
+    >,
   };
 }
 
