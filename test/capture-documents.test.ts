@@ -539,22 +539,27 @@ describe("capture: XML", () => {
     const secret = cases[0] as SecretCase;
     // The secret's first character as a character reference: only the parser's output shows it whole.
     const escaped = `&#${secret.secret.charCodeAt(0)};${secret.secret.slice(1)}`;
-    const word = randomWord();
-    const body = `<?xml version="1.0"?>\n<config><key>${escaped}</key><name>${word}</name>${cases
-      .slice(1)
-      .map((c) => `<line>${c.text}</line>`)
-      .join("")}</config>\n`;
+    // A word of its own per document: the same content twice would be one capture.
+    const words = { "/config": randomWord(), "/plain": randomWord() };
+    const body = (word: string) =>
+      `<?xml version="1.0"?>\n<config><key>${escaped}</key><name>${word}</name>${cases
+        .slice(1)
+        .map((c) => `<line>${c.text}</line>`)
+        .join("")}</config>\n`;
     const { base } = await serve({
       "/config": (_req, res) =>
-        res.writeHead(200, { "content-type": "application/xml; charset=utf-8" }).end(body),
-      "/plain": (_req, res) => res.writeHead(200, { "content-type": "text/plain" }).end(body),
+        res
+          .writeHead(200, { "content-type": "application/xml; charset=utf-8" })
+          .end(body(words["/config"])),
+      "/plain": (_req, res) =>
+        res.writeHead(200, { "content-type": "text/plain" }).end(body(words["/plain"])),
     });
-    for (const path of ["/config", "/plain"]) {
+    for (const path of ["/config", "/plain"] as const) {
       const result = await p.service.captureSource({ url: `${base}${path}` });
       expect(result.ok, note).toBe(true);
       expect(result.manifest?.format).toBe("xml");
       const source = packetFile(p.vault, result.id ?? "", "source.md");
-      expect(source).toContain(`- **name**: ${word}`);
+      expect(source).toContain(`- **name**: ${words[path]}`);
       expect(source).toMatch(/- \*\*key\*\*: .*\[REDACTED:/);
       expect(codes(result)).toContain("capture_redacted");
     }
