@@ -17,6 +17,7 @@ interface UsageBlock {
 const EXAMPLES: Record<string, string[]> = {
   init: ['llm-wiki init --name "Payments" --topic "the payments service"'],
   status: ["llm-wiki status --json"],
+  setup: ["llm-wiki setup claude-code --user --dry-run", "llm-wiki setup codex --remove"],
   search: ["llm-wiki search retry-policy"],
   recall: ['llm-wiki recall "why do webhooks retry twice" --max 5 --explain'],
   recent: ["llm-wiki recent --since 2026-11-01 --limit 10"],

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.ts";
+import { CLI_SOURCES, runCli } from "./helpers/cli.ts";
 import { makeRepo } from "./helpers/git-repo.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
 import { piPerTest, textOf } from "./helpers/pi-session.ts";
@@ -80,6 +80,14 @@ let root: string;
 let env: NodeJS.ProcessEnv;
 const hook = (args: string[], input: string, extraEnv: NodeJS.ProcessEnv = {}) =>
   runCli(["hook", ...args], { cwd: makeTempDir(), env: { ...env, ...extraEnv }, input });
+/** The hook from the TypeScript sources, whose modules a loader hook can hold back one by one. */
+const hookFromSources = (args: string[], input: string, extraEnv: NodeJS.ProcessEnv) =>
+  runCli(["hook", ...args], {
+    cwd: makeTempDir(),
+    env: { ...env, ...extraEnv },
+    input,
+    cli: CLI_SOURCES,
+  });
 
 beforeAll(async () => {
   // Not a helper temp folder: the Pi parity test's per-test cleanup removes those.
@@ -183,7 +191,7 @@ describe("llm-wiki hook session-start", () => {
     const probe = `--import=data:text/javascript,${encodeURIComponent(
       `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`,
     )}`;
-    const run = hook(["session-start"], startInput(root), {
+    const run = hookFromSources(["session-start"], startInput(root), {
       NODE_OPTIONS: probe,
       PATH: `${bin}:${env.PATH ?? ""}`,
     });
