@@ -305,7 +305,8 @@ describe("notices of a write", () => {
   });
 
   it("says a new title nearly repeats an existing page's, naming that page", () => {
-    const [a, b] = [randomWord(5, 9), randomWord(5, 9)];
+    // b ends in a consonant that takes a plain plural "s" (not "bus" → "buss", "pie" → "pies").
+    const [a, b] = [randomWord(5, 9), `${randomWord(4, 8)}t`];
     const vault = makeTempVault({
       pages: { "concepts/first": pageText({ type: "concept", title: `${a} ${b}s` }) },
     });
