@@ -53,53 +53,44 @@ export function followWrites(service: WikiService, follower: ViewsFollower): Wik
     if (vault === undefined || (!all && !wroteSomething(result))) return;
     follower.noteWrite(vault, all ? undefined : namedFiles(result));
   };
+  /** `call`, then the follower told of what it wrote in the vault its input names. */
+  const noting =
+    <I extends { vault?: VaultSelector }, R>(call: (input: I) => R) =>
+    (input: I): R => {
+      const result = call(input);
+      note(vaultOf(input.vault), result);
+      return result;
+    };
+  const notingAsync =
+    <I extends { vault?: VaultSelector }, R>(call: (input: I) => Promise<R>) =>
+    async (input: I): Promise<R> => {
+      const result = await call(input);
+      note(vaultOf(input.vault), result);
+      return result;
+    };
 
   return {
     ...service,
     recallSkills(input) {
       return service.recallSkills(input);
     },
-    ensurePage(input) {
-      const result = service.ensurePage(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
-    observe(input) {
-      const result = service.observe(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
-    retro(input) {
-      const result = service.retro(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
-    logEvent(input) {
-      const result = service.logEvent(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
+    ensurePage: noting((input) => service.ensurePage(input)),
+    observe: noting((input) => service.observe(input)),
+    retro: noting((input) => service.retro(input)),
+    logEvent: noting((input) => service.logEvent(input)),
     ingest(input = {}) {
       const result = service.ingest(input);
       // Handing out a part writes nothing; marking a source ingested edits its page.
       if (result.marked?.changed) note(vaultOf(input.vault), result);
       return result;
     },
-    async captureSource(input) {
-      const result = await service.captureSource(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
+    captureSource: notingAsync((input) => service.captureSource(input)),
     async resolveConflict(input) {
       const result = await service.resolveConflict(input);
       note(ofKind(result.vault), result);
       return result;
     },
-    async verifyPage(input) {
-      const result = await service.verifyPage(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
+    verifyPage: notingAsync((input) => service.verifyPage(input)),
     async recallFeedback(session, input) {
       const result = await service.recallFeedback(session, input);
       // Feedback events are internal, yet `meta/log.md` counts them.
@@ -107,11 +98,7 @@ export function followWrites(service: WikiService, follower: ViewsFollower): Wik
       note(vault, result);
       return result;
     },
-    async captureTrajectory(input) {
-      const result = await service.captureTrajectory(input);
-      note(vaultOf(input.vault), result);
-      return result;
-    },
+    captureTrajectory: notingAsync((input) => service.captureTrajectory(input)),
     async markDistilled(input) {
       const result = await service.markDistilled(input);
       if (result.ok && result.changed) note(vaultOf(input.vault), result, true);
