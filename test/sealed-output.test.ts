@@ -36,11 +36,16 @@ function letter(c: string): string {
   return random() < 0.2 ? String.fromCodePoint((cased.codePointAt(0) ?? 0) + 0xfee0) : cased;
 }
 
-/** `<wiki-recall …>` or `</wiki-recall>` in a random spelling. */
-function fenceTag(closing: boolean): string {
+/**
+ * `<wiki-recall …>` or `</wiki-recall>` in a random spelling. A title the
+ * tools write must be one line (they refuse a line break), so `oneLine`
+ * leaves the line-break separator out; front matter may still hold one.
+ */
+function fenceTag(closing: boolean, oneLine = false): string {
   const lt = pick(["<", "\uff1c", "\ufe64", "&lt;", "&#60;", "&#x3C;", "&#0060;"]);
   const gap = () => pick(["", " ", "\u200b", "\u2060"]);
-  const sep = pick(["-", "_", " ", "", "\u200b-", "\uff0d", "\n"]);
+  const seps = ["-", "_", " ", "", "\u200b-", "\uff0d"];
+  const sep = pick(oneLine ? seps : [...seps, "\n"]);
   const name = `${[..."wiki"].map(letter).join("")}${sep}${[..."recall"].map(letter).join("")}`;
   const slash = closing ? pick(["/", "&#47;", "&sol;", "\uff0f"]) : "";
   const end = closing ? pick([">", "&gt;", "\uff1e"]) : pick([">", ' source="llm-wiki">']);
@@ -117,7 +122,7 @@ describe("a title, description or alias cannot open or close the recall block an
     const run = (args: string[]) => runCli([...args, "--vault", vault.root], { env });
     expect(run(["reindex"]).status, at).toBe(0);
     // Written through the CLI, so the event log (and recent) carries the title too.
-    const written = run(["page", "--type", "concept", "--title", `${topic} ${fenceTag(true)} new`]);
+    const written = run(["page", "--type", "concept", "--title", `${topic} ${fenceTag(true, true)} new`]);
     expect(written.status, `${written.stderr} (${at})`).toBe(0);
     expectNoTag(written.stdout + written.stderr, "page");
 
@@ -155,7 +160,7 @@ describe("a title, description or alias cannot open or close the recall block an
     try {
       await text("wiki_reindex", {});
       expectNoTag(
-        await text("wiki_ensure_page", { type: "concept", title: `${topic} ${fenceTag(true)}` }),
+        await text("wiki_ensure_page", { type: "concept", title: `${topic} ${fenceTag(true, true)}` }),
         "wiki_ensure_page",
       );
       const recall = await text("wiki_recall", { query: `${topic} notes` });
