@@ -20,6 +20,17 @@ import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
+/** The `page_updated` events of the log at `path`, without their timestamps. */
+function updates(path: string): Array<Record<string, unknown>> {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.includes('"page_updated"'))
+    .map((line) => {
+      const { ts: _ts, timestamp: _t, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      return rest;
+    });
+}
+
 afterEach(async () => {
   await closeServices();
   removeTempDirs();
@@ -183,6 +194,10 @@ describe("relations added to an existing page", () => {
         sources: { added: [], present: ["SRC-2026-01-02-003"] },
       });
       expect(vault.readPage(page.id)).toBe(after);
+      // The log records the change the tools made, once: the call that added nothing logged nothing.
+      expect(updates(vault.paths.events)).toEqual([
+        { kind: "page_updated", id: page.id, relations_added: 1, sources_added: 1 },
+      ]);
 
       // A target the body does not link gets one line appended; the body before it stays as it was.
       const third = service.ensurePage({
@@ -231,6 +246,58 @@ describe("secrets in what is added", () => {
     for (const c of cases)
       expect(text.includes(c.secret), `${c.kind}; ${corpusSeedNote(seed)}`).toBe(false);
     expect(text.endsWith("---\nBody.\n")).toBe(true);
+    const logged = updates(vault.paths.events);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.redactions, corpusSeedNote(seed)).toEqual(result.redactions);
+  });
+
+  it("are redacted in a new page's answer as in its file", () => {
+    const seed = corpusSeed();
+    // Characters a link target may not hold are left out: those targets are refused (below).
+    const cases = secretCorpus(seed).filter(
+      (c) => !/[\r\n\t[\]|#]/.test(c.text) && !c.pieces && c.text.length < 280,
+    );
+    const vault = makeTempVault({ pages: {} });
+    const result = serviceFor(vault.root).ensurePage({
+      type: "concept",
+      title: title(3),
+      relations: cases.map((c) => ({ type: "related_to", target: `concepts/x ${c.text}` })),
+      sources: cases.map((c) => c.text),
+    });
+    expect(result, `${JSON.stringify(result.diagnostics)} ${corpusSeedNote(seed)}`).toMatchObject({
+      ok: true,
+      created: true,
+    });
+    const answer = JSON.stringify(result);
+    const text = vault.readPage(result.id ?? "");
+    for (const c of cases) {
+      expect(text.includes(c.secret), `${c.kind}; ${corpusSeedNote(seed)}`).toBe(false);
+      expect(answer.includes(c.secret), `${c.kind}; ${corpusSeedNote(seed)}`).toBe(false);
+    }
+  });
+
+  it("are redacted in the refusal of a target that is not a page id", () => {
+    const seed = corpusSeed();
+    const cases = secretCorpus(seed).filter((c) => !/[\r\n\t]/.test(c.text) && !c.pieces);
+    const vault = makeTempVault({ pages: {} });
+    const service = serviceFor(vault.root);
+    for (const c of cases) {
+      // A `#` makes the target no page id, so the call is refused quoting it.
+      const result = service.ensurePage({
+        type: "concept",
+        title: title(3),
+        relations: [{ type: "related_to", target: `#x ${c.text}` }],
+      });
+      expect(result.ok, corpusSeedNote(seed)).toBe(false);
+      expect(JSON.stringify(result.diagnostics)).toContain("page_invalid_relation");
+      expect(
+        JSON.stringify(result.diagnostics).includes(c.secret),
+        `${c.kind}; ${corpusSeedNote(seed)}`,
+      ).toBe(false);
+    }
+    expect(
+      readdirSync(vault.paths.wiki, { recursive: true }).filter((f) => String(f).endsWith(".md")),
+    ).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { isOlderPacket } from "../trajectories/older-packets.ts";
+import { recordEvents } from "../vault/events.ts";
 import { LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
 import { folderOfType } from "../vault/page-folders.ts";
@@ -89,7 +90,10 @@ export function ensurePage(
   const page = validateEnsurePage({ ...input, ...(sources ? { sources } : {}) }, now);
   // Read only once the input passed: a refused write leaves the vault (and its caches) as it was.
   const pages = vaultPages?.();
-  const given = checked ? canonicalTargets(checked, pages) : undefined;
+  // Redacted as values before they become body links: in a sentence a secret's
+  // shape is read more cautiously than as a front-matter value, and the link
+  // must name what the front matter holds.
+  const given = checked ? redactValue(canonicalTargets(checked, pages), page.redacted) : undefined;
   const folder = folderOfType(page.type);
   // The id the page gets if its first slug is free; only used to resolve its own links.
   const selfId = `${folder}/${slugify(page.title)}`;
@@ -122,14 +126,18 @@ export function ensurePage(
     now,
   );
   const diagnostics = [...page.diagnostics, ...written.diagnostics];
+  // Echoed as written: the page holds them redacted, so the answer does too.
+  const shownSources = sources ? redactValue(sources, {}) : undefined;
   const echo = {
     ...(given ? { relations: { added: written.created ? given : [], present: [] } } : {}),
-    ...(sources ? { sources: { added: written.created ? sources : [], present: [] } } : {}),
+    ...(shownSources
+      ? { sources: { added: written.created ? shownSources : [], present: [] } }
+      : {}),
   };
   if (written.created) {
     if (pages) {
       diagnostics.push(
-        ...linkNotices(written.id, written.path, body, given ?? [], pages, (t) =>
+        ...linkNotices(written.id, written.path, redactValue(body, {}), given ?? [], pages, (t) =>
           isOlderPacket(vault, t),
         ),
         ...nearDuplicateNotices(written.id, written.path, page.title, pages),
@@ -138,7 +146,7 @@ export function ensurePage(
     return {
       ...written,
       ...echo,
-      ...(given ? { linksAdded } : {}),
+      ...(given ? { linksAdded: redactValue(linksAdded, {}) } : {}),
       diagnostics,
     };
   }
@@ -154,7 +162,8 @@ export function ensurePage(
     return { ...written, ...echo, diagnostics };
   }
   // This edit bypasses the write pipeline's redact stage: what it adds is redacted here.
-  const counts: RedactionCounts = {};
+  // The relations were redacted on the way in (page.redacted counts them); sources are here.
+  const counts: RedactionCounts = { ...page.redacted };
   const merged = mergeIntoPage(
     vault,
     written.path,
@@ -179,6 +188,23 @@ export function ensurePage(
   }
   if (pages && merged.relations.added.length > 0) {
     diagnostics.push(...linkNotices(written.id, written.path, "", merged.relations.added, pages));
+  }
+  if (merged.updated) {
+    // The log records every change the tools make to a page, not only its creation.
+    const logged = recordEvents(
+      vault,
+      [
+        {
+          kind: "page_updated",
+          id: written.id,
+          relations_added: merged.relations.added.length,
+          sources_added: merged.sources.added.length,
+          ...redactionsField(counts),
+        },
+      ],
+      now,
+    );
+    diagnostics.push(...logged.diagnostics);
   }
   return {
     ...written,

@@ -21,6 +21,7 @@ const MAX_DEPTH = 8;
 const RESERVED_EVENT_KINDS: ReadonlySet<string> = new Set([
   "vault_initialized",
   "page_created",
+  "page_updated",
   "source_captured",
   "source_ingested",
   "observation_recorded",

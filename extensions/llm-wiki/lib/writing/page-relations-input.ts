@@ -7,6 +7,7 @@
  * too: a writer that means a relation should get one recall honours.
  */
 import { diagnostic, WikiError } from "../diagnostics.ts";
+import { redactSecrets } from "../safety/redact.ts";
 import { checkSingleLine } from "../safety/text.ts";
 import {
   isKnownRelationType,
@@ -28,9 +29,10 @@ export interface RelationInput {
 const LINK_BREAKING = /[[\]|#\n\r]/;
 const MAX_TARGET = 300;
 
+/** Refuses the call; the message quotes what the writer gave, so its secrets are taken out first. */
 function refuse(message: string): never {
   throw new WikiError(
-    diagnostic("page_invalid_relation", "error", message, {
+    diagnostic("page_invalid_relation", "error", redactSecrets(message).text, {
       repair: `relations are {type, target, scope?}; type one of ${RELATION_TYPES.join(", ")}; target a page id such as concepts/other-page`,
     }),
   );
@@ -50,7 +52,7 @@ export function checkRelationsInput(relations: readonly unknown[]): Relation[] {
     const bare = target.trim().replace(/^\[\[([^\]]*)\]\]$/, "$1");
     if (LINK_BREAKING.test(bare.replace(/\|.*$/, "")) || bare.length > MAX_TARGET) {
       refuse(
-        `relation ${i + 1}: target "${bare.slice(0, 80)}" is not a page id (no [ ] | # or line breaks, at most ${MAX_TARGET} characters)`,
+        `relation ${i + 1}: target "${redactSecrets(bare).text.slice(0, 80)}" is not a page id (no [ ] | # or line breaks, at most ${MAX_TARGET} characters)`,
       );
     }
   });
