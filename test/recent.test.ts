@@ -68,6 +68,12 @@ function loggedVault() {
     { kind: "page_created", id: "concepts/late", title: "Late" },
     at("2026-04-02T09:00:00Z"),
   );
+  // Any event marked internal, whatever its kind, is for ranking: never listed.
+  appendEvent(
+    vault.paths,
+    { kind: "recall_shown", page: "concepts/rrf", visibility: "internal" },
+    at("2026-03-14T09:00:00Z"),
+  );
   // Recall feedback inside the window: internal, for ranking, never listed.
   appendFeedback(
     vault.paths,
@@ -117,6 +123,7 @@ describe("llm-wiki recent (CLI process)", () => {
       id: "SRC-2026-03-02-001",
     });
     expect(result.entries.map((e) => e.kind)).not.toContain("recall_feedback");
+    expect(result.entries.map((e) => e.kind)).not.toContain("recall_shown");
     const evil = result.entries.find((e) => e.page === "sources/evil");
     expect(evil?.title).toBe("Evil red title\uFFFD");
 

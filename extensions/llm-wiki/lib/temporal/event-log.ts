@@ -18,6 +18,8 @@ export interface TimedEvent {
   /** Any other id it carries (a source packet's `SRC-…`). */
   id?: string;
   title?: string;
+  /** `"internal"` for an event only ranking reads (views-hidden, see event-entries.ts). */
+  visibility?: string;
   /** The line's position in the log: later lines are later events. */
   seq: number;
 }
@@ -78,6 +80,7 @@ function parseLine(line: string, seq: number): TimedEvent | undefined {
   if (typeof e.id === "string" && e.id !== page) out.id = e.id;
   else if (typeof e.source_id === "string" && e.id === undefined) out.id = e.source_id;
   if (typeof e.title === "string") out.title = e.title;
+  if (typeof e.visibility === "string") out.visibility = e.visibility;
   return out;
 }
 

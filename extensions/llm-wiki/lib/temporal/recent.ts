@@ -114,7 +114,7 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
   const log = readEventLog(paths.events);
   for (const e of log.events) {
     // What a session was shown, opened or judged is for ranking, not for reading.
-    if (isInternalEvent({ kind: e.kind })) continue;
+    if (isInternalEvent({ kind: e.kind, visibility: e.visibility })) continue;
     const day = new Date(Date.parse(e.ts)).toISOString().slice(0, 10);
     if (dayNumber(day) === undefined || day < since || (until !== undefined && day > until)) {
       continue;
