@@ -170,6 +170,51 @@ function geminiTranscript(task: string, calls: Call[], last: string): string {
   );
 }
 
+/**
+ * Gemini CLI's newer saved chat, appended as JSONL: a metadata line, message
+ * records by id (a tool call recorded first bare, then again with its
+ * result), a message rewound away, and a torn last line.
+ */
+function geminiJsonlTranscript(task: string, calls: Call[], last: string): string {
+  const rewound = `${randomWords(3)} ${TASK_MARK}-rewound`;
+  const reply = {
+    id: "m2",
+    type: "gemini",
+    model: "gemini-test",
+    content: [{ text: randomWords(3) }],
+  };
+  const lines: unknown[] = [
+    { sessionId: "g", projectHash: "h", startTime: "2026-12-01T00:00:00Z", kind: "main" },
+    { id: "m0", type: "user", content: [{ text: rewound }] },
+    { $rewindTo: "m0" },
+    { id: "m1", type: "user", content: [{ text: task }] },
+    reply,
+    {
+      ...reply,
+      toolCalls: calls.map((c, i) => ({
+        id: `t${i}`,
+        name: c.name,
+        args: c.args,
+        status: "executing",
+      })),
+    },
+    {
+      ...reply,
+      toolCalls: calls.map((c, i) => ({
+        id: `t${i}`,
+        name: c.name,
+        args: c.args,
+        result: [{ functionResponse: { response: { output: c.output } } }],
+        resultDisplay: c.output,
+        status: c.error ? "error" : "success",
+      })),
+    },
+    { $set: { lastUpdated: "2026-12-01T00:05:00Z" } },
+    { id: "m3", type: "gemini", content: last },
+  ];
+  return `${lines.map((l) => JSON.stringify(l)).join("\n")}\n{"id":"m4","ty`;
+}
+
 function hook(kind: string, env: Env, input: unknown, cwd?: string) {
   return runCli(["hook", kind], {
     env: env.env,
@@ -191,6 +236,7 @@ const FORMATS = {
   "claude-code": claudeTranscript,
   codex: codexTranscript,
   gemini: geminiTranscript,
+  "gemini-jsonl": geminiJsonlTranscript,
 } as const;
 
 describe(`hook stop/session-end/pre-compact (${corpusSeedNote(SEED)})`, () => {
@@ -219,7 +265,8 @@ describe(`hook stop/session-end/pre-compact (${corpusSeedNote(SEED)})`, () => {
         readFileSync(join(vault.paths.wiki, "trajectories", file as string), "utf8");
       expect(page()).toContain(TASK_MARK);
       expect(page()).toContain("type: trajectory");
-      expect(page()).toContain(`client: ${format}`);
+      expect(page()).toContain(`client: ${format.replace(/-jsonl$/, "")}`);
+      expect(page()).not.toContain(`${TASK_MARK}-rewound`);
 
       // The same Stop again changes nothing; a longer session replaces the page.
       const before = page();

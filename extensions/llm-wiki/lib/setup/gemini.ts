@@ -1,13 +1,57 @@
 /**
- * Gemini CLI: `mcpServers` in `.gemini/settings.json` (project) or
- * `~/.gemini/settings.json` (user). Gemini CLI connects to a project's
- * servers only in a folder the user trusts. Its hooks take their own input
- * and output shapes, so only the MCP server is set up here; `wiki_prime`
- * and the `prime` prompt give the priming.
+ * Gemini CLI: `mcpServers` and `hooks` in `.gemini/settings.json` (project)
+ * or `~/.gemini/settings.json` (user), one file for both. Gemini CLI connects
+ * to a project's servers, and runs its hooks, only in a folder the user
+ * trusts. Its hooks: `SessionStart` primes, `BeforeAgent` recalls for the
+ * prompt (both print the hook's JSON, `hookSpecificOutput.additionalContext`:
+ * Gemini CLI shows plain text to the user instead of giving it to the model),
+ * `SessionEnd` and `PreCompress` record the session with working memory on.
+ * Timeouts are in milliseconds here.
  */
 import { join } from "node:path";
 import { mcpServersEdit } from "./claude-code.ts";
-import type { ClientPlan, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+import { editHooks, HOOK_TIMEOUT_SECONDS, type HookDialect } from "./hooks-json.ts";
+import { readJsonObject, writeJsonObject } from "./json-config.ts";
+import { hookCommandLine } from "./launch-command.ts";
+import type { ClientPlan, FileEdit, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+
+/** Gemini CLI's hook events and ours for each. */
+export const GEMINI_HOOK_EVENTS = {
+  SessionStart: "session-start",
+  BeforeAgent: "user-prompt",
+  SessionEnd: "session-end",
+  PreCompress: "pre-compact",
+} as const;
+
+function geminiDialect(command: SetupCommand): HookDialect {
+  return {
+    events: GEMINI_HOOK_EVENTS,
+    handler: (kind) => ({
+      type: "command",
+      name: `llm-wiki-${kind}`,
+      command: hookCommandLine(command, kind, {
+        json: kind === "session-start" || kind === "user-prompt",
+      }),
+      timeout: HOOK_TIMEOUT_SECONDS * 1000,
+    }),
+  };
+}
+
+/** The server and the hooks, both in the one settings file: one edit, applied in turn. */
+function settingsEdit(path: string, within: string, command: SetupCommand): FileEdit {
+  const server = mcpServersEdit(path, within, { command: command.node, args: [command.mcp] });
+  return {
+    path,
+    within,
+    what: `MCP server; hooks ${Object.keys(GEMINI_HOOK_EVENTS).join(", ")}`,
+    apply(current, action) {
+      const withServer = server.apply(current, action);
+      const data = readJsonObject(path, withServer);
+      if (!editHooks(path, data, command, action, geminiDialect(command))) return withServer;
+      return writeJsonObject(data);
+    },
+  };
+}
 
 export function geminiPlan(
   scope: SetupScope,
@@ -15,14 +59,15 @@ export function geminiPlan(
   places: SetupPlaces,
 ): ClientPlan {
   const root = scope === "project" ? places.project : places.home;
-  const server = { command: command.node, args: [command.mcp] };
   return {
     client: "gemini",
     scope,
-    files: [mcpServersEdit(join(root, ".gemini", "settings.json"), root, server)],
+    files: [settingsEdit(join(root, ".gemini", "settings.json"), root, command)],
     notes:
       scope === "project"
-        ? ["Gemini CLI starts a project's servers only once the folder is trusted."]
+        ? [
+            "Gemini CLI starts a project's servers and runs its hooks only once the folder is trusted.",
+          ]
         : [],
   };
 }

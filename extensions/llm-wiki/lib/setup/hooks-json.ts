@@ -35,15 +35,35 @@ export function isOurHandler(handler: unknown): boolean {
   return isJsonObject(handler) && typeof handler.command === "string" && OURS.test(handler.command);
 }
 
+/**
+ * A client's hook events and the handler it runs for each: Claude Code and
+ * Codex share the shape above; Gemini CLI names its events otherwise, takes
+ * its timeout in milliseconds and reads only JSON on stdout.
+ */
+export interface HookDialect {
+  events: Readonly<Record<string, HookSubcommand>>;
+  handler(kind: HookSubcommand): JsonObject;
+}
+
+/** Claude Code's (and Codex's) events and handlers for this install. */
+export function claudeDialect(command: SetupCommand): HookDialect {
+  return {
+    events: HOOK_EVENTS,
+    handler: (kind) => ({
+      type: "command",
+      command: hookCommandLine(command, kind),
+      timeout: HOOK_TIMEOUT_SECONDS,
+    }),
+  };
+}
+
 /** Our handlers for this install, by event. */
-export function ourHandlers(command: SetupCommand): Record<keyof typeof HOOK_EVENTS, JsonObject> {
-  const handler = (kind: HookSubcommand) => ({
-    type: "command",
-    command: hookCommandLine(command, kind),
-    timeout: HOOK_TIMEOUT_SECONDS,
-  });
-  const entries = Object.entries(HOOK_EVENTS).map(([event, kind]) => [event, handler(kind)]);
-  return Object.fromEntries(entries) as Record<keyof typeof HOOK_EVENTS, JsonObject>;
+function ourHandlers(dialect: HookDialect): Record<string, JsonObject> {
+  const entries = Object.entries(dialect.events).map(([event, kind]) => [
+    event,
+    dialect.handler(kind),
+  ]);
+  return Object.fromEntries(entries) as Record<string, JsonObject>;
 }
 
 /** `groups` without our handlers; a group left with no handler is dropped. */
@@ -85,22 +105,24 @@ export function editHooks(
   data: JsonObject,
   command: SetupCommand,
   action: "add" | "remove",
+  dialect: HookDialect = claudeDialect(command),
 ): boolean {
   const hadHooks = data.hooks !== undefined;
   const hooks = childObject(path, data, "hooks");
-  const wanted = ourHandlers(command);
+  const wanted = ourHandlers(dialect);
   let changed = false;
-  for (const event of Object.keys(HOOK_EVENTS) as Array<keyof typeof HOOK_EVENTS>) {
+  for (const event of Object.keys(dialect.events)) {
     const current = hooks[event];
     if (current !== undefined && !Array.isArray(current)) {
       throw setupError(path, `"hooks.${event}" is not a list`);
     }
     const groups = current ?? [];
-    const mine = ourCount(groups, wanted[event]);
+    const handler = wanted[event] as JsonObject;
+    const mine = ourCount(groups, handler);
     if (action === "add" && mine.count === 1 && mine.exact) continue;
     if (action === "remove" && mine.count === 0) continue;
     const kept = withoutOurs(groups);
-    if (action === "add") kept.push({ hooks: [wanted[event]] });
+    if (action === "add") kept.push({ hooks: [handler] });
     if (kept.length > 0) hooks[event] = kept;
     else delete hooks[event];
     changed = true;

@@ -46,6 +46,8 @@ export function shellWord(word: string): string {
 export function hookCommandLine(
   command: SetupCommand,
   kind: "session-start" | "user-prompt" | "stop" | "session-end" | "pre-compact",
+  options: { json?: boolean } = {},
 ): string {
-  return [command.node, command.cli, "hook", kind].map(shellWord).join(" ");
+  const words = [command.node, command.cli, "hook", kind, ...(options.json ? ["--json"] : [])];
+  return words.map(shellWord).join(" ");
 }

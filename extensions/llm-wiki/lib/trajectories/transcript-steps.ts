@@ -5,7 +5,10 @@
  * blocks), Codex's rollout JSONL (`response_item` payloads: `message`,
  * `function_call`, `function_call_output`; older files hold the items bare)
  * and Gemini CLI's saved chat (one JSON object with `messages`, each
- * `type` user/gemini with `toolCalls`). Records are read structurally: an
+ * `type` user/gemini with `toolCalls`; newer releases append it as JSONL: a
+ * metadata line, then message records by `id`, a later record of an id
+ * replacing the earlier, `$rewindTo` dropping an id and all after it,
+ * `$set.messages` replacing them all). Records are read structurally: an
  * unknown or malformed record is skipped, never a crash. Only the shape is
  * taken here; steps.ts trims, redacts and neutralises every field.
  */
@@ -66,6 +69,7 @@ function detect(records: readonly unknown[]): TranscriptFormat | undefined {
   for (const r of records.slice(0, 50).map(rec)) {
     if (!r) continue;
     if (Array.isArray(r.messages) && records.length === 1) return "gemini";
+    if (typeof r.sessionId === "string" && typeof r.projectHash === "string") return "gemini";
     if (r.type === "response_item" || r.type === "session_meta" || r.type === "turn_context")
       return "codex";
     if ((r.type === "user" || r.type === "assistant") && rec(r.message)) return "claude-code";
@@ -194,11 +198,36 @@ function codex(records: readonly unknown[]): TranscriptTrajectory {
   return finish("codex", steps, model, false);
 }
 
+/** Gemini CLI's messages in order, from its saved chat or its JSONL records (see above). */
+function geminiMessages(records: readonly unknown[]): Rec[] {
+  const only = records.length === 1 ? rec(records[0]) : undefined;
+  if (only && Array.isArray(only.messages)) return list(only.messages);
+  // A Map keeps an id where it was first recorded, as Gemini CLI's own reader does.
+  const byId = new Map<string, Rec>();
+  for (const r of records.map(rec)) {
+    if (!r) continue;
+    if (typeof r.$rewindTo === "string") {
+      const ids = [...byId.keys()];
+      const from = ids.indexOf(r.$rewindTo);
+      for (const id of from === -1 ? ids : ids.slice(from)) byId.delete(id);
+      continue;
+    }
+    const set = rec(r.$set);
+    if (set && Array.isArray(set.messages)) {
+      byId.clear();
+      for (const m of list(set.messages)) if (typeof m.id === "string") byId.set(m.id, m);
+      continue;
+    }
+    if (typeof r.id === "string" && typeof r.type === "string") byId.set(r.id, r);
+  }
+  return [...byId.values()];
+}
+
 function gemini(records: readonly unknown[]): TranscriptTrajectory {
   const steps: TrajectoryStepInput[] = [];
   let model: string | undefined;
   let endedInError = false;
-  for (const m of list(rec(records[0])?.messages)) {
+  for (const m of geminiMessages(records)) {
     const text = textOf(m.content);
     if (m.type === "user") {
       if (text !== "") steps.push({ role: "user", text });
