@@ -122,7 +122,13 @@ describe("a title, description or alias cannot open or close the recall block an
     const run = (args: string[]) => runCli([...args, "--vault", vault.root], { env });
     expect(run(["reindex"]).status, at).toBe(0);
     // Written through the CLI, so the event log (and recent) carries the title too.
-    const written = run(["page", "--type", "concept", "--title", `${topic} ${fenceTag(true, true)} new`]);
+    const written = run([
+      "page",
+      "--type",
+      "concept",
+      "--title",
+      `${topic} ${fenceTag(true, true)} new`,
+    ]);
     expect(written.status, `${written.stderr} (${at})`).toBe(0);
     expectNoTag(written.stdout + written.stderr, "page");
 
@@ -160,7 +166,10 @@ describe("a title, description or alias cannot open or close the recall block an
     try {
       await text("wiki_reindex", {});
       expectNoTag(
-        await text("wiki_ensure_page", { type: "concept", title: `${topic} ${fenceTag(true, true)}` }),
+        await text("wiki_ensure_page", {
+          type: "concept",
+          title: `${topic} ${fenceTag(true, true)}`,
+        }),
         "wiki_ensure_page",
       );
       const recall = await text("wiki_recall", { query: `${topic} notes` });
