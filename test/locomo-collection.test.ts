@@ -15,7 +15,10 @@ import {
   readQrels,
   readQueries,
 } from "../extensions/llm-wiki/lib/bench/beir-reader.ts";
-import { fts5OrQuery, LUCENE_STOP_WORDS } from "../extensions/llm-wiki/lib/bench/fts5-baseline.ts";
+import {
+  BASELINE_STOP_WORDS,
+  fts5OrQuery,
+} from "../extensions/llm-wiki/lib/bench/fts5-baseline.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { runCollections } from "../scripts/bench/beir-collections.ts";
 import { readLocomo, writeBeirCollection } from "../scripts/eval/convert-locomo.ts";
@@ -197,7 +200,7 @@ describe("a public collection beside plain SQLite FTS5 BM25", () => {
       if (q === "") continue;
       for (const term of q.split(" OR ")) {
         expect(term, text).toMatch(/^"[\p{L}\p{N}]+"$/u);
-        expect(LUCENE_STOP_WORDS.has(term.slice(1, -1)), text).toBe(false);
+        expect(BASELINE_STOP_WORDS.has(term.slice(1, -1)), text).toBe(false);
       }
     }
   });

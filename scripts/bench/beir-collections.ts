@@ -17,6 +17,7 @@ import {
 } from "../../extensions/llm-wiki/lib/bench/beir-compare.ts";
 import { BEIR_FILES } from "../../extensions/llm-wiki/lib/bench/beir-reader.ts";
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
+import { formattedJson } from "./report-json.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -115,7 +116,7 @@ export async function runCollections(options: {
       comparisons.push(comparison);
       if (options.write) {
         const path = reportPath(name);
-        writeFileSync(path, `${JSON.stringify(reportOf(comparison), null, 2)}\n`);
+        writeFileSync(path, formattedJson(reportOf(comparison)));
         written.push(path);
       }
     } finally {
