@@ -1,14 +1,19 @@
 /**
  * `llm-wiki bench beir DIR [--mode M] [--limit-queries N] [--json]`: runs a
  * BEIR collection through the real indexing and retrieval path in a
- * temporary vault and prints nDCG@10, Recall@100, MRR@10 and query latency.
+ * temporary vault and prints nDCG@10, Recall@100, MRR@10 and query latency,
+ * with plain SQLite FTS5 BM25 on the same queries beside (lib/bench/fts5-baseline.ts).
  * The temporary vault is removed on success, on failure and on Ctrl-C.
  * `llm-wiki bench vault` runs the vault's own corrections (bench-vault-command.ts).
  */
 import { mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BeirReport, runBeir } from "../extensions/llm-wiki/lib/bench/beir-run.ts";
+import {
+  type BeirComparison,
+  compareWithFts5,
+} from "../extensions/llm-wiki/lib/bench/beir-compare.ts";
+import type { BeirReport } from "../extensions/llm-wiki/lib/bench/beir-run.ts";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { RETRIEVAL_MODES, type RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -48,8 +53,8 @@ function modeOf(value: string | boolean | undefined): RetrievalMode {
   return found;
 }
 
-/** The report as a text table. */
-function renderBeirReport(report: BeirReport): string {
+/** The report as a text table, FTS5 BM25's figures and the paired difference after ours. */
+function renderBeirReport(report: BeirReport, baseline: Omit<BeirComparison, "ours">): string {
   const used = Object.entries(report.modesUsed)
     .map(([mode, n]) => `${mode} ${n}`)
     .join(", ");
@@ -62,6 +67,10 @@ function renderBeirReport(report: BeirReport): string {
     ["latency p50", `${report.latencyMs.p50} ms`],
     ["latency p95", `${report.latencyMs.p95} ms`],
     ["peak RSS", `${report.peakRssMb} MB`],
+    ["FTS5 BM25 nDCG@10", f(baseline.fts5.metrics.ndcg10)],
+    [`FTS5 BM25 Recall@${report.depth}`, f(baseline.fts5.metrics.recall100)],
+    ["FTS5 BM25 MRR@10", f(baseline.fts5.metrics.mrr10)],
+    ["Δ nDCG@10 vs FTS5", pairedText(baseline.delta.ndcg10)],
   ];
   const width = Math.max(...rows.map(([name]) => name.length));
   return [
@@ -70,6 +79,12 @@ function renderBeirReport(report: BeirReport): string {
     "",
     ...rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`),
   ].join("\n");
+}
+
+function pairedText(d: BeirComparison["delta"]["ndcg10"]): string {
+  const s = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(4)}`;
+  const ci = d.ci95 ? ` [${s(d.ci95[0])}, ${s(d.ci95[1])}]` : "";
+  return `${s(d.mean)}${ci} (${d.wins} up, ${d.ties} tied, ${d.losses} down)`;
 }
 
 /** Handles `bench`; for `beir` the service is the host's, used only for its settings. */
@@ -112,7 +127,7 @@ export async function benchCommand(
   const progress = createProgress(process.stderr);
   try {
     workDir = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-beir-")));
-    const report = await runBeir({
+    const { ours: report, ...baseline } = await compareWithFts5({
       collection: dir,
       workDir,
       mode,
@@ -122,8 +137,8 @@ export async function benchCommand(
     });
     return {
       ok: true,
-      result: report,
-      text: renderBeirReport(report),
+      result: { ...report, baseline },
+      text: renderBeirReport(report, baseline),
       diagnostics: report.diagnostics,
     };
   } finally {

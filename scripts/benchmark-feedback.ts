@@ -15,7 +15,7 @@
  * or one that makes it pass where it failed, must come with a new baseline.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import {
   aggregateChecks,
@@ -30,10 +30,12 @@ import {
   DEFAULT_SEED_COUNT,
   FEEDBACK_BASELINE,
   feedbackVaults,
+  questionCounts,
   replayParameters,
   seedList,
 } from "./bench/feedback-setup.ts";
-import { formatComparison } from "./bench/feedback-stats.ts";
+import { estimate, formatComparison } from "./bench/feedback-stats.ts";
+import { formattedJson } from "./bench/report-json.ts";
 
 const reportPath = FEEDBACK_BASELINE;
 const check = process.argv.includes("--check");
@@ -88,7 +90,7 @@ const decision = {
     : `not enabled: ${failures.join("; ")} (${summary})`,
 };
 
-const rows = ["vault      slice      metric   off → on (Δ [95% CI])"];
+const rows = ["vault      slice      metric   off → on  Δ mean [95% CI over seeds] min max"];
 for (const [name, f] of figures) {
   for (const slice of ["repeated", "heldout"] as const) {
     for (const metric of ["ndcg10", "mrr"] as const) {
@@ -109,8 +111,12 @@ for (const [name, runs] of outcomes) {
   const checked = runs.reduce((n, x) => n + x.checks.judgedRelevantChecked, 0);
   const moves = (key: "repeated" | "heldout") =>
     `${key} reordered ${runs.reduce((n, x) => n + x[key].reordered, 0)}/${runs.reduce((n, x) => n + x[key].queries, 0)} (nDCG@10 up ${runs.reduce((n, x) => n + x[key].improved, 0)}, down ${runs.reduce((n, x) => n + x[key].worsened, 0)})`;
+  const range = (pick: (x: ReplayOutcome) => number) => {
+    const e = estimate(runs.map(pick));
+    return e.oneRun ? `${e.min}` : `${e.min}–${e.max}`;
+  };
   process.stdout.write(
-    `${name}: ${r.pages} pages, ${r.turns} asks in ${r.sessions} sessions over ${r.days} days per seed; over all seeds ${moves("repeated")}, ${moves("heldout")}; events (seed ${r.seed}) ${JSON.stringify(r.events)}; judged-relevant pages checked ${checked}, moved down ${runs.reduce((n, x) => n + x.checks.judgedRelevantMovedDown, 0)}; result sets changed ${runs.reduce((n, x) => n + x.checks.setChanged, 0)}; max |adjustment| ${Math.max(...runs.map((x) => x.checks.maxAbsAdjustment))}\n`,
+    `${name}: ${r.pages} pages; per seed ${range((x) => x.turns)} asks in ${range((x) => x.sessions)} sessions over ${range((x) => x.days)} days, click model η ${range((x) => x.clickModel.eta)}, noise clicks ${range((x) => x.clickModel.open[0])}, judgments ${range((x) => x.clickModel.judgeRate)}; off nDCG@10 repeated ${range((x) => x.repeated.off.ndcg10 ?? 0)}, held-out ${range((x) => x.heldout.off.ndcg10 ?? 0)}; over all seeds ${moves("repeated")}, ${moves("heldout")}; events (seed ${r.seed}) ${JSON.stringify(r.events)}; judged-relevant pages checked ${checked}, moved down ${runs.reduce((n, x) => n + x.checks.judgedRelevantMovedDown, 0)}; result sets changed ${runs.reduce((n, x) => n + x.checks.setChanged, 0)}; max |adjustment| ${Math.max(...runs.map((x) => x.checks.maxAbsAdjustment))}\n`,
   );
 }
 process.stdout.write(
@@ -124,8 +130,13 @@ if (enabled !== DEFAULT_SETTINGS.feedbackRanking) {
 
 const report = {
   benchmark: "feedback",
-  schema: 1,
-  machine: { node: process.version, cpus: cpus().length, model: cpus()[0]?.model ?? "unknown" },
+  schema: 2,
+  machine: {
+    node: process.version,
+    cpus: cpus().length,
+    model: cpus()[0]?.model ?? "unknown",
+    loadAverage: loadavg().map((x) => Number(x.toFixed(2))),
+  },
   seeds: SEEDS,
   replay: replayParameters(REPLAY),
   rule: FEEDBACK_GATE_RULE,
@@ -137,16 +148,16 @@ const report = {
         v.name,
         {
           pages: first?.pages ?? 0,
-          queries: {
-            train: v.train.length,
-            heldout: v.heldout.length,
-            negatives: v.negatives.length,
-          },
-          perSeed: {
-            asks: first?.turns ?? 0,
-            sessions: first?.sessions ?? 0,
-            days: first?.days ?? 0,
-          },
+          queries: questionCounts(v),
+          // What each seed drew: its users' click model and the shape of its weeks.
+          perSeed: runs.map((r) => ({
+            seed: r.seed,
+            asks: r.turns,
+            sessions: r.sessions,
+            days: r.days,
+            asksPerNeed: [r.asksPerNeed.min, r.asksPerNeed.max],
+            clickModel: r.clickModel,
+          })),
           eventsFirstSeed: first?.events ?? {},
           metrics: figures.get(v.name),
           // Over all seeds: how many measured queries feedback reordered, and whose nDCG@10 moved.
@@ -185,22 +196,6 @@ if (check) {
   }
 }
 if (write) {
-  writeFileSync(reportPath, `${formattedJson(report)}\n`);
+  writeFileSync(reportPath, formattedJson(report));
   process.stdout.write(`wrote ${reportPath}\n`);
-}
-
-/**
- * JSON as the repository's formatter (biome) prints it — arrays of plain
- * values on one line when they fit in 100 columns — so `pnpm lint` passes on
- * the written report.
- */
-function formattedJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    /^( *)(.*)\[\n([^[\]{}]*?)\n *\]/gm,
-    (block: string, indent: string, head: string, body: string) => {
-      const items = body.split("\n").map((line) => line.trim());
-      const inline = `${indent}${head}[${items.join(" ")}]`;
-      return inline.length <= 100 ? inline : block;
-    },
-  );
 }

@@ -9,7 +9,9 @@
  * than the tolerance, or the temporal gate or one of issue 13's memory gates
  * is missed (`scripts/bench/memory-gates.ts` says which run each gate
  * judges). `--update` rewrites the baseline
- * (byte-identical on two runs).
+ * (byte-identical on two runs). Then every public collection found
+ * (Cranfield, LoCoMo: scripts/bench/beir-collections.ts) beside plain FTS5
+ * BM25; `--no-collections` leaves them out.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +28,7 @@ import {
   type PrecisionReport,
   runAutoPrecision,
 } from "./bench/auto-precision.ts";
+import { runCollections } from "./bench/beir-collections.ts";
 import {
   MEMORY_GATES,
   memoryGateFailures,
@@ -267,6 +270,13 @@ for (const r of runs) {
   process.stdout.write(
     `  ${key(r).padEnd(16)} ${gated ? (missed.length === 0 ? "met      " : `MISSED ${missed.length} `) : "not gated"}   held-out R@20 ${fmt(h.recall20)} MRR ${fmt(h.mrr)} first in window ${fmt(h.firstInWindow)}\n`,
   );
+}
+
+// The public collections found under the eval roots, plain FTS5 BM25 beside
+// (reported, not gated; --update rewrites benchmarks/beir-<name>.json).
+if (!process.argv.includes("--no-collections")) {
+  const collections = await runCollections({ write: update });
+  process.stdout.write(`${collections.lines.join("\n")}\n`);
 }
 
 if (update) {

@@ -151,6 +151,30 @@ describe("llm-wiki bench beir", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it("puts plain SQLite FTS5 BM25 beside ours, on the same queries, the difference paired per query", () => {
+    const tmp = makeTempDir("llm-wiki-tmp-");
+    const json = bench(["beir", writeCollection(SMALL), "--json", "--limit-queries", "3"], tmp);
+    expect(json.status).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.baseline.fts5).toMatchObject({
+      name: "sqlite-fts5-bm25",
+      documents: 12,
+      queries: 3,
+    });
+    const d = report.baseline.delta.ndcg10;
+    expect(d.n).toBe(3);
+    expect(d.wins + d.ties + d.losses).toBe(3);
+    expect(d.mean).toBeCloseTo(report.metrics.ndcg10 - report.baseline.fts5.metrics.ndcg10, 5);
+    // "marzipan" is in one document only: plain BM25 ranks it first too.
+    expect(report.baseline.fts5.metrics.mrr10).toBeGreaterThan(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    const text = bench(["beir", writeCollection(SMALL)], tmp);
+    expect(text.stdout).toMatch(/^FTS5 BM25 nDCG@10 +0\.\d{4}$/m);
+    expect(text.stdout).toMatch(
+      /^Δ nDCG@10 vs FTS5 +[+-]\d\.\d{4}.* \(\d up, \d tied, \d down\)$/m,
+    );
+  });
+
   it("runs only the first N judged queries with --limit-queries", () => {
     const tmp = makeTempDir("llm-wiki-tmp-");
     const out = bench(["beir", writeCollection(SMALL), "--json", "--limit-queries", "2"], tmp);

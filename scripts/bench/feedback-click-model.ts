@@ -5,6 +5,10 @@
  * probability set by its graded relevance to the user's need; irrelevant
  * pages get occasional noise clicks. Opened pages are cited in the answer
  * by relevance too, and now and then the user states a judgment outright.
+ * Each seed of the benchmark draws its users' probabilities from
+ * `CLICK_MODEL_RANGES`: how far down they look, how often they click
+ * pages that do not answer them (noise), how often they open, cite and
+ * judge — so the seeds' spread includes how noisy the users are.
  */
 
 /** The click model's parameters (probabilities in [0, 1]). */
@@ -26,6 +30,63 @@ export const DEFAULT_CLICK_MODEL: ClickModel = {
   cite: [0.05, 0.3, 0.5, 0.8],
   judgeRate: 0.05,
 };
+
+/** A closed interval [low, high]. */
+export type Range = readonly [number, number];
+
+/** The ranges a seed draws its click model from, uniformly (each grade's its own). */
+export interface ClickModelRanges {
+  eta: Range;
+  open: readonly [Range, Range, Range, Range];
+  cite: readonly [Range, Range, Range, Range];
+  judgeRate: Range;
+}
+
+/**
+ * Around the default model: noise clicks on 2 to 15 % of examined irrelevant
+ * pages, examination falling as 1/rank^0.5 to 1/rank^1, judgments on 2 to 8 %
+ * of turns.
+ */
+export const CLICK_MODEL_RANGES: ClickModelRanges = {
+  eta: [0.5, 1],
+  open: [
+    [0.02, 0.15],
+    [0.2, 0.5],
+    [0.4, 0.8],
+    [0.7, 0.98],
+  ],
+  cite: [
+    [0.01, 0.1],
+    [0.15, 0.45],
+    [0.3, 0.7],
+    [0.6, 0.95],
+  ],
+  judgeRate: [0.02, 0.08],
+};
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/**
+ * A click model drawn from `ranges` with `rand`: each probability uniform in
+ * its range, rounded to 4 decimals (the report lists them); P(open) and
+ * P(cite) sorted by grade, so a more relevant page is never less attractive.
+ */
+export function drawClickModel(
+  rand: () => number,
+  ranges: ClickModelRanges = CLICK_MODEL_RANGES,
+): ClickModel {
+  const draw = ([lo, hi]: Range) => round4(lo + rand() * (hi - lo));
+  const byGrade = (r: ClickModelRanges["open"]) => {
+    const [a = 0, b = 0, c = 0, d = 0] = r.map(draw).sort((x, y) => x - y);
+    return [a, b, c, d] as const;
+  };
+  return {
+    eta: draw(ranges.eta),
+    open: byGrade(ranges.open),
+    cite: byGrade(ranges.cite),
+    judgeRate: draw(ranges.judgeRate),
+  };
+}
 
 /** What the simulated user did with one answer. */
 export interface TurnActions {

@@ -7,7 +7,9 @@
  * vault's `meta/events.jsonl`; then the same service measured with feedback
  * on and off at the benchmark's fixed moment, on the training needs asked
  * word for word (repeated use), on held-out wordings, and on prompts that
- * must inject nothing (the automatic false-positive rate).
+ * must inject nothing (the automatic false-positive rate). What a seed
+ * simulates is drawn up front (feedback-plan.ts); only the clicks are drawn
+ * as the replay goes.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,9 +31,13 @@ import type { RecallResult } from "../../extensions/llm-wiki/lib/recall-operatio
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
 import { readVaultConfig } from "../../extensions/llm-wiki/lib/vault/config.ts";
 import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
-import { mulberry32 } from "../test-models/mulberry32.ts";
-import { type ClickModel, DEFAULT_CLICK_MODEL, simulateTurn } from "./feedback-click-model.ts";
-import { paraphrase } from "./feedback-paraphrase.ts";
+import { type ClickModel, simulateTurn } from "./feedback-click-model.ts";
+import {
+  type PlanOptions,
+  planReplay,
+  type ReplayQuestions,
+  seededStream,
+} from "./feedback-plan.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -40,25 +46,24 @@ export interface ReplayVault {
   name: string;
   /** Writes the vault (a folder holding `.llm-wiki/`, without `meta/`) into `dir`. */
   write(dir: string): void;
-  /** Needs the simulated users ask, with the pages that answer them (graded). */
-  train: readonly BenchmarkQuery[];
-  /** Other wordings, never asked in training: measured only. */
-  heldout: readonly BenchmarkQuery[];
+  /** The needs users ask (a seed draws which of their wordings), and other held-out questions. */
+  questions: ReplayQuestions;
   /** Texts automatic recall must stay silent on. */
   negatives: readonly string[];
 }
 
-export interface ReplayOptions {
+/** Questions with a fixed split: every training query is its own need, asked in its own words. */
+export function fixedQuestions(
+  train: readonly BenchmarkQuery[],
+  heldout: readonly BenchmarkQuery[],
+): ReplayQuestions {
+  return { needs: train.map((q) => ({ asked: 1, wordings: [q] })), otherHeldout: heldout };
+}
+
+export interface ReplayOptions extends PlanOptions {
   seed: number;
-  /** How many times each training need is asked over the simulated weeks. */
-  rounds: number;
-  /** Asks per simulated session; sessions are a day apart. */
-  turnsPerSession: number;
-  /** Share of asks with a paraphrase edit (the rest are word for word). */
-  noiseRate: number;
   /** The moment measurement happens; training ends the day before. */
   now: Date;
-  clickModel?: ClickModel;
 }
 
 /** Figures of one slice, with feedback off and on. */
@@ -92,28 +97,16 @@ export interface ReplayOutcome {
   turns: number;
   /** Simulated days from the first session to measurement. */
   days: number;
+  /** The click model this seed's users followed. */
+  clickModel: ClickModel;
+  /** Times a trained wording was asked: fewest, most. */
+  asksPerNeed: { min: number; max: number };
   /** Logged feedback events by action. */
   events: Record<string, number>;
   repeated: SliceFigures;
   heldout: SliceFigures;
   autoFalsePositive: { negatives: number; off: number; on: number };
   checks: ReplayChecks;
-}
-
-/** Seeds a PRNG per (seed, vault), so vaults replayed in any order give the same asks. */
-function seeded(seed: number, name: string): () => number {
-  let h = 2166136261;
-  for (const c of name) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
-  return mulberry32((h ^ Math.imul(seed, 0x9e3779b1)) >>> 0);
-}
-
-function shuffled<T>(items: readonly T[], rand: () => number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i -= 1) {
-    const j = Math.floor(rand() * (i + 1));
-    [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
-  }
-  return copy;
 }
 
 /** Page ids of an answer in order, each once (a page can appear in two bundles). */
@@ -165,24 +158,21 @@ export async function runReplay(
     const [paths] = service.resolveVaults();
     if (!paths) throw new Error(`${target.name}: vault not found`);
 
-    const rand = seeded(options.seed, target.name);
-    const model = options.clickModel ?? DEFAULT_CLICK_MODEL;
-    // Every need asked `rounds` times, each round in a new order.
-    const asks: BenchmarkQuery[] = [];
-    for (let r = 0; r < options.rounds; r += 1) asks.push(...shuffled(target.train, rand));
-    const sessions = Math.ceil(asks.length / options.turnsPerSession);
-    const start = options.now.getTime() - sessions * DAY_MS;
+    const plan = planReplay(target.name, target.questions, options.seed, options);
+    // Clicks depend on the rankings, so they are drawn as the replay goes, from their own stream.
+    const clicks = seededStream(options.seed, target.name, "clicks");
+    const start = options.now.getTime() - plan.days * DAY_MS;
     // Pages judged relevant for a need asked word for word: they must not move down.
     const judgedRelevant = new Map<string, Set<string>>();
-    for (let s = 0; s < sessions; s += 1) {
-      let clock = new Date(start + s * DAY_MS);
+    for (const planned of plan.sessions) {
+      const sessionStart = start + planned.day * DAY_MS;
+      let clock = new Date(sessionStart);
       const session = simulatedSession(service, () => clock, settings.recallFeedback);
-      const turns = asks.slice(s * options.turnsPerSession, (s + 1) * options.turnsPerSession);
-      for (const [t, need] of turns.entries()) {
-        clock = new Date(start + s * DAY_MS + t * 5 * 60_000);
-        const asked = paraphrase(need.text, rand, options.noiseRate);
+      for (const [t, ask] of planned.asks.entries()) {
+        clock = new Date(sessionStart + t * 5 * 60_000);
+        const need = ask.need;
         const answer = await service.recall({
-          query: asked.text,
+          query: ask.text,
           policy: "explicit",
           mode: "lexical",
           refreshIndex: false,
@@ -191,7 +181,7 @@ export async function runReplay(
         });
         session.recordShown(answer);
         const grades = new Map(need.judgments.map((j) => [j.pageId, j.grade]));
-        const acts = simulateTurn(rankedIds(answer), grades, rand, model);
+        const acts = simulateTurn(rankedIds(answer), grades, clicks, plan.clickModel);
         for (const page of acts.opened) session.recordOpened(paths.kind, page);
         session.recordAnswer(
           acts.cited.length > 0 ? `From ${acts.cited.map((p) => `[[${p}]]`).join(", ")}.` : "",
@@ -206,7 +196,7 @@ export async function runReplay(
             throw new Error(`judgment refused: ${JSON.stringify(judged.diagnostics)}`);
           if (
             acts.judgment.judgment === "relevant" &&
-            normalizeForHash(asked.text) === normalizeForHash(need.text)
+            normalizeForHash(ask.text) === normalizeForHash(need.text)
           ) {
             const pages = judgedRelevant.get(need.id) ?? new Set<string>();
             pages.add(acts.judgment.page);
@@ -284,8 +274,8 @@ export async function runReplay(
         on: pick(summarize(scores.on)),
       };
     };
-    const repeated = await measure(target.train);
-    const heldout = await measure(target.heldout);
+    const repeated = await measure(plan.train);
+    const heldout = await measure(plan.heldout);
     const autoFalsePositive = { negatives: target.negatives.length, off: 0, on: 0 };
     for (const text of target.negatives) {
       for (const feedback of [false, true]) {
@@ -310,9 +300,14 @@ export async function runReplay(
       vault: target.name,
       seed: options.seed,
       pages,
-      sessions,
-      turns: asks.length,
-      days: sessions,
+      sessions: plan.sessions.length,
+      turns: plan.sessions.reduce((n, x) => n + x.asks.length, 0),
+      days: plan.days,
+      clickModel: plan.clickModel,
+      asksPerNeed: {
+        min: Math.min(...Object.values(plan.askCounts)),
+        max: Math.max(...Object.values(plan.askCounts)),
+      },
       events,
       repeated,
       heldout,

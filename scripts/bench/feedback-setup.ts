@@ -10,11 +10,13 @@ import { cpSync } from "node:fs";
 import { join } from "node:path";
 import {
   BENCHMARK_NOW,
+  type BenchmarkQuery,
   loadBenchmarkFixture,
 } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
 import { PROJECTION_PARAMETERS } from "../../extensions/llm-wiki/lib/feedback/projection.ts";
 import { loadOrdinaryPrompts } from "./auto-precision.ts";
-import { type ClickModel, DEFAULT_CLICK_MODEL } from "./feedback-click-model.ts";
+import { CLICK_MODEL_RANGES, type ClickModelRanges } from "./feedback-click-model.ts";
+import type { ReplayNeed } from "./feedback-plan.ts";
 import type { ReplayOptions, ReplayVault } from "./feedback-replay.ts";
 import { topicVaultQuestions, topicVaultRewordings, writeTopicVault } from "./topic-vault.ts";
 
@@ -28,12 +30,23 @@ export const DEFAULT_SEED_COUNT = 10;
 
 /** The replay of a full run, every option but the seed. */
 export const DEFAULT_REPLAY: Omit<ReplayOptions, "seed" | "clickModel"> = {
+  // Means: each trained wording is asked 1 to 5 times, sessions hold 1 to 9 asks.
   rounds: 3,
   turnsPerSession: 5,
   // Four asks in ten carry an edit; the rest repeat the need word for word.
   noiseRate: 0.4,
   now: BENCHMARK_NOW,
 };
+
+/** What a seed varies, as the report states it. */
+export const DRAWN_PER_SEED = [
+  "which wordings of each need are asked (the rest held out)",
+  "the click model (examination depth, noise clicks, open, cite and judgment rates)",
+  "how many times each asked wording repeats (1 to 2·rounds − 1)",
+  "the order of the asks, session lengths (1 to 2·turnsPerSession − 1) and the days between sessions (1 to 3)",
+  "each ask's paraphrase edit",
+  "the clicks themselves",
+] as const;
 
 /** Seeds 1…count. */
 export function seedList(count: number): number[] {
@@ -47,7 +60,10 @@ export interface ReplayParameters {
   noiseRate: number;
   now: string;
   mode: "lexical";
-  clickModel: ClickModel;
+  /** Each seed draws its users' click model from these ranges. */
+  clickModel: ClickModelRanges;
+  /** What each seed draws afresh. */
+  drawnPerSeed: string[];
   feedbackMax: number;
   halfLifeDays: number;
   shownOnlyFloor: number;
@@ -68,7 +84,8 @@ export function replayParameters(
     noiseRate: replay.noiseRate,
     now: replay.now.toISOString(),
     mode: "lexical",
-    clickModel: DEFAULT_CLICK_MODEL,
+    clickModel: CLICK_MODEL_RANGES,
+    drawnPerSeed: [...DRAWN_PER_SEED],
     feedbackMax: p.feedbackMax,
     halfLifeDays: p.halfLifeDays,
     shownOnlyFloor: p.shownOnlyFloor,
@@ -85,19 +102,38 @@ export const TOPIC_PAGES = 1_000;
 /** Of a fixture group's five phrasings (ids `…-1` to `…-5`), the ones users ask. */
 const ASKED_PHRASINGS = 3;
 
-/** A fixture query's phrasing number within its group (`memory-conflict-4` → 4). */
-function phrasing(id: string): number {
-  return Number(/-(\d+)$/.exec(id)?.[1] ?? "1");
+/** Fixture queries by group (`memory-conflict-4` is a phrasing of `memory-conflict`), in file order. */
+function groupsOf(queries: readonly BenchmarkQuery[]): BenchmarkQuery[][] {
+  const groups = new Map<string, BenchmarkQuery[]>();
+  for (const q of queries) {
+    const group = q.id.replace(/-\d+$/, "");
+    groups.set(group, [...(groups.get(group) ?? []), q]);
+  }
+  return [...groups.values()];
+}
+
+/** The 1k vault's needs: a training question and its rewordings (`topic-NN-rK`), one asked. */
+function topicNeeds(
+  questions: readonly BenchmarkQuery[],
+  rewordings: readonly BenchmarkQuery[],
+): ReplayNeed[] {
+  return questions
+    .filter((q) => q.split === "train")
+    .map((q) => ({
+      asked: 1,
+      wordings: [q, ...rewordings.filter((r) => r.id.startsWith(`${q.id}-r`))],
+    }));
 }
 
 /**
  * The benchmark's vaults: the retrieval fixture and the generated
  * 1,000-page topic vault. In both, held-out is other wordings of the
  * training needs (what feedback must carry over to) and questions about
- * other needs (what it must not harm): on the fixture, the first three of a
- * train group's five phrasings are asked, the other two measured, beside
- * the held-out split's groups; its no-recall queries and the ordinary
- * prompts are the negatives.
+ * other needs (what it must not harm): on the fixture, each seed draws three
+ * of a train group's five phrasings to ask and measures the other two,
+ * beside the held-out split's groups; on the 1k vault, each seed draws which
+ * of a page's question drafts is asked and holds out the rest. The
+ * fixture's no-recall queries and the ordinary prompts are the negatives.
  */
 export function feedbackVaults(): ReplayVault[] {
   const fixtures = join(root, "test", "fixtures", "retrieval");
@@ -112,13 +148,13 @@ export function feedbackVaults(): ReplayVault[] {
           recursive: true,
           filter: (src) => !src.includes(join(".llm-wiki", "meta")),
         }),
-      train: fixture.queries.filter(
-        (q) => q.split === "train" && phrasing(q.id) <= ASKED_PHRASINGS,
-      ),
-      heldout: [
-        ...fixture.queries.filter((q) => q.split === "train" && phrasing(q.id) > ASKED_PHRASINGS),
-        ...fixture.queries.filter((q) => q.split === "heldout"),
-      ],
+      questions: {
+        needs: groupsOf(fixture.queries.filter((q) => q.split === "train")).map((wordings) => ({
+          asked: ASKED_PHRASINGS,
+          wordings,
+        })),
+        otherHeldout: fixture.queries.filter((q) => q.split === "heldout"),
+      },
       negatives: [
         ...fixture.queries.filter((q) => q.autoExpectation === "none").map((q) => q.text),
         ...prompts,
@@ -127,12 +163,27 @@ export function feedbackVaults(): ReplayVault[] {
     {
       name: "topic-1k",
       write: (dir) => writeTopicVault(dir, TOPIC_PAGES),
-      train: topicQuestions.filter((q) => q.split === "train"),
-      heldout: [
-        ...topicVaultRewordings(TOPIC_PAGES),
-        ...topicQuestions.filter((q) => q.split === "heldout"),
-      ],
+      questions: {
+        needs: topicNeeds(topicQuestions, topicVaultRewordings(TOPIC_PAGES)),
+        otherHeldout: topicQuestions.filter((q) => q.split === "heldout"),
+      },
       negatives: prompts,
     },
   ];
+}
+
+/** How many queries a vault's replay measures, whatever the seed draws. */
+export function questionCounts(vault: ReplayVault): {
+  train: number;
+  heldout: number;
+  negatives: number;
+} {
+  const needs = vault.questions.needs;
+  return {
+    train: needs.reduce((n, need) => n + need.asked, 0),
+    heldout:
+      needs.reduce((n, need) => n + need.wordings.length - need.asked, 0) +
+      vault.questions.otherHeldout.length,
+    negatives: vault.negatives.length,
+  };
 }

@@ -92,6 +92,8 @@ export interface BeirRunOptions {
   /** Run only the first N judged queries (file order). */
   limitQueries?: number;
   onProgress?: (event: { phase: string; current: number; total: number }) => void;
+  /** Each query's scores as it is run (paired comparisons need them per query). */
+  onQueryScored?: (queryId: string, scores: BeirMetrics) => void;
 }
 
 /** Means over the queries run, rounded to 6 decimals. */
@@ -178,7 +180,7 @@ async function writePages(
 }
 
 /** Reads the judged queries, or fails before any page is written. */
-async function readJudged(
+export async function readJudged(
   files: ReturnType<typeof beirFiles>,
   limit: number | undefined,
 ): Promise<{ qrels: BeirQrels; judged: number; queries: BeirQuery[] }> {
@@ -266,6 +268,7 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
         hit.id.startsWith(prefix) ? [docIdOf(hit.id.slice(prefix.length))] : [],
       );
       const scores = scoreQuery(ranked, qrels.get(query.id) ?? new Map());
+      options.onQueryScored?.(query.id, scores);
       for (const key of Object.keys(sums) as Array<keyof BeirMetrics>) sums[key] += scores[key];
       if (latencies.length % 50 === 0 || latencies.length === queries.length)
         options.onProgress?.({
