@@ -134,7 +134,12 @@ function checkViews(root: string, f: Fixture): void {
 type Report = RebuildMetaResult["vaults"][number];
 
 function checkTwice(first: Report | undefined, second: Report | undefined): void {
-  expect(first?.written.length).toBeGreaterThanOrEqual(VIEWS.length);
+  // Every view is accounted for by the first rebuild: written by it, or already
+  // current (the host's view follower may have refreshed some after a write
+  // moments before, which a loaded machine makes likelier).
+  expect([...(first?.written ?? []), ...(first?.unchanged ?? [])]).toEqual(
+    expect.arrayContaining(VIEWS),
+  );
   expect(second?.written).toEqual([]);
   expect(second?.unchanged).toEqual(expect.arrayContaining(VIEWS));
   expect(second?.pages).toBe(3);
