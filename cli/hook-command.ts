@@ -66,7 +66,13 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
   const unknown = rest.find((a) => a !== "--json");
   if (unknown !== undefined) return skip(`unknown option ${unknown} (only --json)`);
   const json = rest.includes("--json");
-  if (recording) return recordSession(skip);
+  if (recording) {
+    const code = await recordSession(skip);
+    // With --json (Gemini CLI) an empty JSON answer: a client that shows a
+    // hook's stderr when its stdout is empty would show our line every time.
+    if (json) process.stdout.write("{}\n");
+    return code;
+  }
   const event = EVENTS[kind as HookKind];
   try {
     const input = parseHookInput(

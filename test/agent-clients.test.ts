@@ -12,7 +12,8 @@
  * when asked (`LLM_WIKI_TEST_CLIENTS=1`).
  */
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ClientName,
@@ -108,5 +109,80 @@ describe.runIf(clientsWanted)("the real clients", () => {
     expect(runCli(["setup", "gemini"], { cwd: project, env }).status).toBe(0);
     const list = client("gemini", ["mcp", "list"], project, env);
     expect(list.output).toMatch(/llm-wiki: .* - Connected/);
+  });
+
+  it("Gemini CLI: a headless session (scripted model) runs our hooks: the model gets the recall block, and the session is recorded from Gemini CLI's own transcript", () => {
+    const { project, home, env } = place({ GEMINI_CLI_TRUST_WORKSPACE: "true" });
+    const example = join(REPO, "examples", "acme-notes");
+    cpSync(example, project, {
+      recursive: true,
+      filter: (src) => !relative(example, src).split(sep).includes("meta"),
+    });
+    expect(runCli(["setup", "gemini"], { cwd: project, env }).status).toBe(0);
+    const settingsPath = join(project, ".gemini", "settings.json");
+    const settings = JSON.parse(readFileSync(settingsPath, "utf8")) as Record<string, unknown>;
+    writeFileSync(
+      settingsPath,
+      JSON.stringify({
+        ...settings,
+        general: { enableAutoUpdate: false },
+        security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+        telemetry: { enabled: false },
+      }),
+    );
+    // Working memory on, so the session's end is recorded.
+    mkdirSync(join(home, ".config", "llm-wiki"), { recursive: true });
+    writeFileSync(
+      join(home, ".config", "llm-wiki", "settings.json"),
+      JSON.stringify({ "llm-wiki": { trajectories: true } }),
+    );
+    // The model, scripted: the router's call, one tool call, the answer.
+    const turn = (parts: unknown[]) => ({
+      method: "generateContentStream",
+      response: [
+        { candidates: [{ content: { parts, role: "model" }, finishReason: "STOP", index: 0 }] },
+      ],
+    });
+    const responses = join(home, "responses.jsonl");
+    writeFileSync(
+      responses,
+      `${[
+        {
+          method: "generateContent",
+          response: { candidates: [{ content: { parts: [{ text: "{}" }], role: "model" } }] },
+        },
+        turn([{ functionCall: { name: "list_directory", args: { dir_path: "." } } }]),
+        turn([{ text: "Invalidate the cache when a note changes." }]),
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n")}\n`,
+    );
+    const asked = "how do we keep the cache consistent after a note changes";
+    const run = client(
+      "gemini",
+      ["-p", asked, "--fake-responses", responses, "--approval-mode=yolo"],
+      project,
+      { ...env, GEMINI_API_KEY: "test", GEMINI_CLI_HOME: home },
+    );
+    expect(run.status, run.output).toBe(0);
+    // Gemini CLI's own record of the session: the prompt carries our block.
+    const chats = join(home, ".gemini", "tmp");
+    const chat = readdirSync(chats, { recursive: true })
+      .map(String)
+      .find((f) => /chats\/session-.*\.jsonl$/.test(f));
+    expect(chat, run.output).toBeDefined();
+    const transcript = readFileSync(join(chats, chat as string), "utf8");
+    expect(transcript).toContain("wiki-recall source=");
+    // The session end recorded it: the user's request, the tool call, no client context.
+    const folder = join(project, ".llm-wiki", "wiki", "trajectories");
+    const [page] = readdirSync(folder);
+    const text = readFileSync(join(folder, page as string), "utf8");
+    expect(text).toContain("client: gemini");
+    expect(text).toContain("- list_directory");
+    expect(text).toMatch(/^title: how do we keep the cache/m);
+    expect(text).toContain(asked);
+    expect(text).not.toContain("hook_context");
+    expect(text).not.toContain("session_context");
+    expect(text).not.toContain("wiki-recall");
   });
 });

@@ -75,8 +75,8 @@ describe("llm-wiki setup gemini", () => {
     for (const [event, kind] of [
       ["SessionStart", "session-start --json"],
       ["BeforeAgent", "user-prompt --json"],
-      ["SessionEnd", "session-end"],
-      ["PreCompress", "pre-compact"],
+      ["SessionEnd", "session-end --json"],
+      ["PreCompress", "pre-compact --json"],
     ] as const) {
       const h = handler(event);
       expect(h.command.endsWith(` hook ${kind}`), h.command).toBe(true);
@@ -104,6 +104,16 @@ describe("llm-wiki setup gemini", () => {
       encoding: "utf8",
     });
     expect(unrelated.trim() === "" || !unrelated.includes("wiki-recall")).toBe(true);
+
+    // The recording hooks answer JSON too (working memory is off here): Gemini
+    // CLI would show their stderr line to the user were stdout empty.
+    const ended = execSync(handler("SessionEnd").command, {
+      cwd: root,
+      input: geminiInput(root, "SessionEnd", { reason: "exit" }),
+      env: { PATH: process.env.PATH ?? "", ...env },
+      encoding: "utf8",
+    });
+    expect(JSON.parse(ended)).toEqual({});
 
     // Again: nothing changes. Removed: the user's file as it was.
     const again = snapshotFiles(root);

@@ -185,9 +185,28 @@ function geminiJsonlTranscript(task: string, calls: Call[], last: string): strin
   };
   const lines: unknown[] = [
     { sessionId: "g", projectHash: "h", startTime: "2026-12-01T00:00:00Z", kind: "main" },
+    // What Gemini CLI itself writes first: its session context, as a checkpoint.
+    {
+      $set: {
+        messages: [
+          { id: "c0", type: "user", content: [{ text: `<session_context>\n${CONTEXT_MARK}\n` }] },
+        ],
+      },
+    },
     { id: "m0", type: "user", content: [{ text: rewound }] },
     { $rewindTo: "m0" },
-    { id: "m1", type: "user", content: [{ text: task }] },
+    // What hooks added comes before the prompt (our recall block among it)...
+    {
+      id: "m1",
+      type: "user",
+      content: [
+        {
+          text: `<hook_context>&lt;wiki-recall&gt;${CONTEXT_MARK}&lt;/wiki-recall&gt;</hook_context>\n\n${task}`,
+        },
+        // Or after it, as a part of its own.
+        { text: `<hook_context>${CONTEXT_MARK}</hook_context>` },
+      ],
+    },
     reply,
     {
       ...reply,
@@ -267,6 +286,7 @@ describe(`hook stop/session-end/pre-compact (${corpusSeedNote(SEED)})`, () => {
       expect(page()).toContain("type: trajectory");
       expect(page()).toContain(`client: ${format.replace(/-jsonl$/, "")}`);
       expect(page()).not.toContain(`${TASK_MARK}-rewound`);
+      expect(page()).not.toContain(CONTEXT_MARK);
 
       // The same Stop again changes nothing; a longer session replaces the page.
       const before = page();
@@ -371,3 +391,5 @@ describe(`hook stop/session-end/pre-compact (${corpusSeedNote(SEED)})`, () => {
 });
 
 const TASK_MARK = `task${randomInt(1e9)}`;
+/** Text a client adds to the session that no user typed. */
+const CONTEXT_MARK = `context${randomInt(1e9)}`;

@@ -3,9 +3,10 @@
  * or `~/.gemini/settings.json` (user), one file for both. Gemini CLI connects
  * to a project's servers, and runs its hooks, only in a folder the user
  * trusts. Its hooks: `SessionStart` primes, `BeforeAgent` recalls for the
- * prompt (both print the hook's JSON, `hookSpecificOutput.additionalContext`:
- * Gemini CLI shows plain text to the user instead of giving it to the model),
- * `SessionEnd` and `PreCompress` record the session with working memory on.
+ * prompt (`hookSpecificOutput.additionalContext` of the hook's JSON),
+ * `SessionEnd` and `PreCompress` record the session with working memory on
+ * and answer `{}`. Every hook runs with `--json`: Gemini CLI shows plain
+ * text, or stderr when stdout is empty, to the user.
  * Timeouts are in milliseconds here.
  */
 import { join } from "node:path";
@@ -29,9 +30,9 @@ function geminiDialect(command: SetupCommand): HookDialect {
     handler: (kind) => ({
       type: "command",
       name: `llm-wiki-${kind}`,
-      command: hookCommandLine(command, kind, {
-        json: kind === "session-start" || kind === "user-prompt",
-      }),
+      // JSON from every hook: Gemini CLI shows plain text (or, with stdout
+      // empty, stderr) to the user rather than giving it to the model.
+      command: hookCommandLine(command, kind, { json: true }),
       timeout: HOOK_TIMEOUT_SECONDS * 1000,
     }),
   };

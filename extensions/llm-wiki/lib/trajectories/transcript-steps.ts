@@ -58,11 +58,24 @@ function textOf(content: unknown): string {
     .trim();
 }
 
-/** Text an agent adds to the user's turn that no user typed (Codex's context, Claude Code's command echoes). */
+/**
+ * Text an agent adds to the user's turn that no user typed (Codex's context,
+ * Claude Code's command echoes, Gemini CLI's session context).
+ */
 function injected(text: string): boolean {
-  return /^<(environment_context|user_instructions|command-|local-command-|system-reminder)/.test(
+  return /^<(environment_context|user_instructions|command-|local-command-|system-reminder|session_context)/.test(
     text.trimStart(),
   );
+}
+
+/**
+ * The user's own words of a turn: Gemini CLI puts what hooks added (our
+ * recall block among them) in `<hook_context>`, a part before or after the
+ * prompt's; it is
+ * not the user's request, and recording it would store recall's answer again.
+ */
+function userWords(text: string): string {
+  return text.replace(/<hook_context>[\s\S]*?(?:<\/hook_context>|$)/g, "").trim();
 }
 
 function detect(records: readonly unknown[]): TranscriptFormat | undefined {
@@ -230,7 +243,8 @@ function gemini(records: readonly unknown[]): TranscriptTrajectory {
   for (const m of geminiMessages(records)) {
     const text = textOf(m.content);
     if (m.type === "user") {
-      if (text !== "") steps.push({ role: "user", text });
+      const words = userWords(text);
+      if (words !== "" && !injected(words)) steps.push({ role: "user", text: words });
     } else if (m.type === "gemini") {
       if (model === undefined && typeof m.model === "string") model = m.model;
       endedInError = false;
