@@ -37,6 +37,7 @@ import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import {
   type ModelRole,
   modelAvailability,
+  modelFileAvailability,
   qmdModelCacheDir,
   type ResolvedModels,
   requireModels,
@@ -131,7 +132,7 @@ export function preloadQmd(): void {
  */
 function modelsForQmd(models: ResolvedModels, qmdCacheDir: string): ResolvedModels {
   if (models.cacheDir === qmdCacheDir) return models;
-  const found = modelAvailability(models);
+  const found = modelFileAvailability(models);
   const one = (role: ModelRole) => {
     const path = found[role].path;
     return models[role].kind === "hf" && path
