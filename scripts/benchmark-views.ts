@@ -4,11 +4,13 @@
  * default, an event log of 100k events), one full rebuild, then single
  * writes (a new page; an event) each followed by the refresh the service
  * runs after a write, timed; last, a full rebuild must find every view
- * already as generated (byte-identical). Prints JSON. Usage:
- * benchmark-views.ts [--pages 10000] [--events 100000]
+ * already as generated (byte-identical). Prints JSON, and with `--out`
+ * writes it there with the machine's state (`pnpm benchmark:views` writes
+ * benchmarks/views.json). Usage:
+ * benchmark-views.ts [--pages 10000] [--events 100000] [--out FILE]
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { writeSyntheticVault } from "./bench/synthetic-vault.ts";
@@ -20,6 +22,10 @@ const option = (name: string, fallback: number): number => {
 };
 const pages = option("--pages", 10_000);
 const events = option("--events", 100_000);
+const outAt = args.indexOf("--out");
+const out = outAt === -1 ? undefined : args[outAt + 1];
+const loadAtStart = loadavg();
+const loads = (l: number[]) => l.map((x) => Math.round(x * 100) / 100);
 
 const root = mkdtempSync(join(tmpdir(), "llm-wiki-views-bench-"));
 try {
@@ -59,25 +65,31 @@ try {
   const followed = (views?.written ?? []).filter((p) => p !== "meta/lint-report.md");
   await service.close();
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(
-    JSON.stringify(
-      {
-        pages,
-        events,
-        fullRebuildCpuMs: Math.round(fullFirst),
-        fullRebuildAgainCpuMs: Math.round(fullAgain),
-        followOnePageMedianCpuMs: Math.round(median(followPage) ?? 0),
-        followOneEventMedianCpuMs: Math.round(median(followEvent) ?? 0),
-        followPageCpuMs: followPage.map(Math.round),
-        followEventCpuMs: followEvent.map(Math.round),
-        refreshes,
-        // Views a full rebuild still had to rewrite after the refreshes: none when byte-identical.
-        rewrittenByFullRebuild: followed,
-      },
-      null,
-      2,
-    ),
-  );
+  const report = {
+    benchmark: "views",
+    date: new Date().toISOString(),
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? "unknown",
+      loadAverageAtStart: loads(loadAtStart),
+      loadAverageAtEnd: loads(loadavg()),
+    },
+    pages,
+    events,
+    fullRebuildCpuMs: Math.round(fullFirst),
+    fullRebuildAgainCpuMs: Math.round(fullAgain),
+    followOnePageMedianCpuMs: Math.round(median(followPage) ?? 0),
+    followOneEventMedianCpuMs: Math.round(median(followEvent) ?? 0),
+    followPageCpuMs: followPage.map(Math.round),
+    followEventCpuMs: followEvent.map(Math.round),
+    refreshes,
+    // Views a full rebuild still had to rewrite after the refreshes: none when byte-identical.
+    rewrittenByFullRebuild: followed,
+  };
+  const text = `${JSON.stringify(report, null, 2)}\n`;
+  process.stdout.write(text);
+  if (out) writeFileSync(out, text);
   if (followed.length > 0) process.exitCode = 1;
 } finally {
   rmSync(root, { recursive: true, force: true });

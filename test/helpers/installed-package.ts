@@ -3,11 +3,21 @@
  * builds the bundled bins), installed with npm from the tarball into an
  * empty project in a scratch folder outside the repository (so nothing
  * resolves from the checkout's node_modules), its bins run from
- * `node_modules/.bin`. npm downloads the dependencies (about 900 MB), so
- * callers run this once per file, where it is wanted (`installWanted`).
+ * `node_modules/.bin`. npm downloads the dependencies (about 900 MB; the
+ * lean form, `LEAN_FLAGS`, about 240 MB), so callers run this once per
+ * file, where it is wanted (`installWanted`).
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ShippedPackage } from "./shipped-package.ts";
@@ -23,12 +33,19 @@ export interface InstalledPackage extends ShippedPackage {
   tarball: string;
   /** The scratch folder holding the tarball and the project. */
   work: string;
-  /** Seconds spent packing and installing. */
+  /** Seconds spent packing (0 when the tarball was reused) and installing. */
   seconds: { pack: number; install: number };
+  /** The npm flags it was installed with, beyond the defaults. */
+  flags: string[];
+  /** Bytes of files under the project's `node_modules` (apparent sizes, links not followed). */
+  bytes: number;
+  /** The project's `node_modules`. */
+  modules: string;
   remove(): void;
 }
 
-function run(command: string, args: string[], cwd: string): void {
+/** Runs a command to completion in `cwd`; throws with the end of its stderr when it fails. */
+export function runCommand(command: string, args: string[], cwd: string): void {
   const out = spawnSync(command, args, {
     cwd,
     encoding: "utf8",
@@ -48,30 +65,62 @@ function timed(work: () => void): number {
   return Math.round((performance.now() - start) / 100) / 10;
 }
 
-/** Packs the checkout and installs the tarball into a fresh project; call `remove()` when done. */
-export function installPackedPackage(): InstalledPackage {
+/** How to install: extra npm flags (the lean form's), and a tarball already packed to reuse. */
+export interface InstallOptions {
+  flags?: string[];
+  from?: InstalledPackage;
+}
+
+/** The lean install the README documents: no optional dependency, no install script. */
+export const LEAN_FLAGS = ["--omit=optional", "--ignore-scripts"];
+
+/** Bytes of every file under `dir`, symbolic links counted as links. */
+export function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += treeBytes(path);
+    else total += lstatSync(path).size;
+  }
+  return total;
+}
+
+/** Packs the checkout (or reuses `from`'s tarball) and installs it into a fresh project; call `remove()` when done. */
+export function installPackedPackage(options: InstallOptions = {}): InstalledPackage {
   const pkg = manifest();
+  const flags = options.flags ?? [];
   const work = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-installed-")));
-  const pack = timed(() => run("pnpm", ["pack", "--pack-destination", work], REPO));
+  const from = options.from;
+  let pack = 0;
+  if (from) copyFileSync(join(from.work, from.tarball), join(work, from.tarball));
+  else pack = timed(() => runCommand("pnpm", ["pack", "--pack-destination", work], REPO));
   const tarball = readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "no tarball";
   const project = join(work, "project");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), '{ "name": "empty", "private": true }\n');
   const install = timed(() =>
-    run("npm", ["install", "--no-audit", "--no-fund", join(work, tarball)], project),
+    runCommand(
+      "npm",
+      ["install", "--no-audit", "--no-fund", ...flags, join(work, tarball)],
+      project,
+    ),
   );
   const bin = (name: string) => ({
     command: join(project, "node_modules", ".bin", name),
     args: [],
   });
+  const modules = join(project, "node_modules");
   return {
-    label: "installed tarball",
+    label: flags.length > 0 ? `installed tarball (${flags.join(" ")})` : "installed tarball",
     llmWiki: bin("llm-wiki"),
     mcp: bin("llm-wiki-mcp"),
-    packageDir: join(project, "node_modules", pkg.name),
+    packageDir: join(modules, pkg.name),
     tarball,
     work,
     seconds: { pack, install },
+    flags,
+    bytes: treeBytes(modules),
+    modules,
     remove: () => rmSync(work, { recursive: true, force: true }),
   };
 }

@@ -18,7 +18,7 @@ import {
   hfCacheFileNames,
   MODEL_ROLES,
   type ModelRole,
-  modelAvailability,
+  modelFileAvailability,
   type ResolvedModels,
   splitParts,
 } from "./models.ts";
@@ -171,7 +171,7 @@ export async function pullModels(
   const roles = options.roles ?? MODEL_ROLES;
   const endpoint = options.endpoint ?? HF_ENDPOINT;
   const stallMs = options.stallMs ?? DEFAULT_STALL_MS;
-  const before = modelAvailability(models);
+  const before = modelFileAvailability(models);
   const results: PullResult[] = [];
   for (const role of roles) {
     const model = models[role];
@@ -219,7 +219,7 @@ export async function pullModels(
       });
       continue;
     }
-    const after = modelAvailability(models)[role];
+    const after = modelFileAvailability(models)[role];
     results.push(
       after.available
         ? { ...base, status: "downloaded", bytes, ...(after.path ? { path: after.path } : {}) }

@@ -9,11 +9,13 @@
  * path whose model is unavailable fails at once with `ModelUnavailableError`.
  *
  * SDK-free (imports nothing from QMD or node-llama-cpp) and cheap: a few
- * `stat`s and a 4-byte read per model, no model load.
+ * `stat`s and a 4-byte read per model, no model load. The native runtime
+ * that loads the models is checked the same way (model-runtime.ts).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { type ModelRuntimeStatus, modelRuntime } from "./model-runtime.ts";
 
 /** The three models QMD uses. */
 export type ModelRole = "embed" | "rerank" | "generate";
@@ -139,13 +141,36 @@ export function resolveModels(
   };
 }
 
-/** Checks every role against the file system; never touches the network. */
-export function modelAvailability(resolved: ResolvedModels): ModelAvailability {
+/** Checks every role's model file against the file system; never touches the network. */
+export function modelFileAvailability(resolved: ResolvedModels): ModelAvailability {
   return {
     embed: statusOf(resolved.embed, resolved.cacheDir),
     rerank: statusOf(resolved.rerank, resolved.cacheDir),
     generate: statusOf(resolved.generate, resolved.cacheDir),
   };
+}
+
+/**
+ * Whether each role can run here: its model file (`modelFileAvailability`)
+ * and the native runtime that loads it (model-runtime.ts). Without the
+ * runtime (a lean install) every role is unavailable for that reason first,
+ * since no model file can help then.
+ */
+export function modelAvailability(
+  resolved: ResolvedModels,
+  runtime: () => ModelRuntimeStatus = modelRuntime,
+): ModelAvailability {
+  const files = modelFileAvailability(resolved);
+  const found = runtime();
+  if (found.available) return files;
+  const missing = (role: ModelRole): ModelStatus => ({
+    role,
+    uri: files[role].uri,
+    available: false,
+    ...(found.reason ? { reason: found.reason } : {}),
+    ...(found.repair ? { repair: found.repair } : {}),
+  });
+  return { embed: missing("embed"), rerank: missing("rerank"), generate: missing("generate") };
 }
 
 /** Throws `ModelUnavailableError` for the first listed role that is unavailable. */

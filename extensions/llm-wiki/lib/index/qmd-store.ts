@@ -34,9 +34,11 @@ import { dirname, isAbsolute } from "node:path";
 import type { QMDStore } from "@tobilu/qmd";
 import { makeDirs } from "../vault/fs-safe.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
+import { modelRuntime } from "./model-runtime.ts";
 import {
   type ModelRole,
   modelAvailability,
+  modelFileAvailability,
   qmdModelCacheDir,
   type ResolvedModels,
   requireModels,
@@ -125,13 +127,32 @@ export function preloadQmd(): void {
 }
 
 /**
+ * Without the model runtime (a lean install) QMD warns on stderr at every
+ * store open that sqlite-vec's extension is missing; lexical work needs no
+ * extension, and a model path says so itself (model_unavailable, with the
+ * repair). Only that one warning is held back, only then.
+ */
+async function withoutVecWarning<T>(open: () => Promise<T>): Promise<T> {
+  if (modelRuntime().available) return open();
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes("sqlite-vec")) warn(...args);
+  };
+  try {
+    return await open();
+  } finally {
+    console.warn = warn;
+  }
+}
+
+/**
  * `hf:` models are handed to QMD as URIs only when QMD looks in the same cache
  * we checked; otherwise as the file we found, so QMD never resolves (and never
  * downloads) a file we did not see.
  */
 function modelsForQmd(models: ResolvedModels, qmdCacheDir: string): ResolvedModels {
   if (models.cacheDir === qmdCacheDir) return models;
-  const found = modelAvailability(models);
+  const found = modelFileAvailability(models);
   const one = (role: ModelRole) => {
     const path = found[role].path;
     return models[role].kind === "hf" && path
@@ -188,7 +209,7 @@ async function openFullStore(
   makeDirs(dirname(opts.dbPath));
   // DB-only mode: an inline `config` would install a process-wide config source in QMD.
   const qmd: QMDStore = await withModelEnv(models, () =>
-    withoutCi(() => createStore({ dbPath: opts.dbPath })),
+    withoutCi(() => withoutVecWarning(() => createStore({ dbPath: opts.dbPath }))),
   );
   try {
     const registered = new Map((await qmd.listCollections()).map((c) => [c.name, c]));
