@@ -64,8 +64,22 @@ function renderBeirReport(report: BeirReport, baseline: Omit<BeirComparison, "ou
     ["nDCG@10 (linear gain)", f(report.metrics.ndcg10Linear)],
     [`Recall@${report.depth}`, f(report.metrics.recall100)],
     ["MRR@10", f(report.metrics.mrr10)],
-    ["latency p50", `${report.latencyMs.p50} ms`],
-    ["latency p95", `${report.latencyMs.p95} ms`],
+    [
+      "latency p50",
+      `${report.latencyMs.p50} ms (${report.ratioToRawFts5.p50}× raw FTS5's ${report.rawFts5Ms.p50} ms)`,
+    ],
+    [
+      "latency p95",
+      `${report.latencyMs.p95} ms (${report.ratioToRawFts5.p95}× raw FTS5's ${report.rawFts5Ms.p95} ms)`,
+    ],
+    [
+      "CPU time p50 / p95",
+      `${report.cpuMs.retrieve.p50} / ${report.cpuMs.retrieve.p95} ms (${report.cpuMs.ratio.p50}× / ${report.cpuMs.ratio.p95}× raw FTS5's ${report.cpuMs.rawFts5.p50} / ${report.cpuMs.rawFts5.p95} ms)`,
+    ],
+    ...Object.entries(report.partsMs).map(([part, t]): [string, string] => [
+      `  ${part} p50 / p95`,
+      `${t.p50} / ${t.p95} ms`,
+    ]),
     ["peak RSS", `${report.peakRssMb} MB`],
     ["FTS5 BM25 nDCG@10", f(baseline.fts5.metrics.ndcg10)],
     [`FTS5 BM25 Recall@${report.depth}`, f(baseline.fts5.metrics.recall100)],
@@ -76,6 +90,7 @@ function renderBeirReport(report: BeirReport, baseline: Omit<BeirComparison, "ou
   return [
     `BEIR ${report.collection}: ${report.documents.indexed} of ${report.documents.read} documents indexed, ${report.queries.run} of ${report.queries.judged} judged queries run`,
     `mode ${report.mode} (used: ${used || "none"}); index ${report.durationMs.index} ms, queries ${report.durationMs.queries} ms`,
+    `machine: ${report.machine.cpus} cores, load average ${report.machine.loadAverage.join(" ")}`,
     "",
     ...rows.map(([name, value]) => `${name.padEnd(width)}  ${value}`),
   ].join("\n");

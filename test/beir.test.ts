@@ -147,6 +147,21 @@ describe("llm-wiki bench beir", () => {
     expect(report.metrics.mrr10).toBeCloseTo((1 + 1 + 1 / 3 + 0) / 4, 5);
     expect(report.latencyMs.p50).toBeGreaterThan(0);
     expect(report.latencyMs.p95).toBeGreaterThanOrEqual(report.latencyMs.p50);
+    // The engine's own query beside it, and the ratio between the two, percentile by percentile.
+    expect(report.rawFts5Ms.p50).toBeGreaterThan(0);
+    expect(report.rawFts5Ms.p95).toBeGreaterThanOrEqual(report.rawFts5Ms.p50);
+    expect(report.ratioToRawFts5.p50).toBeCloseTo(report.latencyMs.p50 / report.rawFts5Ms.p50, 1);
+    expect(report.ratioToRawFts5.p95).toBeCloseTo(report.latencyMs.p95 / report.rawFts5Ms.p95, 1);
+    expect(report.cpuMs.retrieve.p95).toBeGreaterThanOrEqual(report.cpuMs.retrieve.p50);
+    expect(report.cpuMs.rawFts5.p95).toBeGreaterThanOrEqual(report.cpuMs.rawFts5.p50);
+    // Where retrieve's time went, part by part.
+    expect(Object.keys(report.partsMs)).toEqual(["store", "search", "score", "fuse"]);
+    for (const t of Object.values(report.partsMs) as Array<{ p50: number; p95: number }>) {
+      expect(t.p50).toBeGreaterThanOrEqual(0);
+      expect(t.p95).toBeGreaterThanOrEqual(t.p50);
+    }
+    expect(report.machine.cpus).toBeGreaterThan(0);
+    expect(report.machine.loadAverage).toHaveLength(3);
     expect(report.peakRssMb).toBeGreaterThan(0);
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -192,7 +207,11 @@ describe("llm-wiki bench beir", () => {
     expect(out.stdout).toMatch(/^nDCG@10 +0\.\d{4}$/m);
     expect(out.stdout).toMatch(/^Recall@100 +0\.6667$/m);
     expect(out.stdout).toMatch(/^MRR@10 +0\.5833$/m);
-    expect(out.stdout).toMatch(/^latency p95 +[\d.]+ ms$/m);
+    // Each latency with its ratio to the raw FTS5 query measured beside it.
+    expect(out.stdout).toMatch(/^latency p50 +[\d.]+ ms \([\d.]+× raw FTS5's [\d.]+ ms\)$/m);
+    expect(out.stdout).toMatch(/^latency p95 +[\d.]+ ms \([\d.]+× raw FTS5's [\d.]+ ms\)$/m);
+    for (const part of ["store", "search", "score", "fuse"])
+      expect(out.stdout).toMatch(new RegExp(`^  ${part} p50 / p95 +[\\d.]+ / [\\d.]+ ms$`, "m"));
   });
 
   it("builds vectors and runs hybrid retrieval when --mode hybrid has an embed model", () => {

@@ -130,7 +130,11 @@ function withoutTiming(result: RecallResult): unknown {
     ...copy,
     durationMs: 0,
     trace: copy.trace.map((step) => ({ ...step, ms: 0 })),
-    stages: copy.stages.map((stage) => ({ ...stage, ms: 0 })),
+    stages: copy.stages.map((stage) => ({
+      ...stage,
+      ms: 0,
+      ...(stage.parts ? { parts: stage.parts.map((part) => ({ ...part, ms: 0 })) } : {}),
+    })),
   };
 }
 

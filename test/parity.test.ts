@@ -82,7 +82,11 @@ function comparable(result: RecallResult): unknown {
     ...copy,
     durationMs: 0,
     trace: copy.trace.map((step) => ({ ...step, ms: 0 })),
-    stages: copy.stages.map((stage) => ({ ...stage, ms: 0 })),
+    stages: copy.stages.map((stage) => ({
+      ...stage,
+      ms: 0,
+      ...(stage.parts ? { parts: stage.parts.map((part) => ({ ...part, ms: 0 })) } : {}),
+    })),
   };
 }
 
@@ -288,10 +292,10 @@ describe("Pi, MCP and CLI recall parity", () => {
   });
 
   it("the Pi tool and the MCP tool show the same text, the shared rendering", () => {
-    // `explain` ends with each stage's time: the same lines, other milliseconds.
+    // `explain` ends with each stage's time (retrieve's parts too): the same lines, other milliseconds.
     const untimed = (text: string | undefined) =>
       text?.replace(/^(pipeline|search steps): .*$/gm, (line) =>
-        line.replace(/\d+(?:\.\d+)? ms/g, "N ms"),
+        line.replace(/\d+(?:\.\d+)? ms/g, "N ms").replace(/([a-z]+) \d+\.\d\d(?=[,)])/g, "$1 N"),
       );
     QUERIES.forEach((q, i) => {
       const pi = answers.pi[i];

@@ -25,6 +25,7 @@ import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/
 
 const REPO = join(import.meta.dirname, "..");
 const STAGES = ["plan", "vaults", "window", "retrieve", "prefer", "assemble", "fit"];
+const RETRIEVE_PARTS = ["store", "search", "score", "fuse"];
 
 /** A word no dictionary has, fresh each run, so a match can only come from the page. */
 function word(): string {
@@ -182,7 +183,14 @@ describe("stages on a real vault", () => {
     });
     expect(r.results[0]?.id).toBe("concepts/harbour");
     expect(r.stages.map((s) => s.stage)).toEqual(STAGES);
-    for (const s of r.stages) expect(Number.isFinite(s.ms)).toBe(true);
+    for (const s of r.stages) {
+      expect(Number.isFinite(s.ms)).toBe(true);
+      expect(s.ms).toBeGreaterThanOrEqual(0);
+    }
+    // Retrieve says where its time went: opening the store, searching, scoring, fusing.
+    const parts = r.stages.find((s) => s.stage === "retrieve")?.parts ?? [];
+    expect(parts.map((p) => p.stage)).toEqual(RETRIEVE_PARTS);
+    for (const p of parts) expect(p.ms).toBeGreaterThanOrEqual(0);
   });
 
   it("without a vault, the pipeline stops after choosing vaults", async () => {
@@ -202,6 +210,11 @@ describe("stages on a real vault", () => {
     const lines = out.stdout.trimEnd().split("\n");
     const pipeline = lines.find((l) => l.startsWith("pipeline: ")) ?? "";
     expect(pipeline.match(/[a-z]+(?= \d+\.\d\d ms)/g)).toEqual(STAGES);
+    // Each part of retrieve with its time, beside the stage's own.
+    const parts = /retrieve \d+\.\d\d ms \(([^)]*)\)/.exec(pipeline)?.[1] ?? "";
+    expect(parts.split(", ").map((p) => /^([a-z]+) \d+\.\d\d$/.exec(p)?.[1])).toEqual(
+      RETRIEVE_PARTS,
+    );
     expect(lines.at(-1)).toMatch(/^search steps: lexical \(project\) \d+ ms, \d+ hits/);
   });
 });

@@ -11,7 +11,8 @@
  *   assemble  recall/recall-assemble.ts   memory bundles, host items, conflicts
  *   fit       recall/recall-fit.ts        the `<wiki-recall>` block within the budget
  *
- * Each stage's time is in `RecallResult.stages` (printed by `--explain`).
+ * Each stage's time is in `RecallResult.stages` (printed by `--explain`),
+ * retrieve's with its parts (store, search, score, fuse).
  */
 import type { Diagnostic } from "./diagnostics.ts";
 import { assembleHits } from "./recall/recall-assemble.ts";
@@ -80,6 +81,8 @@ export async function recallOperation(
   const outcome = await clock.run("retrieve", () =>
     retrieve(timed.vaults, retrievalRequest(handles, opened, plan, settings, input, timed)),
   );
+  const retrieved = clock.stages.find((s) => s.stage === "retrieve");
+  if (retrieved && outcome.parts.length > 0) retrieved.parts = outcome.parts;
   // "What did we decide last week": the window and the asked type say which
   // pages answer, where the words alone are no evidence.
   const question =

@@ -155,7 +155,12 @@ export function renderWindow(window: NonNullable<RecallResult["window"]>): strin
  * then the search steps retrieval ran (recall-operation.ts names them).
  */
 export function renderStages(result: Pick<RecallResult, "stages" | "trace">): string {
-  const stages = result.stages.map((s) => `${s.stage} ${s.ms.toFixed(2)} ms`).join(" · ");
+  const stages = result.stages
+    .map((s) => {
+      const parts = s.parts?.map((p) => `${p.stage} ${p.ms.toFixed(2)}`).join(", ");
+      return `${s.stage} ${s.ms.toFixed(2)} ms${parts ? ` (${parts})` : ""}`;
+    })
+    .join(" · ");
   const steps = result.trace
     .map(
       (t) =>

@@ -10,6 +10,8 @@ import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 import type {
   RetrievalHit,
   RetrievalOutcome,
+  RetrievalPart,
+  RetrievalPartName,
   RetrievalRequest,
   RetrievalVault,
   TraceStep,
@@ -27,6 +29,8 @@ export type {
   RetrievalCapabilities,
   RetrievalHit,
   RetrievalOutcome,
+  RetrievalPart,
+  RetrievalPartName,
   RetrievalRequest,
   RetrievalStore,
   RetrievalVault,
@@ -67,6 +71,21 @@ function distinct(diagnostics: Diagnostic[]): Diagnostic[] {
   });
 }
 
+/** Part times, each summed over the vaults, in the order first met. */
+function partClock() {
+  const sums = new Map<RetrievalPartName, number>();
+  return {
+    add(stage: RetrievalPartName, since: number): number {
+      const now = performance.now();
+      sums.set(stage, (sums.get(stage) ?? 0) + (now - since));
+      return now;
+    },
+    parts(): RetrievalPart[] {
+      return [...sums].map(([stage, ms]) => ({ stage, ms: Math.round(ms * 100) / 100 }));
+    },
+  };
+}
+
 /** Runs one recall over `vaults` (project first) under `req.policy`. */
 export async function retrieve(
   vaults: readonly RetrievalVault[],
@@ -75,6 +94,7 @@ export async function retrieve(
   const started = performance.now();
   const trace: TraceStep[] = [];
   const diagnostics: Diagnostic[] = [];
+  const clock = partClock();
   const done = (
     query: string,
     hits: RetrievalHit[],
@@ -88,6 +108,7 @@ export async function retrieve(
     diagnostics: distinct(diagnostics),
     trace,
     durationMs: Math.round(performance.now() - started),
+    parts: clock.parts(),
   });
   const normalized = normalizeQuery(req.query);
   if (!normalized.ok) {
@@ -118,14 +139,18 @@ export async function retrieve(
       diagnostics.push(...ofVault(vault).map((d) => ({ ...d, severity: "info" as const })));
     }
     let run: VaultRun;
+    let since = performance.now();
     try {
       const store = await vault.store();
+      since = clock.add("store", since);
       if (!store) {
         trace.push({ step: "skip", vault: vault.kind, ms: 0, note: "no store" });
         continue;
       }
       run = await runVault(vault, store, searchReq, query, deadlines, trace, diagnostics);
+      since = clock.add("search", since);
     } catch (error) {
+      clock.add("search", since);
       // Even lexical failed (store cannot open, or the budget ran out before it answered).
       if (error instanceof BudgetExceeded) {
         // Never an empty answer that reads as "no memory": say which step the time cut.
@@ -152,8 +177,11 @@ export async function retrieve(
     }
     if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
     lists.push(scoreVault(vault, run, query, req.policy, req.explain === true, req.window));
+    clock.add("score", since);
   }
 
+  const fusing = performance.now();
   const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
+  clock.add("fuse", fusing);
   return done(query, fused, modeUsed);
 }

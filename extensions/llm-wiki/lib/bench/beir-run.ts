@@ -7,11 +7,12 @@
  * each query keeps only its scores (the index itself is the engine's).
  */
 import { writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { capabilities, retrievalVault } from "../recall/recall-vaults.ts";
 import { reindexDiagnostics } from "../reindex-diagnostics.ts";
-import { type RetrievalOutcome, retrieve } from "../retrieval.ts";
+import { type RetrievalOutcome, type RetrievalPartName, retrieve } from "../retrieval.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
 import type { RetrievalMode, WikiSettings } from "../settings.ts";
 import { createWikiService } from "../wiki-service.ts";
@@ -28,6 +29,7 @@ import {
   readQueries,
 } from "./beir-reader.ts";
 import { ndcgAt, recallAt, reciprocalRank, roundMetric } from "./metrics.ts";
+import { openRawFts } from "./raw-fts.ts";
 
 /** Results scored per query: Recall@100 needs the first 100. */
 export const BEIR_DEPTH = 100;
@@ -119,6 +121,27 @@ export interface BeirReport {
   metrics: BeirMetrics;
   /** Per-query wall time of `retrieve()`. */
   latencyMs: { p50: number; p95: number };
+  /**
+   * Per-query wall time of a plain SQLite FTS5 BM25 query (the query's terms
+   * ORed, to the same depth) on the same index, query by query beside
+   * `retrieve()` in this run: the engine's own cost.
+   */
+  rawFts5Ms: { p50: number; p95: number };
+  /** `latencyMs` over `rawFts5Ms`, percentile by percentile: what recall's pipeline adds. */
+  ratioToRawFts5: { p50: number; p95: number };
+  /**
+   * The same two in this process's CPU time: steadier than wall time on a
+   * busy machine (other processes' turns are not counted).
+   */
+  cpuMs: {
+    retrieve: { p50: number; p95: number };
+    rawFts5: { p50: number; p95: number };
+    ratio: { p50: number; p95: number };
+  };
+  /** Where `retrieve()`'s time went, per part (see `RetrievalPartName`). */
+  partsMs: Partial<Record<RetrievalPartName, { p50: number; p95: number }>>;
+  /** The machine the times were taken on: a loaded machine's figures are noisy. */
+  machine: { cpus: number; loadAverage: [number, number, number] };
   durationMs: { pages: number; index: number; queries: number };
   /** Peak resident set of the whole process so far. */
   peakRssMb: number;
@@ -253,15 +276,42 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
       });
     // One untimed query first: opening the store and loading a model are not per-query costs.
     if (queries[0]) await ask(queries[0].text);
+    const raw = openRawFts(paths, BEIR_DEPTH);
+    if (queries[0]) raw.search(queries[0].text);
 
     const prefix = `${FOLDER}/`;
     const sums: BeirMetrics = { ndcg10: 0, ndcg10Linear: 0, recall100: 0, mrr10: 0 };
     const latencies: number[] = [];
+    const rawLatencies: number[] = [];
+    const cpu: number[] = [];
+    const rawCpu: number[] = [];
+    const cpuSince = (from: NodeJS.CpuUsage) => {
+      const used = process.cpuUsage(from);
+      return (used.user + used.system) / 1000;
+    };
+    const parts = new Map<RetrievalPartName, number[]>();
     const modesUsed: Record<string, number> = {};
-    for (const query of queries) {
+    for (const [i, query] of queries.entries()) {
+      const timeRaw = () => {
+        const used = process.cpuUsage();
+        const at = performance.now();
+        raw.search(query.text);
+        rawLatencies.push(performance.now() - at);
+        rawCpu.push(cpuSince(used));
+      };
+      // Alternating which goes first, so a slow spell of the machine weighs on both alike.
+      if (i % 2 === 0) timeRaw();
+      const used = process.cpuUsage();
       const start = performance.now();
       const outcome = await ask(query.text);
       latencies.push(performance.now() - start);
+      cpu.push(cpuSince(used));
+      if (i % 2 === 1) timeRaw();
+      for (const part of outcome.parts) {
+        const list = parts.get(part.stage) ?? [];
+        list.push(part.ms);
+        parts.set(part.stage, list);
+      }
       modesUsed[outcome.modeUsed] = (modesUsed[outcome.modeUsed] ?? 0) + 1;
       for (const d of outcome.diagnostics) note(d);
       const ranked = outcome.hits.flatMap((hit) =>
@@ -278,8 +328,24 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
         });
     }
     const t3 = performance.now();
+    raw.close();
 
     latencies.sort((a, b) => a - b);
+    rawLatencies.sort((a, b) => a - b);
+    const latencyMs = { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) };
+    const rawFts5Ms = { p50: percentile(rawLatencies, 0.5), p95: percentile(rawLatencies, 0.95) };
+    const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);
+    const spread = (list: number[]) => {
+      list.sort((a, b) => a - b);
+      return { p50: percentile(list, 0.5), p95: percentile(list, 0.95) };
+    };
+    const cpuRetrieve = spread(cpu);
+    const cpuRaw = spread(rawCpu);
+    const partsMs: BeirReport["partsMs"] = {};
+    for (const [stage, list] of parts) {
+      list.sort((a, b) => a - b);
+      partsMs[stage] = { p50: percentile(list, 0.5), p95: percentile(list, 0.95) };
+    }
     const mean = (sum: number) => roundMetric(queries.length === 0 ? 0 : sum / queries.length);
     return {
       collection: basename(resolve(options.collection)),
@@ -294,7 +360,25 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
         recall100: mean(sums.recall100),
         mrr10: mean(sums.mrr10),
       },
-      latencyMs: { p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95) },
+      latencyMs,
+      rawFts5Ms,
+      ratioToRawFts5: {
+        p50: ratio(latencyMs.p50, rawFts5Ms.p50),
+        p95: ratio(latencyMs.p95, rawFts5Ms.p95),
+      },
+      cpuMs: {
+        retrieve: cpuRetrieve,
+        rawFts5: cpuRaw,
+        ratio: {
+          p50: ratio(cpuRetrieve.p50, cpuRaw.p50),
+          p95: ratio(cpuRetrieve.p95, cpuRaw.p95),
+        },
+      },
+      partsMs,
+      machine: {
+        cpus: cpus().length,
+        loadAverage: loadavg().map((l) => Math.round(l * 100) / 100) as [number, number, number],
+      },
       durationMs: {
         pages: Math.round(t1 - t0),
         index: Math.round(t2 - t1),

@@ -34,7 +34,9 @@ export function tidyWindow(text: string, cutStart: boolean, cutEnd: boolean): st
   let t = text;
   if (cutStart) t = t.replace(/^\S{0,30}\s/, "");
   if (cutEnd) t = t.replace(/\s\S{0,30}$/, "");
-  t = t.replace(/\s+/g, " ").trim();
+  // Every run of spaces becomes one space; matching only the runs that are
+  // not already one plain space is what keeps this cheap (a hundred hits).
+  t = t.replace(/\s{2,}|[^\S ]/g, " ").trim();
   return `${cutStart ? "…" : ""}${t}${cutEnd ? "…" : ""}`;
 }
 

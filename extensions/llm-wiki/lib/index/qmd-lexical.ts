@@ -7,7 +7,7 @@
  * can score (every term at BM25's saturation, words on no page included), so
  * it is absolute (comparable across queries and vaults) and in the same
  * order as the list. Excerpts are cut
- * inside SQLite. Statements are prepared once per store; frequencies,
+ * from the page text of the hits kept. Statements are prepared once per store; frequencies,
  * statistics and tokenized candidates are cached until `invalidate`.
  *
  * Structural types only: qmd-store.ts hands in QMD's database connection.
@@ -17,14 +17,9 @@ import { BM25_K1, type Bm25Phrase, type CorpusStats, contribution, idf } from ".
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
+import { bodyExcerpt } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
-import {
-  type Candidate,
-  surfaces,
-  tidyWindow,
-  WINDOW_BEFORE,
-  WINDOW_CHARS,
-} from "./qmd-excerpts.ts";
+import { type Candidate, surfaces } from "./qmd-excerpts.ts";
 import type { TermMatch } from "./qmd-store-types.ts";
 
 export type { TermMatch } from "./qmd-store-types.ts";
@@ -58,6 +53,8 @@ interface LexRow {
   collection: string;
   path: string;
   title: string;
+  /** The page text's content hash: with path and title, what the FTS row holds. */
+  hash: string;
 }
 
 /** A lexical candidate and its FTS row id (for excerpts cut later). */
@@ -85,7 +82,8 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
       SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
       FROM documents_fts WHERE documents_fts MATCH ?
       ORDER BY bm25 LIMIT ?)
-    SELECT ranked.id AS id, d.collection AS collection, d.path AS path, d.title AS title
+    SELECT ranked.id AS id, d.collection AS collection, d.path AS path, d.title AS title,
+           d.hash AS hash
     FROM ranked JOIN documents d ON d.id = ranked.id
     WHERE d.active = 1 AND d.collection IN (SELECT value FROM json_each(?))
     ORDER BY ranked.bm25, d.collection, d.path
@@ -93,19 +91,12 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
   const textStmt = db.prepare(`
     SELECT rowid AS id, filepath AS path, title AS title, body AS body
     FROM documents_fts WHERE rowid IN (SELECT value FROM json_each(?))`);
-  // An excerpt is a window of the page body around the first query word found,
-  // cut inside SQLite for all hits in one statement.
-  const windowStmt = db.prepare(`
-    WITH page AS MATERIALIZED (
-      SELECT d.id AS id, c.doc AS doc, lower(c.doc) AS low
-      FROM documents d JOIN content c ON c.hash = d.hash
-      WHERE d.id IN (SELECT value FROM json_each(?))),
-    hit AS (
-      SELECT page.id AS id, coalesce(min(nullif(instr(page.low, j.value), 0)), 1) AS at
-      FROM page, json_each(?) j GROUP BY page.id)
-    SELECT page.id AS id, substr(page.doc, max(1, hit.at - ${WINDOW_BEFORE}), ${WINDOW_CHARS}) AS text,
-           max(1, hit.at - ${WINDOW_BEFORE}) AS start, length(page.doc) AS length
-    FROM page JOIN hit ON hit.id = page.id`);
+  // An excerpt is a window of the page text around the first query word
+  // found, cut in JavaScript (body-window.ts) from the text read here.
+  const pageTextStmt = db.prepare(`
+    SELECT d.id AS id, c.doc AS doc
+    FROM documents d JOIN content c ON c.hash = d.hash
+    WHERE d.id IN (SELECT value FROM json_each(?))`);
   // Document frequency per term, capped: one statement for all terms of a long query.
   const dfProbeStmt = db.prepare(`
     SELECT j.key AS term, (
@@ -164,14 +155,10 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
   const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
     const out = new Map<number, string>();
     if (ids.length === 0 || terms.length === 0) return out;
-    const rows = windowStmt.all<{ id: number; text: string | null; start: number; length: number }>(
-      JSON.stringify(ids),
-      JSON.stringify(surfaces(terms)),
-    );
-    for (const row of rows) {
-      if (!row.text) continue;
-      const cutEnd = row.start - 1 + row.text.length < row.length;
-      out.set(row.id, tidyWindow(row.text, row.start > 1, cutEnd));
+    const words = surfaces(terms);
+    for (const row of pageTextStmt.all<{ id: number; doc: string | null }>(JSON.stringify(ids))) {
+      const excerpt = row.doc ? bodyExcerpt(row.doc, words) : undefined;
+      if (excerpt) out.set(row.id, excerpt);
     }
     return out;
   };
@@ -227,7 +214,10 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
     // The most this query can score on any page: every term at BM25's saturation.
     const ceiling = (BM25_K1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
     const texts = docs.get(
-      rows.map((row) => row.id),
+      rows.map((row) => ({
+        id: row.id,
+        version: `${row.hash}\u0000${row.title}\u0000${row.collection}/${row.path}`,
+      })),
       (ids) =>
         textStmt.all<{ id: number; path: string; title: string; body: string }>(
           JSON.stringify(ids),

@@ -1,16 +1,23 @@
 /**
  * Candidate pages' index terms, kept between recalls: automatic recall runs
  * every turn, and the pages a vault's questions reach recur, so a page is
- * tokenized once while its text is unchanged. Bounded (least recently used
- * goes first) and checked against the page's current text on every use, so
- * a row id reused by another page after an index write never gives stale
- * terms.
+ * tokenized once while its text is unchanged. Each row comes with a
+ * version (its content hash, title and path: what its FTS row is made of),
+ * so a kept page costs no text read at all, and a row id reused by another
+ * page, or a page changed by another process's index write, never gives
+ * stale terms. Bounded by pages and by terms kept (least recently used
+ * goes first).
  */
 import { type TokenizedDoc, tokenizedDoc } from "./bm25.ts";
 import { ftsTokens } from "./fts-tokens.ts";
 
-/** Pages kept; a few hundred covers a session's recalls at a few MB. */
-const MAX_DOCS = 256;
+/**
+ * Pages and terms kept: a whole collection of a few thousand short pages
+ * (Cranfield's 1,400 abstracts are 0.3M terms), or the pages a session's
+ * recalls reach in a large vault, at some tens of MB.
+ */
+const MAX_DOCS = 4_096;
+const MAX_TERMS = 1_000_000;
 
 interface Row {
   id: number;
@@ -19,51 +26,75 @@ interface Row {
   body: string;
 }
 
+/** A candidate row and the version of its text (any string that changes whenever the text does). */
+export interface VersionedRow {
+  id: number;
+  version: string;
+}
+
 interface Entry {
-  path: string;
-  title: string;
-  body: string;
+  version: string;
   doc: TokenizedDoc;
 }
 
 export interface DocTokenCache {
-  /** Terms of rows `ids`, reading their text with `read`; rows not found are absent. */
-  get(ids: readonly number[], read: (ids: number[]) => Row[]): Map<number, TokenizedDoc>;
+  /**
+   * Terms of `rows`, reading the text of those not kept (or kept at another
+   * version) with `read`; rows `read` does not return are absent.
+   */
+  get(rows: readonly VersionedRow[], read: (ids: number[]) => Row[]): Map<number, TokenizedDoc>;
   clear(): void;
+  /** Pages kept now. */
+  readonly size: number;
 }
 
-export function createDocTokenCache(max = MAX_DOCS): DocTokenCache {
+export function createDocTokenCache(max = MAX_DOCS, maxTerms = MAX_TERMS): DocTokenCache {
   const entries = new Map<number, Entry>();
+  let terms = 0;
+  const drop = (id: number) => {
+    const entry = entries.get(id);
+    if (!entry) return;
+    terms -= entry.doc.length;
+    entries.delete(id);
+  };
   return {
-    get(ids, read) {
+    get(rows, read) {
       const out = new Map<number, TokenizedDoc>();
-      if (ids.length === 0) return out;
-      for (const row of read([...ids])) {
-        const kept = entries.get(row.id);
-        let entry: Entry;
-        if (kept && kept.body === row.body && kept.title === row.title && kept.path === row.path) {
-          entry = kept;
-          entries.delete(row.id);
-        } else {
-          entry = {
-            path: row.path,
-            title: row.title,
-            body: row.body,
-            doc: tokenizedDoc(ftsTokens(row.path), ftsTokens(row.title), ftsTokens(row.body)),
-          };
-        }
-        entries.set(row.id, entry);
-        out.set(row.id, entry.doc);
+      if (rows.length === 0) return out;
+      const missing = new Map<number, string>();
+      for (const { id, version } of rows) {
+        const kept = entries.get(id);
+        if (kept && kept.version === version) {
+          // Most recently used last.
+          entries.delete(id);
+          entries.set(id, kept);
+          out.set(id, kept.doc);
+        } else missing.set(id, version);
       }
-      while (entries.size > max) {
+      if (missing.size > 0) {
+        for (const row of read([...missing.keys()])) {
+          const version = missing.get(row.id);
+          if (version === undefined) continue;
+          drop(row.id);
+          const doc = tokenizedDoc(ftsTokens(row.path), ftsTokens(row.title), ftsTokens(row.body));
+          entries.set(row.id, { version, doc });
+          terms += doc.length;
+          out.set(row.id, doc);
+        }
+      }
+      while (entries.size > max || (terms > maxTerms && entries.size > 1)) {
         const oldest = entries.keys().next().value;
         if (oldest === undefined) break;
-        entries.delete(oldest);
+        drop(oldest);
       }
       return out;
     },
     clear() {
       entries.clear();
+      terms = 0;
+    },
+    get size() {
+      return entries.size;
     },
   };
 }

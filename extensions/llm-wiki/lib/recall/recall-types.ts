@@ -6,7 +6,7 @@
 import type { BundlePart, Declaration, ItemRelation } from "../assembly/bundles.ts";
 import type { LinkedCommit } from "../code-refs/recall-code.ts";
 import type { Diagnostic } from "../diagnostics.ts";
-import type { RetrievalHit, TraceStep } from "../retrieval/retrieval-types.ts";
+import type { RetrievalHit, RetrievalPart, TraceStep } from "../retrieval/retrieval-types.ts";
 import type { RetrievalMode } from "../settings.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
 import type { TrustState } from "../vault/provenance.ts";
@@ -27,6 +27,8 @@ export type RecallStageName =
 export interface RecallStage {
   stage: RecallStageName;
   ms: number;
+  /** `retrieve` only: where its time went (store, search, score, fuse). */
+  parts?: RetrievalPart[];
 }
 
 /** `priming`: session priming (lib/priming/prime.ts), automatic in every respect but its policy. */

@@ -115,6 +115,23 @@ export interface RetrievalOutcome {
   diagnostics: Diagnostic[];
   trace: TraceStep[];
   durationMs: number;
+  /** Where the time went, summed over the vaults searched (see `RetrievalPartName`). */
+  parts: RetrievalPart[];
+}
+
+/**
+ * The parts of one retrieval: `store` opening each vault's index (nothing
+ * once open), `search` the store's lists (FTS5 candidates rescored with
+ * BM25, excerpts; vectors, expansion and reranking where asked), `score`
+ * names, multipliers, floors and the evidence gate, `fuse` the vaults' lists
+ * into one.
+ */
+export type RetrievalPartName = "store" | "search" | "score" | "fuse";
+
+/** One part's time in milliseconds (0.01 ms resolution). */
+export interface RetrievalPart {
+  stage: RetrievalPartName;
+  ms: number;
 }
 
 /** Why a page was recalled, for `--explain` and every host's trace. */
