@@ -12,6 +12,10 @@ enableCodeCache();
 const protocolOut = reserveStdoutForProtocol();
 // Loaded only now: static imports would run (and could print) before the guard.
 const { main } = await import("./main.ts");
+const { staleBuildNotice } = await import("../extensions/llm-wiki/lib/stale-build.ts");
+// `..` of the entry: `dist/` for the bundle (the sources have no build record).
+const stale = staleBuildNotice(new URL("..", import.meta.url));
+if (stale) process.stderr.write(`llm-wiki-mcp: ${stale}\n`);
 const code = await main(process.argv.slice(2), protocolOut);
 // Native model libraries may hold handles open; the server is done, so leave.
 process.exit(code);

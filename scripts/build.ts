@@ -10,9 +10,10 @@
  * dynamic import of a CommonJS package fails the build unless reviewed
  * (build-dynamic-imports.ts): in a split bundle it loses its named exports.
  */
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type BuildOptions, build } from "esbuild";
+import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/stale-build.ts";
 import { checkDynamicImports } from "./build-dynamic-imports.ts";
 import { httpBuiltins } from "./build-http-builtins.ts";
 
@@ -49,8 +50,15 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
 /** Builds both bins into `dist/`; returns the output files. */
 export async function buildBins(out: string = outdir): Promise<string[]> {
   rmSync(out, { recursive: true, force: true });
+  const builtAt = Date.now();
   const result = await build(binBuildOptions(out));
   checkDynamicImports(result.metafile);
+  // What a checkout's bins compare against its sources (stale-build.ts).
+  const record: BuildInputs = {
+    builtAt,
+    inputs: Object.keys(result.metafile.inputs).filter((f) => !f.includes("node_modules")),
+  };
+  writeFileSync(join(out, BUILD_INPUTS_FILE), `${JSON.stringify(record)}\n`);
   return Object.keys(result.metafile.outputs);
 }
 
