@@ -9,6 +9,15 @@
 import { type TokenizedDoc, tokenizedDoc } from "./bm25.ts";
 import { ftsTokens } from "./fts-tokens.ts";
 
+const HEADING = /^ {0,3}#{1,6}[ \t]+(.+)$/gm;
+
+/** The text of a Markdown body's ATX heading lines, one per line. */
+export function headingLines(body: string): string {
+  let out = "";
+  for (const match of body.matchAll(HEADING)) out += `${match[1]}\n`;
+  return out;
+}
+
 /** Pages kept; a few hundred covers a session's recalls at a few MB. */
 const MAX_DOCS = 256;
 
@@ -49,7 +58,12 @@ export function createDocTokenCache(max = MAX_DOCS): DocTokenCache {
             path: row.path,
             title: row.title,
             body: row.body,
-            doc: tokenizedDoc(ftsTokens(row.path), ftsTokens(row.title), ftsTokens(row.body)),
+            doc: tokenizedDoc(
+              ftsTokens(row.path),
+              ftsTokens(row.title),
+              ftsTokens(row.body),
+              ftsTokens(headingLines(row.body)),
+            ),
           };
         }
         entries.set(row.id, entry);
