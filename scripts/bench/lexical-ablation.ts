@@ -29,7 +29,10 @@ export const LEXICAL_ABLATIONS: ReadonlyArray<{ name: string; scoring: LexicalSc
   { name: "b 0.4", scoring: withScoring(BEFORE, { bm25: { b: [0.4, 0.4, 0.4] } }) },
   { name: "k1 1.6", scoring: withScoring(BEFORE, { bm25: { k1: 1.6 } }) },
   { name: "+ proximity 0.5", scoring: withScoring(BEFORE, { proximity: 0.5 }) },
-  { name: "+ feedback ungated", scoring: withScoring(BEFORE, { feedback: { docs: 10 } }) },
+  {
+    name: "+ feedback ungated",
+    scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0 } }),
+  },
   {
     name: "+ feedback gated 0.45",
     scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0.45 } }),
