@@ -22,6 +22,7 @@ import type {
   TemporalMetrics,
 } from "../extensions/llm-wiki/lib/bench/metrics.ts";
 import { modelAvailability, resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
+import { setLexicalScoring } from "../extensions/llm-wiki/lib/lexical/scoring.ts";
 import type { RetrievalMode } from "../extensions/llm-wiki/lib/settings.ts";
 import {
   loadOrdinaryPrompts,
@@ -29,6 +30,7 @@ import {
   runAutoPrecision,
 } from "./bench/auto-precision.ts";
 import { runCollections } from "./bench/beir-collections.ts";
+import { LEXICAL_ABLATIONS } from "./bench/lexical-ablation.ts";
 import {
   MEMORY_GATES,
   memoryGateFailures,
@@ -100,6 +102,22 @@ if (process.env.QMD_MODEL_SMOKE === "1") {
   }
 }
 
+// The lexical scoring's ablation rows: the candidate list (lexical, no
+// model) under each scoring of LEXICAL_ABLATIONS, the default last.
+const lexicalAblation: Array<{ name: string; report: Awaited<ReturnType<typeof runCandidates>> }> =
+  [];
+for (const { name, scoring } of LEXICAL_ABLATIONS) {
+  setLexicalScoring(scoring);
+  try {
+    lexicalAblation.push({
+      name,
+      report: await runCandidates(fixture, "lexical", "none", noModel),
+    });
+  } finally {
+    setLexicalScoring(undefined);
+  }
+}
+
 // Automatic-recall precision (lexical): ordinary coding prompts on three vaults,
 // and questions about the example vault and a generated 1k-page vault.
 const fixtures = join(root, "test", "fixtures", "retrieval");
@@ -145,6 +163,16 @@ const baseline = {
   },
   heuristicReference: HEURISTIC_REFERENCE,
   runs: baselineRuns,
+  lexicalAblation: lexicalAblation.map(({ name, report }) => ({
+    name,
+    ndcg10: { all: report.all.ndcg10, train: report.train.ndcg10, heldout: report.heldout.ndcg10 },
+    mrr: { all: report.all.mrr, train: report.train.mrr, heldout: report.heldout.mrr },
+    candidateRecall20: {
+      all: report.all.candidateRecall20,
+      train: report.train.candidateRecall20,
+      heldout: report.heldout.candidateRecall20,
+    },
+  })),
   precision: {
     gates: GATES,
     prompts: prompts.length,
@@ -224,6 +252,18 @@ for (const r of runs) {
       );
     }
   }
+}
+lines.push(
+  "",
+  "lexical scoring ablation (candidates, lexical, no model)",
+  "scoring                     nDCG10 all/train/held   MRR all/train/held    R@20 all/train/held",
+);
+for (const { name, report: m } of lexicalAblation) {
+  const three = (k: "ndcg10" | "mrr" | "candidateRecall20") =>
+    `${fmt(m.all[k])} ${fmt(m.train[k])} ${fmt(m.heldout[k])}`;
+  lines.push(
+    `${name.padEnd(27)} ${three("ndcg10")}    ${three("mrr")}    ${three("candidateRecall20")}`,
+  );
 }
 process.stdout.write(`${lines.join("\n")}\n`);
 process.stdout.write(

@@ -356,7 +356,10 @@ describe("buildLexQuery", () => {
   it("drops stop words, quotes every term and ORs them", () => {
     const query = buildLexQuery("What is Reciprocal Rank Fusion?");
     expect(query?.terms.map((t) => t.text)).toEqual(["reciprocal", "rank", "fusion"]);
-    expect(query?.match).toBe('"reciprocal" OR "rank" OR "fusion"');
+    // Adjacent words also search written together, as the index holds a camelCase name.
+    expect(query?.match).toBe(
+      '"reciprocal" OR "reciprocalrank" OR "reciprocalrankfusion" OR "rank" OR "rankfusion" OR "fusion"',
+    );
   });
 
   it("keeps identifiers as phrases plus their word parts, and CJK as bigram phrases", () => {

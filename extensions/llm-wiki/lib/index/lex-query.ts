@@ -3,8 +3,10 @@
  * tokens, stop words, identifiers, CJK phrases. Pure: no QMD, no I/O.
  */
 
+import { camelHumps, joinedRuns } from "./code-tokens.ts";
+
 /** A small English stop-word list: function words that only add noise to an OR query. */
-const STOP_WORDS = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a about above after again against all am an and any are as at be because been before " +
     "being below between both but by can could did do does doing down during each few for " +
@@ -55,11 +57,15 @@ export interface LexQuery {
  * (test/fixtures/retrieval) prefixes lowered nDCG@10 from 0.759 to 0.752
  * (word parts of identifiers raised it from 0.756; QMD's AND query: 0.110).
  */
-export function buildLexQuery(query: string): LexQuery | null {
-  const text = query
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc]/g, "'");
+export function buildLexQuery(
+  query: string,
+  options: { joinWords?: boolean } = {},
+): LexQuery | null {
+  const normal = query.normalize("NFKC");
+  const humps = camelHumps(normal);
+  const text = normal.toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
+  // Plain words in order (null where something else stands), for joined runs.
+  const words: Array<string | null> = [];
   const terms = new Map<string, LexTerm>();
   const add = (key: string, fts: string[]) => {
     if (fts.length > 0 && !terms.has(key) && terms.size < MAX_TERMS)
@@ -68,9 +74,11 @@ export function buildLexQuery(query: string): LexQuery | null {
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0].replace(/'s$/, "");
     if (!CJK.test(token)) {
-      addWord(token, add);
+      words.push(CONNECTORS.test(token) ? null : token);
+      addWord(token, add, humps);
       continue;
     }
+    words.push(null);
     let last = 0;
     for (const run of token.matchAll(CJK_RUNS)) {
       const before = token.slice(last, run.index);
@@ -79,6 +87,18 @@ export function buildLexQuery(query: string): LexQuery | null {
       last = (run.index ?? 0) + run[0].length;
     }
     for (const word of token.slice(last).match(TOKEN) ?? []) addWord(word, add);
+  }
+  // A run of words written together, as the index holds a camelCase name, is
+  // one more way to find each of the run's words (a page naming it holds them
+  // all); an alternative of their terms, so a query's weight and confidence
+  // do not change when no page holds the joined word.
+  const runs = options.joinWords === false ? [] : joinedRuns(words, (w) => STOP_WORDS.has(w));
+  for (const run of runs) {
+    const fts = quote(run.joined);
+    for (const at of run.words) {
+      const term = terms.get(words[at] ?? "");
+      if (term && !term.fts.includes(fts)) term.fts.push(fts);
+    }
   }
   if (terms.size === 0) return null;
   const all = new Set([...terms.values()].flatMap((t) => t.fts));
@@ -89,14 +109,24 @@ function quote(text: string): string {
   return `"${text.replace(/"/g, '""')}"`;
 }
 
-function addWord(token: string, add: (key: string, fts: string[]) => void): void {
+function addWord(
+  token: string,
+  add: (key: string, fts: string[]) => void,
+  humps: ReadonlyMap<string, string[]> = new Map(),
+): void {
   // "2+2", "step 3": lone small numbers match noise on almost every page.
   if (/^\d{1,2}$/.test(token)) return;
   if (!CONNECTORS.test(token)) {
-    if (!STOP_WORDS.has(token)) add(token, [quote(token)]);
+    const parts = humps.get(token);
+    // A camelCase name: itself first (how the index holds it), then its humps as words.
+    if (parts) add(token, [quote(token), ...wordParts(parts).map(quote)]);
+    else if (!STOP_WORDS.has(token)) add(token, [quote(token)]);
     return;
   }
-  const parts = token.split(CONNECTORS).filter(Boolean);
+  const parts = token
+    .split(CONNECTORS)
+    .filter(Boolean)
+    .flatMap((p) => [p, ...(humps.get(p) ?? [])]);
   if (parts.every((p) => STOP_WORDS.has(p))) return;
   // A hyphenated English compound ("two-dimensional", "offline-first") is its
   // words: as one term with a phrase it counted up to three times in BM25
@@ -107,8 +137,12 @@ function addWord(token: string, add: (key: string, fts: string[]) => void): void
   }
   // Parts widen recall (`wiki_reindex` also finds "reindex the wiki"); the
   // phrase ranks the exact identifier first. Numeric parts alone match noise.
-  const words = parts.filter((p) => p.length > 1 && !/\d/.test(p) && !STOP_WORDS.has(p));
-  add(token, [quote(token), ...words.map(quote)]);
+  add(token, [quote(token), ...wordParts(parts).map(quote)]);
+}
+
+/** An identifier's parts worth searching alone: no stop words, lone letters or numbers. */
+function wordParts(parts: readonly string[]): string[] {
+  return [...new Set(parts.filter((p) => p.length > 1 && !/\d/.test(p) && !STOP_WORDS.has(p)))];
 }
 
 function addCjkRun(run: string, add: (key: string, fts: string[]) => void): void {

@@ -3,22 +3,25 @@
  * candidates (an OR of the query's terms, in its BM25 order, a pool wider
  * than asked); each is then scored here with BM25 whose IDF never drops to
  * zero (see lexical/bm25.ts), on the candidate's own terms, with QMD's
- * column weights. A hit's confidence is its score over the most the query
- * can score (every term at BM25's saturation, words on no page included), so
- * it is absolute (comparable across queries and vaults) and in the same
- * order as the list. Excerpts are cut
+ * column weights, then reordered by term proximity and, for a clear query,
+ * pseudo-relevance feedback (lexical/scoring.ts). A hit's confidence is BM25
+ * evidence: a score over the most the query can score (every term at BM25's
+ * saturation, words on no page included), so it is absolute (comparable
+ * across queries and vaults); the pool's confidences go to the list's places
+ * best first, so they stay in the list's order. Excerpts are cut
  * from the page text of the hits kept. Statements are prepared once per store; frequencies,
  * statistics and tokenized candidates are cached until `invalidate`.
  *
  * Structural types only: qmd-store.ts hands in QMD's database connection.
  */
 import { backgroundShare } from "../lexical/background.ts";
-import { BM25_K1, type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
+import { type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
+import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scoring.ts";
 import { bodyExcerpt } from "./body-window.ts";
-import { buildLexQuery, type LexQuery, type LexTerm } from "./lex-query.ts";
+import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
 import { type Candidate, surfaces } from "./qmd-excerpts.ts";
 import type { TermMatch } from "./qmd-store-types.ts";
 
@@ -47,6 +50,14 @@ const DF_PROBE_CAP = 64;
  * page on each recall.
  */
 const POOL_SLACK = 10;
+/** Feedback terms' document frequencies are counted up to here; a term this common is left out. */
+const FEEDBACK_DF_CAP = 256;
+/** Stop words as index terms: never feedback terms. */
+let stopStems: Set<string> | undefined;
+const stopWordStems = (): Set<string> => {
+  stopStems ??= new Set([...STOP_WORDS].flatMap((w) => ftsTokens(w)));
+  return stopStems;
+};
 
 interface LexRow {
   id: number;
@@ -73,7 +84,11 @@ interface ScoredTerm {
 }
 
 /** Lexical search over one store's collections. */
-export function createLexicalSearch(db: QmdSqlQueries, collections: readonly string[]) {
+export function createLexicalSearch(
+  db: QmdSqlQueries,
+  collections: readonly string[],
+  scoring: Readonly<LexicalScoring> = lexicalScoring(),
+) {
   const collectionsJson = JSON.stringify(collections);
   // Candidates in FTS5's own order (QMD's column weights: filepath 1.5, title
   // 4, body 1); only ids, title and path cross into JavaScript here.
@@ -104,6 +119,12 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH j.value LIMIT ${DF_PROBE_CAP})
     ) AS df
     FROM json_each(?) j`);
+  const feedbackDfStmt = db.prepare(`
+    SELECT j.value AS term, (
+      SELECT count(*) FROM (
+        SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${FEEDBACK_DF_CAP})
+    ) AS df
+    FROM json_each(?) j`);
   const dfStmt = db.prepare("SELECT count(*) AS df FROM documents_fts WHERE documents_fts MATCH ?");
   const averagesStmt = db.prepare("SELECT block FROM documents_fts_data WHERE id = 1");
   const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
@@ -130,6 +151,14 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
     const df = dfStmt.get<{ df: number }>(match)?.df ?? 0;
     dfCache.set(match, df);
     return df;
+  };
+
+  /** Pages holding each stem, counted up to FEEDBACK_DF_CAP; stems FTS5 would stem again are left out. */
+  const feedbackFrequencies = (stems: string[]): Map<string, number> => {
+    const asked = stems.filter((s) => /^[\p{L}\p{N}]+$/u.test(s) && ftsTokens(s)[0] === s);
+    if (asked.length === 0) return new Map();
+    const rows = feedbackDfStmt.all<{ term: string; df: number }>(JSON.stringify(asked));
+    return new Map(rows.map((r) => [r.term, r.df]));
   };
 
   /** The query's terms as BM25 phrases with their frequencies. */
@@ -202,7 +231,7 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
     limit: number,
     withExcerpts: boolean,
   ): { terms: LexTerm[]; list: LexCandidate[] } => {
-    const parsed = buildLexQuery(query);
+    const parsed = buildLexQuery(query, { joinWords: scoring.joinWords });
     if (!parsed || limit === 0) return { terms: [], list: [] };
     const built = selectTerms(parsed);
     if (built.terms.length === 0) return { terms: [], list: [] };
@@ -212,7 +241,7 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
     // Every term of the query weighs in the confidence, including those too rare to search for.
     const terms = scoredTerms(parsed.terms);
     // The most this query can score on any page: every term at BM25's saturation.
-    const ceiling = (BM25_K1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
+    const ceiling = (scoring.bm25.k1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
     const texts = docs.get(
       rows.map((row) => ({
         id: row.id,
@@ -232,7 +261,7 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
         let termScore = 0;
         let counts: [number, number, number] = [0, 0, 0];
         t.phrases.forEach((phrase, i) => {
-          const c = contribution(doc, phrase, stats);
+          const c = contribution(doc, phrase, stats, scoring.bm25);
           termScore += c.score;
           if (i === 0) counts = c.counts;
         });
@@ -248,7 +277,20 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
           score: Math.round(termScore * 1e4) / 1e4,
         });
       }
-      return { row, score, matches };
+      return { row, score, bm25: score, matches, doc };
+    });
+    const rescored = secondPass(
+      scored,
+      terms,
+      ceiling,
+      stats,
+      scoring,
+      stopWordStems(),
+      feedbackFrequencies,
+      FEEDBACK_DF_CAP,
+    );
+    scored.forEach((s, i) => {
+      s.score = rescored[i] ?? s.score;
     });
     scored.sort(
       (a, b) =>
@@ -257,13 +299,20 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
         (a.row.path < b.row.path ? -1 : a.row.path > b.row.path ? 1 : 0),
     );
     const top = scored.filter((s) => s.score > 0).slice(0, limit);
+    // Confidence is BM25's evidence alone: the pool's BM25 confidences, best
+    // first, go to the list's places in order. Proximity and feedback reorder
+    // the list but never add a page above a confidence floor BM25 left out.
+    const confidences = scored
+      .filter((s) => s.score > 0)
+      .map((s) => (ceiling > 0 ? Math.min(1, s.bm25 / ceiling) : 0))
+      .sort((a, b) => b - a);
     const chunks = withExcerpts
       ? excerpts(
           built.terms,
           top.map((s) => s.row.id),
         )
       : new Map<number, string>();
-    const list = top.map(({ row, score, matches }) => {
+    const list = top.map(({ row, score, matches }, place) => {
       const bestChunk = chunks.get(row.id);
       return {
         candidate: {
@@ -272,7 +321,7 @@ export function createLexicalSearch(db: QmdSqlQueries, collections: readonly str
           path: row.path,
           title: row.title,
           rawScore: score,
-          confidence: ceiling > 0 ? Math.min(1, score / ceiling) : 0,
+          confidence: confidences[place] ?? 0,
           matches,
           ...(bestChunk ? { bestChunk } : {}),
         },

@@ -9,15 +9,44 @@
  */
 
 /**
- * Saturation and length normalisation. b = 0.6 rather than the usual 0.75:
- * of 0.5/0.6/0.65/0.75 it ranked best on the fixture's train split and on
- * Cranfield (nDCG@10 0.368 against 0.365 at 0.75), whose abstracts vary in
- * length as vault pages do.
+ * Saturation and length normalisation, tuned on the even-numbered queries
+ * of Cranfield and of LoCoMo's turns together with proximity and feedback
+ * (docs/retrieval-benchmark.md, "Lexical ablation"): b 0.4 rather than 0.6,
+ * so short pages of one topic (a conversation turn, a note) are penalised
+ * less for length. k1 stays 1.2: at 1.6 a hit's confidence (its score over
+ * the query's most, (k1 + 1) × ΣIDF) falls for the same evidence, and
+ * recall's confidence floors, set at 1.2, dropped pages the answer needs.
  */
 export const BM25_K1 = 1.2;
-export const BM25_B = 0.6;
+export const BM25_B = 0.4;
 /** QMD's weights in its column order: file path, title, body. */
 export const FIELD_WEIGHTS = [1.5, 4, 1] as const;
+
+/** How a phrase's occurrences become a score (see DEFAULT_BM25). */
+export interface Bm25Params {
+  /** Saturation: the weighted frequency at which a term gives half its most. */
+  k1: number;
+  /** Length normalisation per column (path, title, body); the body's for the whole row unless `perField`. */
+  b: readonly [number, number, number];
+  /** Weight of one occurrence per column (path, title, body). */
+  weights: readonly [number, number, number];
+  /** Extra weight of an occurrence in a heading line of the body, on top of its body count. */
+  heading: number;
+  /**
+   * BM25F: each column normalised by its own average length before the
+   * columns are summed, rather than FTS5's one row length for all of them.
+   */
+  perField: boolean;
+}
+
+/** The scoring recall uses (the benchmark's ablations vary it). */
+export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({
+  k1: BM25_K1,
+  b: [BM25_B, BM25_B, BM25_B] as const,
+  weights: FIELD_WEIGHTS,
+  heading: 0,
+  perField: false,
+});
 
 /** A document's index terms per column, with where each term occurs. */
 export interface TokenizedDoc {
@@ -27,6 +56,9 @@ export interface TokenizedDoc {
   length: number;
   /** Positions of each term per column. */
   positions: readonly [Map<string, number[]>, Map<string, number[]>, Map<string, number[]>];
+  /** Terms of the body's heading lines, in order, and their positions there. */
+  headings: readonly string[];
+  headingPositions: Map<string, number[]>;
 }
 
 /** Corpus statistics BM25 needs. */
@@ -35,6 +67,8 @@ export interface CorpusStats {
   documents: number;
   /** Average terms per row, all columns together. */
   averageLength: number;
+  /** Average terms per column (path, title, body), when the index says. */
+  fieldAverages?: readonly [number, number, number];
 }
 
 /** One searched phrase: a single term, or an identifier's terms in order. */
@@ -67,11 +101,18 @@ function positionsOf(terms: readonly string[]): Map<string, number[]> {
 }
 
 /** Indexes one document's columns for phrase counting. */
-export function tokenizedDoc(path: string[], title: string[], body: string[]): TokenizedDoc {
+export function tokenizedDoc(
+  path: string[],
+  title: string[],
+  body: string[],
+  headings: string[] = [],
+): TokenizedDoc {
   return {
     fields: [path, title, body],
     length: path.length + title.length + body.length,
     positions: [positionsOf(path), positionsOf(title), positionsOf(body)],
+    headings,
+    headingPositions: positionsOf(headings),
   };
 }
 
@@ -130,10 +171,44 @@ function phraseCounts(doc: TokenizedDoc, terms: readonly string[]): [number, num
  * `length` terms: 0 for none, 1 for one body occurrence in a row of
  * average length, at most k1 + 1.
  */
-export function saturated(f: number, length: number, stats: CorpusStats): number {
+export function saturated(
+  f: number,
+  length: number,
+  stats: CorpusStats,
+  params: Readonly<Bm25Params> = DEFAULT_BM25,
+): number {
   if (f <= 0) return 0;
   const norm = stats.averageLength > 0 ? length / stats.averageLength : 1;
-  return (f * (BM25_K1 + 1)) / (f + BM25_K1 * (1 - BM25_B + BM25_B * norm));
+  const b = params.b[2];
+  return (f * (params.k1 + 1)) / (f + params.k1 * (1 - b + b * norm));
+}
+
+/** BM25F's pseudo-frequency: each column's weighted count over its own normalised length. */
+function fieldFrequency(
+  counts: readonly [number, number, number],
+  headingCount: number,
+  doc: TokenizedDoc,
+  stats: CorpusStats,
+  params: Readonly<Bm25Params>,
+): number {
+  const averages = stats.fieldAverages;
+  let f = 0;
+  for (let c = 0; c < 3; c += 1) {
+    const n = counts[c] ?? 0;
+    if (n === 0) continue;
+    const average = averages?.[c] ?? 0;
+    const b = params.b[c] ?? 0;
+    const norm = average > 0 ? (doc.fields[c]?.length ?? 0) / average : 1;
+    const w = params.weights[c] ?? 0;
+    f += (w * n) / (1 - b + b * norm);
+  }
+  if (headingCount > 0) {
+    const average = averages?.[2] ?? 0;
+    const b = params.b[2];
+    const norm = average > 0 ? doc.fields[2].length / average : 1;
+    f += (params.heading * headingCount) / (1 - b + b * norm);
+  }
+  return f;
 }
 
 /** One phrase's contribution to one document. */
@@ -141,10 +216,20 @@ export function contribution(
   doc: TokenizedDoc,
   phrase: Bm25Phrase,
   stats: CorpusStats,
+  params: Readonly<Bm25Params> = DEFAULT_BM25,
 ): PhraseContribution {
   const counts = phraseCounts(doc, phrase.terms);
-  const f =
-    counts[0] * FIELD_WEIGHTS[0] + counts[1] * FIELD_WEIGHTS[1] + counts[2] * FIELD_WEIGHTS[2];
+  const inHeadings =
+    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
   const w = idf(stats.documents, phrase.df, phrase.prior);
-  return { counts, idf: w, score: w * saturated(f, doc.length, stats) };
+  if (params.perField && stats.fieldAverages) {
+    const f = fieldFrequency(counts, inHeadings, doc, stats, params);
+    return { counts, idf: w, score: f > 0 ? (w * f * (params.k1 + 1)) / (f + params.k1) : 0 };
+  }
+  const f =
+    counts[0] * params.weights[0] +
+    counts[1] * params.weights[1] +
+    counts[2] * params.weights[2] +
+    inHeadings * params.heading;
+  return { counts, idf: w, score: w * saturated(f, doc.length, stats, params) };
 }

@@ -11,6 +11,15 @@
 import { type TokenizedDoc, tokenizedDoc } from "./bm25.ts";
 import { ftsTokens } from "./fts-tokens.ts";
 
+const HEADING = /^ {0,3}#{1,6}[ \t]+(.+)$/gm;
+
+/** The text of a Markdown body's ATX heading lines, one per line. */
+export function headingLines(body: string): string {
+  let out = "";
+  for (const match of body.matchAll(HEADING)) out += `${match[1]}\n`;
+  return out;
+}
+
 /**
  * Pages and terms kept: a whole collection of a few thousand short pages
  * (Cranfield's 1,400 abstracts are 0.3M terms), or the pages a session's
@@ -76,7 +85,12 @@ export function createDocTokenCache(max = MAX_DOCS, maxTerms = MAX_TERMS): DocTo
           const version = missing.get(row.id);
           if (version === undefined) continue;
           drop(row.id);
-          const doc = tokenizedDoc(ftsTokens(row.path), ftsTokens(row.title), ftsTokens(row.body));
+          const doc = tokenizedDoc(
+            ftsTokens(row.path),
+            ftsTokens(row.title),
+            ftsTokens(row.body),
+            ftsTokens(headingLines(row.body)),
+          );
           entries.set(row.id, { version, doc });
           terms += doc.length;
           out.set(row.id, doc);

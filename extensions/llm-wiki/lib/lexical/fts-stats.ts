@@ -27,14 +27,22 @@ export function statsFromAverages(block: Uint8Array, columns: number): CorpusSta
   try {
     let [rows, at] = varint(block, 0);
     let total = 0;
+    const perColumn: number[] = [];
     for (let c = 0; c < columns; c += 1) {
       const [n, next] = varint(block, at);
       total += n;
+      perColumn.push(n);
       at = next;
     }
     if (!Number.isFinite(rows) || rows < 0) return undefined;
     rows = Math.floor(rows);
-    return { documents: rows, averageLength: rows > 0 ? total / rows : 0 };
+    const averageOf = (n: number) => (rows > 0 ? n / rows : 0);
+    const [path = 0, title = 0, body = 0] = perColumn.map(averageOf);
+    return {
+      documents: rows,
+      averageLength: averageOf(total),
+      ...(columns === 3 ? { fieldAverages: [path, title, body] as const } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -1,0 +1,71 @@
+/**
+ * Code-aware query words for a coding agent's memory. The index (FTS5
+ * unicode61) keeps `retryWithBackoff` as one word and splits `retry_with_backoff`,
+ * `retry-with-backoff` and `src/sync/merge.ts` into words. So a query's
+ * camelCase identifier also searches for its humps, and a run of two or
+ * three query words also searches for them written together (the way the
+ * index holds a camelCase name): `retryWithBackoff` finds "retry with
+ * backoff", and "retry with backoff" finds `retryWithBackoff`. Pure.
+ */
+
+/** Letters and digits only: a word that may be one camelCase identifier. */
+const WORD = /^[\p{L}\p{N}]+$/u;
+/** A hump boundary: lower or digit then upper (`retryWith`), or an acronym's end (`HTTPServer`). */
+const HUMP = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+const RUN = /[\p{L}\p{N}]+/gu;
+/** Beyond this many words the query is a pasted prompt: joining its words only adds noise. */
+const MAX_JOIN_WORDS = 24;
+/** Words joined at most. */
+const JOIN_SPAN = 3;
+/** A joined word shorter than this is more likely an ordinary word than a name. */
+const MIN_JOINED_CHARS = 6;
+
+/**
+ * Lower-cased camelCase words of `text` (case kept, NFKC already applied)
+ * and their lower-cased humps: `retryWithBackoff` → retry, with, backoff.
+ */
+export function camelHumps(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const match of text.matchAll(RUN)) {
+    const word = match[0];
+    if (word === word.toLowerCase() || word === word.toUpperCase()) continue;
+    const humps = word.split(HUMP).filter(Boolean);
+    if (humps.length > 1)
+      out.set(
+        word.toLowerCase(),
+        humps.map((h) => h.toLowerCase()),
+      );
+  }
+  return out;
+}
+
+/**
+ * Runs of two or three adjacent plain words (`words`, lower-cased, in
+ * query order; `null` breaks a run) written together, each with the index
+ * of its words that are not stop words; runs that start or end on a stop
+ * word are left out.
+ */
+export function joinedRuns(
+  words: ReadonlyArray<string | null>,
+  isStop: (word: string) => boolean,
+): Array<{ words: number[]; joined: string }> {
+  const out: Array<{ words: number[]; joined: string }> = [];
+  if (words.filter((w) => w !== null).length > MAX_JOIN_WORDS) return out;
+  for (let i = 0; i < words.length; i += 1) {
+    const head = words[i];
+    if (!head || isStop(head) || !WORD.test(head)) continue;
+    let joined = head;
+    for (let j = i + 1; j < Math.min(words.length, i + JOIN_SPAN); j += 1) {
+      const next = words[j];
+      if (!next || !WORD.test(next)) break;
+      joined += next;
+      if (!isStop(next) && joined.length >= MIN_JOINED_CHARS)
+        out.push({ words: range(i, j).filter((k) => !isStop(words[k] ?? "")), joined });
+    }
+  }
+  return out;
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, k) => from + k);
+}

@@ -1,0 +1,73 @@
+/**
+ * Term proximity for BM25 (after Rasolofo and Savoy's BM25TP): two query
+ * terms close together in a page's body or title are stronger evidence than
+ * the same words far apart. Each pair of distinct query terms found within
+ * a few words of each other adds 1/d² per nearby pair of occurrences,
+ * saturated like a term frequency and weighted by the rarer term's IDF.
+ * Pure: tokens in, a number out.
+ */
+import type { TokenizedDoc } from "./bm25.ts";
+
+/** Words apart at most for two occurrences to count as near. */
+export const PROXIMITY_WINDOW = 5;
+/** Query terms considered: pairs grow with the square of this. */
+const MAX_TERMS = 12;
+
+/** A query term as proximity sees it: its first index term and its IDF. */
+export interface ProximityTerm {
+  stem: string;
+  weight: number;
+}
+
+/** Σ 1/d² over occurrence pairs of two sorted position lists at most `window` apart. */
+function nearness(a: readonly number[], b: readonly number[], window: number): number {
+  let sum = 0;
+  let from = 0;
+  for (const x of a) {
+    while (from < b.length && (b[from] ?? 0) < x - window) from += 1;
+    for (let k = from; k < b.length; k += 1) {
+      const y = b[k] ?? 0;
+      if (y > x + window) break;
+      const d = Math.abs(x - y);
+      if (d > 0) sum += 1 / (d * d);
+    }
+  }
+  return sum;
+}
+
+/**
+ * The proximity score of a page for a query's terms: Σ over term pairs of
+ * min(IDF) × saturated nearness (at most k1 + 1 per pair).
+ */
+export function proximityScore(
+  doc: TokenizedDoc,
+  terms: readonly ProximityTerm[],
+  k1: number,
+  window = PROXIMITY_WINDOW,
+): number {
+  const found: Array<{ weight: number; lists: Array<number[] | undefined> }> = [];
+  const seen = new Set<string>();
+  for (const term of terms) {
+    if (found.length >= MAX_TERMS) break;
+    if (seen.has(term.stem)) continue;
+    seen.add(term.stem);
+    const lists = [doc.positions[1].get(term.stem), doc.positions[2].get(term.stem)];
+    if (lists.some((l) => l !== undefined)) found.push({ weight: term.weight, lists });
+  }
+  let score = 0;
+  for (let i = 0; i < found.length; i += 1) {
+    for (let j = i + 1; j < found.length; j += 1) {
+      const a = found[i];
+      const b = found[j];
+      if (!a || !b) continue;
+      let tp = 0;
+      for (let c = 0; c < 2; c += 1) {
+        const x = a.lists[c];
+        const y = b.lists[c];
+        if (x && y) tp += nearness(x, y, window);
+      }
+      if (tp > 0) score += Math.min(a.weight, b.weight) * ((tp * (k1 + 1)) / (tp + k1));
+    }
+  }
+  return score;
+}

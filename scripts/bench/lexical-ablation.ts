@@ -1,0 +1,41 @@
+/**
+ * The lexical scoring's ablation rows: the scoring recall used before issue
+ * 26 (BM25 k1 1.2, b 0.6, no proximity, no feedback, query words not joined),
+ * each lever added alone, and the default. `pnpm benchmark:retrieval` runs
+ * them on the fixture; `node scripts/bench/beir-ablation.ts DIR…` on BEIR
+ * collections beside plain FTS5 BM25.
+ */
+import {
+  DEFAULT_SCORING,
+  type LexicalScoring,
+  withScoring,
+} from "../../extensions/llm-wiki/lib/lexical/scoring.ts";
+
+/** Before issue 26. */
+const BEFORE = withScoring(DEFAULT_SCORING, {
+  bm25: { k1: 1.2, b: [0.6, 0.6, 0.6] },
+  proximity: 0,
+  feedback: { docs: 0 },
+  joinWords: false,
+});
+
+/** Named scorings, the first the old one and the last recall's default. */
+export const LEXICAL_ABLATIONS: ReadonlyArray<{ name: string; scoring: LexicalScoring }> = [
+  { name: "before (k1 1.2 b 0.6)", scoring: BEFORE },
+  { name: "+ joined words", scoring: withScoring(BEFORE, { joinWords: true }) },
+  { name: "+ BM25F per column", scoring: withScoring(BEFORE, { bm25: { perField: true } }) },
+  { name: "+ headings x2", scoring: withScoring(BEFORE, { bm25: { heading: 2 } }) },
+  { name: "title weight 8", scoring: withScoring(BEFORE, { bm25: { weights: [1.5, 8, 1] } }) },
+  { name: "b 0.4", scoring: withScoring(BEFORE, { bm25: { b: [0.4, 0.4, 0.4] } }) },
+  { name: "k1 1.6", scoring: withScoring(BEFORE, { bm25: { k1: 1.6 } }) },
+  { name: "+ proximity 0.5", scoring: withScoring(BEFORE, { proximity: 0.5 }) },
+  {
+    name: "+ feedback ungated",
+    scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0 } }),
+  },
+  {
+    name: "+ feedback gated 0.45",
+    scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0.45 } }),
+  },
+  { name: "default", scoring: DEFAULT_SCORING },
+];

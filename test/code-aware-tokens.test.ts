@@ -1,0 +1,100 @@
+/**
+ * Code-aware query words, on real indexes of real temp vaults: a camelCase
+ * identifier in a question finds the page that says its words apart, words
+ * said apart find the page that names the identifier, and a source path
+ * finds the page that names it ahead of pages holding its parts alone.
+ * Words are random on every run, so no spec passes on one lucky string.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { camelHumps, joinedRuns } from "../extensions/llm-wiki/lib/index/code-tokens.ts";
+import { buildLexQuery } from "../extensions/llm-wiki/lib/index/lex-query.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(() => removeTempDirs());
+
+const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+const page = (title: string, body: string) =>
+  `---\ntitle: ${title}\ntype: concept\n---\n# ${title}\n\n${body}\n`;
+
+/** Recall's page ids for `query` on a fresh index of `pages`. */
+async function recallIds(pages: Record<string, string>, queries: string[]): Promise<string[][]> {
+  const vault = makeTempVault({ pages });
+  const service = createWikiService({
+    cwd: vault.root,
+    vault: vault.root,
+    settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+  });
+  try {
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    const out: string[][] = [];
+    for (const query of queries) {
+      const result = await service.recall({ query, refreshIndex: false, maxResults: 10 });
+      out.push(result.results.map((r) => r.id));
+    }
+    return out;
+  } finally {
+    await service.close();
+  }
+}
+
+describe("code-aware query words", () => {
+  it("finds words said apart from a camelCase name, and the name from words said apart", async () => {
+    const [a, b, c] = [randomWord(5, 9), randomWord(5, 9), randomWord(5, 9)];
+    const name = `${a}${cap(b)}${cap(c)}`;
+    const seed = `words ${a} ${b} ${c}`;
+    const [byName, byWords] = await recallIds(
+      {
+        "concepts/prose": page("Transient failures", `When the upstream fails we ${a} ${b} ${c}.`),
+        "concepts/code": page("Network calls", `Every call goes through \`${name}(fn)\`.`),
+        "concepts/only-first": page("Unrelated", `A ${a} alone, twice: ${a}.`),
+        "concepts/filler": page("Lunch", "Soup, bread and a salad with olives."),
+      },
+      [name, `how do we ${a} ${b} ${c}`],
+    );
+    expect(byName?.[0], seed).toBe("concepts/prose");
+    expect(byName, seed).toContain("concepts/code");
+    expect(byWords, seed).toContain("concepts/code");
+    // A page holding one of the words, without the name, does not outrank the one naming it.
+    const below = byWords?.indexOf("concepts/only-first") ?? -1;
+    if (below >= 0) expect(byWords?.indexOf("concepts/code"), seed).toBeLessThan(below);
+  });
+
+  it("puts the page naming a source path ahead of pages holding its parts", async () => {
+    const [dir, file] = [randomWord(5, 9), randomWord(5, 9)];
+    const path = `src/${dir}/${file}.ts`;
+    const [hits] = await recallIds(
+      {
+        "concepts/named": page("Merge rules", `The rules live in \`${path}\`.`),
+        "concepts/dir-only": page("Folder", `The ${dir} folder holds ${dir} code, ${dir} tests.`),
+        "concepts/file-only": page("File", `A ${file} is a ${file}; see ${file} docs in src.`),
+      },
+      [path],
+    );
+    expect(hits?.[0], path).toBe("concepts/named");
+  });
+
+  it("splits camelCase humps (acronyms too) and joins runs of two or three words", () => {
+    expect([...camelHumps("call retryWithBackoff and HTTPServer, not NASA or plain")]).toEqual([
+      ["retrywithbackoff", ["retry", "with", "backoff"]],
+      ["httpserver", ["http", "server"]],
+    ]);
+    const stop = (w: string) => w === "with" || w === "the";
+    expect(joinedRuns(["retry", "with", "backoff", null, "the", "cache"], stop)).toEqual([
+      { words: [0, 2], joined: "retrywithbackoff" },
+    ]);
+    // A pasted prompt's words are not joined: every pair would be noise.
+    const long = Array.from({ length: 30 }, () => randomWord(6, 8));
+    expect(joinedRuns(long, stop)).toEqual([]);
+    // The name searches for itself first, then its humps; the joined form is one more way to find each word.
+    expect(buildLexQuery("retryWithBackoff")?.match).toBe(
+      '"retrywithbackoff" OR "retry" OR "backoff"',
+    );
+    expect(buildLexQuery("retry with backoff")?.terms.map((t) => t.fts)).toEqual([
+      ['"retry"', '"retrywithbackoff"'],
+      ['"backoff"', '"retrywithbackoff"'],
+    ]);
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * The lexical second pass, pure: term proximity rewards query words close
+ * together, feedback terms come from the best pages' own words (never the
+ * query's or stop words) and weigh 1 together, and a vague query (best page
+ * under the clarity gate) is left as BM25 ranked it.
+ */
+import { describe, expect, it } from "vitest";
+import { tokenizedDoc } from "../extensions/llm-wiki/lib/lexical/bm25.ts";
+import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
+import { feedbackTerms } from "../extensions/llm-wiki/lib/lexical/relevance-feedback.ts";
+import {
+  DEFAULT_SCORING,
+  secondPass,
+  withScoring,
+} from "../extensions/llm-wiki/lib/lexical/scoring.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+
+const doc = (body: string, title = "") => tokenizedDoc([], ftsTokens(title), ftsTokens(body));
+
+describe("lexical second pass", () => {
+  it("scores two query words higher the closer they stand, and nothing for one word", () => {
+    const [a, b] = [randomWord(6, 9), randomWord(6, 9)];
+    const filler = randomWords(8, 5, 8);
+    const terms = [
+      { stem: ftsTokens(a)[0] ?? a, weight: 2 },
+      { stem: ftsTokens(b)[0] ?? b, weight: 1 },
+    ];
+    const near = proximityScore(doc(`${a} ${b} ${filler}`), terms, 1.2);
+    const apart = proximityScore(doc(`${a} ${randomWords(3, 5, 8)} ${b} ${filler}`), terms, 1.2);
+    const far = proximityScore(doc(`${a} ${filler} ${b}`), terms, 1.2);
+    expect(near).toBeGreaterThan(apart);
+    expect(apart).toBeGreaterThan(far);
+    expect(far).toBe(0);
+    expect(proximityScore(doc(`${a} ${a} ${filler}`), terms, 1.2)).toBe(0);
+  });
+
+  it("draws feedback terms from the best pages, without the query's words or stop words", () => {
+    const [topic, shared, other] = [randomWord(6, 9), randomWord(6, 9), randomWord(6, 9)];
+    const stem = (w: string) => ftsTokens(w)[0] ?? w;
+    const ranked = [
+      { doc: doc(`${topic} ${shared} ${shared} the of`), score: 3 },
+      { doc: doc(`${topic} ${shared} ${other}`), score: 1 },
+    ];
+    const terms = feedbackTerms(ranked, new Set([stem(topic), "the", "of"]), 5);
+    expect(terms[0]?.stem).toBe(stem(shared));
+    expect(terms.map((t) => t.stem)).not.toContain(stem(topic));
+    expect(terms.map((t) => t.stem)).not.toContain("the");
+    expect(terms.reduce((s, t) => s + t.weight, 0)).toBeCloseTo(1, 9);
+  });
+
+  it("leaves a vague query's order alone: feedback runs only past the clarity gate", () => {
+    const pool = [
+      { doc: doc(randomWords(10, 5, 8)), score: 1 },
+      { doc: doc(randomWords(10, 5, 8)), score: 0.5 },
+    ];
+    const terms = [{ stems: [randomWord()], weight: 2 }];
+    const scoring = withScoring(DEFAULT_SCORING, {
+      proximity: 0,
+      feedback: { minConfidence: 0.9 },
+    });
+    let probed = 0;
+    const df = (stems: string[]) => {
+      probed += 1;
+      return new Map(stems.map((s) => [s, 2]));
+    };
+    const stats = { documents: 100, averageLength: 10 };
+    // Ceiling 10: the best page's confidence 0.1 is under the gate; nothing is probed or added.
+    expect(secondPass(pool, terms, 10, stats, scoring, new Set(), df, 256)).toEqual([1, 0.5]);
+    expect(probed).toBe(0);
+    // Ceiling 1: confidence 1 passes, and the feedback terms are probed.
+    secondPass(pool, terms, 1, stats, scoring, new Set(), df, 256);
+    expect(probed).toBe(1);
+  });
+});
