@@ -229,8 +229,9 @@ for (const pages of sizes) {
     entry.primingWithoutSessionStartGitMs = round(priming.coldGitMs);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    // Here, not after the block: a size past priming's range leaves by `continue`.
+    writeReport();
   }
-  writeReport();
 }
 
 const report = buildReport();
