@@ -11,6 +11,7 @@ import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/
 import { readyHookIndex } from "./hook-index.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
 import { rememberPrimed, takePrimed } from "./hook-primed.ts";
+import { quietReason } from "./hook-quiet.ts";
 import { printErr } from "./output.ts";
 
 /** The hooks answered: `session-start` primes, `user-prompt` recalls. */
@@ -41,6 +42,7 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
     const result = await service.prime();
     explain(result.diagnostics);
+    if (result.rendered === "") quiet(quietReason("priming", result));
     if (result.rendered !== "" && vault && input.sessionId !== undefined) {
       // The session's first prompt leaves these out, as Pi's first turn does.
       rememberPrimed(vault, input.sessionId, result.renderedPages);
@@ -53,7 +55,10 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
   if (!service.settings.autoRecall)
     throw new HookSkip("automatic recall is off (setting autoRecall)");
   const prompt = input.prompt;
-  if (prompt === undefined || prompt.trim() === "") return "";
+  if (prompt === undefined || prompt.trim() === "") {
+    quiet("nothing recalled: the prompt is empty");
+    return "";
+  }
   const primed =
     vault && input.sessionId !== undefined ? takePrimed(vault, input.sessionId) : undefined;
   const result = await service.recall({
@@ -62,7 +67,13 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     ...(primed ? { exclude: primed } : {}),
   });
   explain(result.diagnostics);
+  if (result.rendered === "") quiet(quietReason("recall", result));
   return result.rendered;
+}
+
+/** The one line saying why the hook prints no block: never silence. */
+function quiet(line: string): void {
+  printErr(`llm-wiki hook: ${line.replace(/\s+/g, " ")}\n`);
 }
 
 /** Warnings and errors of the operation, one line each on stderr (never on stdout). */

@@ -8,9 +8,10 @@
  * priming block or the prompt's automatic recall block — the same text Pi
  * gets for the same vault and input — plain, or with `--json` as the hook's
  * JSON output (`hookSpecificOutput.additionalContext`). Nothing qualifies:
- * nothing printed. It never fails the user's prompt: whatever goes wrong
- * (bad or huge input, no vault, a broken index) it exits 0 with nothing on
- * stdout and one line on stderr saying why.
+ * nothing on stdout, and one line on stderr saying why (hook-quiet.ts). It
+ * never fails the user's prompt: whatever goes wrong (bad or huge input, no
+ * vault, a broken index, no answer within its deadline) it exits 0 with
+ * nothing on stdout and one line on stderr saying why — never silence.
  *
  * A hook is a fresh process on every prompt, so the order matters: the
  * input is read and the session's git read started (two git processes,
@@ -47,6 +48,22 @@ export const HOOK_USAGE = `  hook session-start|user-prompt [--json]
                                            (transcript_path) as one trajectory page; prints nothing
 `;
 
+/**
+ * Longest a priming or recall hook works before it gives up and says so.
+ * The plugin and `llm-wiki setup` give a hook 10 s; an agent that kills a
+ * hook at its timeout drops what it wrote, so past this the hook says why
+ * on stderr and exits 0 itself. `LLM_WIKI_HOOK_DEADLINE_MS` sets another
+ * (an agent with a longer timeout; a test that needs a hook to run late).
+ */
+export const HOOK_DEADLINE_MS = 9_000;
+
+/** The deadline in force: `LLM_WIKI_HOOK_DEADLINE_MS` when it is a whole number of ms (0 to 10 min). */
+export function hookDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.LLM_WIKI_HOOK_DEADLINE_MS;
+  const ms = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
+  return Number.isInteger(ms) && ms >= 0 && ms <= 600_000 ? ms : HOOK_DEADLINE_MS;
+}
+
 /** Runs the hook command; always resolves to exit status 0. */
 export async function hookCommand(argv: readonly string[]): Promise<number> {
   const skip = (reason: string) => {
@@ -74,6 +91,34 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
     return code;
   }
   const event = EVENTS[kind as HookKind];
+  const deadline = hookDeadlineMs();
+  let timer: NodeJS.Timeout | undefined;
+  let late = false;
+  const overdue = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), deadline);
+  });
+  const answered = await Promise.race([answer(kind as HookKind, event, json, () => late), overdue]);
+  clearTimeout(timer);
+  if (answered !== "late") return answered;
+  late = true;
+  skip(
+    `no answer within ${deadline} ms (the hook's deadline, inside the agent's hook timeout), so nothing is added to the agent's context; \`llm-wiki status\` shows the vault's size and index, \`llm-wiki reindex\` builds it ahead of the next prompt`,
+  );
+  // The work still running would hold the process past the agent's timeout.
+  process.exit(0);
+}
+
+/** Reads the input and prints the block (unless `late()` by then); resolves to the exit status. */
+async function answer(
+  kind: HookKind,
+  event: (typeof EVENTS)[HookKind],
+  json: boolean,
+  late: () => boolean,
+): Promise<number> {
+  const skip = (reason: string) => {
+    if (!late()) printErr(`llm-wiki hook: ${reason.replace(/\s+/g, " ")}\n`);
+    return 0;
+  };
   try {
     const input = parseHookInput(
       await readStdin(HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS),
@@ -97,7 +142,7 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
       skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);
     }
     const block = [primed, notice].filter((b) => b !== "").join("\n\n");
-    if (block === "") return 0;
+    if (block === "" || late()) return 0;
     if (json) {
       // Escaped, not neutralised: the JSON must parse back to the very block.
       const doc = { hookSpecificOutput: { hookEventName: event, additionalContext: block } };

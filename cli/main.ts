@@ -198,7 +198,21 @@ const HANDLERS: Record<string, Handler> = {
     }
     // A one-shot command cannot count on a background indexer: bring a missing
     // or stale index up to date first (cheap when nothing changed).
-    const index = service.status().vault?.index;
+    // The index's state only, not `status`'s overview (orphans, freshness,
+    // links over every page: most of a cold recall's time at 100k pages).
+    const [active] = service.resolveVaults("active");
+    const handle = active && vaultExists(active) ? service.handles.get(active) : undefined;
+    if (handle && values.auto) {
+      // What a hook injects, answered as the hook answers: from the registry
+      // as last saved while no page was added, removed or renamed, read by
+      // key, instead of walking every page.
+      try {
+        handle.answerFromSaved();
+      } catch {
+        // The walk answers instead.
+      }
+    }
+    const index = handle?.recallView().status;
     if (index && index.state !== "ready") await service.reindex({ scope: "changed" });
     const result = await service.recall({
       query,
@@ -332,6 +346,9 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     settings,
     ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
+    // An automatic recall is a hook's question: its index is read with the
+    // SQLite driver alone, QMD loaded only should a model path or a write run.
+    ...(parsed.command === "recall" && parsed.values.auto ? { lexicalFirst: true } : {}),
     // The views follow the command's writes before it exits (`close`); a failure is only shown.
     views: {
       onRefresh(refresh) {

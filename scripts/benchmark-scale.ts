@@ -3,15 +3,19 @@
  * synthetic vaults (1k and 10k pages by default), each phase in its own
  * process. "One change" is a page the host wrote and names (Pi's write and
  * edit tools do); an "unseen" change is found by checking every page. Writes benchmarks/scale.json and prints a table against the
- * budgets of DESIGN.md; exits 1 when a line is over its budget. Usage:
- * benchmark-scale.ts [--sizes 1000,10000] [--no-write]
+ * budgets of DESIGN.md (and, at 100k pages, issue 27's); exits 1 when a
+ * line is over its budget. The report also shows how each figure grows from
+ * one size to the next (`growth`), and the machine's load before each size:
+ * other work on a shared machine slows every figure. Usage:
+ * benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, freemem, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import {
   makeBenchRepo,
+  measureColdRecall,
   measureHookSpawn,
   measurePrimingCost,
   writeSessionTopic,
@@ -40,6 +44,26 @@ const BUDGETS = {
   primingAddsToFirstTurnAt10kMs: 50,
   assemblyAddsToAutomaticP95Ms: 2,
 };
+
+/** Issue 27's goals at 100k pages: what grows with the vault stays bounded. */
+const BUDGETS_100K = {
+  fullIndexMs: 60_000,
+  fullIndexPeakRssMb: 1_024,
+  oneChangeToSearchableMs: 300,
+  automaticRecallP95Ms: 20,
+  coldCliRecallAutoMs: 500,
+  hookUserPromptMs: 500,
+  mcpSpawnToFirstRecallMs: 500,
+};
+
+/** The machine's load: 1/5/15-minute load averages and free memory. */
+function machineState(): { loadavg: number[]; freeMemMb: number } {
+  return {
+    loadavg: loadavg().map((l) => Math.round(l * 100) / 100),
+    freeMemMb: Math.round(freemem() / 2 ** 20),
+  };
+}
+const stateAtStart = machineState();
 
 function phase(
   name: string,
@@ -78,6 +102,54 @@ function nodeStartMs(runs = 7): number {
   return samples[Math.floor(runs / 2)] ?? 0;
 }
 
+/** Each figure's factor from one size to the next (e.g. "1000→10000": 5.8): growth, not level. */
+function growthOf(
+  all: Record<string, Record<string, unknown>>,
+): Record<string, Record<string, number>> {
+  const sizesRun = Object.keys(all).sort((a, b) => Number(a) - Number(b));
+  const out: Record<string, Record<string, number>> = {};
+  for (let i = 1; i < sizesRun.length; i += 1) {
+    const [from, to] = [sizesRun[i - 1] as string, sizesRun[i] as string];
+    for (const [metric, value] of Object.entries(all[to] ?? {})) {
+      const before = all[from]?.[metric];
+      if (typeof value !== "number" || typeof before !== "number" || before <= 0) continue;
+      out[metric] ??= {};
+      (out[metric] as Record<string, number>)[`${from}→${to}`] =
+        Math.round((value / before) * 100) / 100;
+    }
+  }
+  return out;
+}
+
+/** The report of the sizes done so far. */
+function buildReport() {
+  return {
+    benchmark: "scale",
+    machine: {
+      node: process.version,
+      cpus: cpus().length,
+      model: cpus()[0]?.model ?? "unknown",
+      totalMemMb: Math.round(totalmem() / 2 ** 20),
+      bareNodeStartMs: round(nodeStartMs()),
+      atStart: stateAtStart,
+      atEnd: machineState(),
+    },
+    budgets: BUDGETS,
+    budgetsAt100k: BUDGETS_100K,
+    results,
+    growth: growthOf(results),
+  };
+}
+
+/** Writes the report; after each size too, so a long run keeps what it measured. */
+function writeReport(): void {
+  if (!write) return;
+  writeFileSync(
+    join(root, "benchmarks", "scale.json"),
+    `${JSON.stringify(buildReport(), null, 2)}\n`,
+  );
+}
+
 // The MCP server is timed as users run it: the bundled bin.
 await buildBins();
 const mcpBin = join(root, "dist", "mcp", "index.js");
@@ -85,6 +157,7 @@ const cliBin = join(root, "dist", "cli", "llm-wiki.js");
 const results: Record<string, Record<string, unknown>> = {};
 for (const pages of sizes) {
   const dir = mkdtempSync(join(tmpdir(), `llm-wiki-scale-${pages}-`));
+  const loadBefore = machineState();
   try {
     writeSyntheticVault(dir, pages);
     writeSessionTopic(dir);
@@ -94,6 +167,7 @@ for (const pages of sizes) {
     const unhinted = phase("one-change-unhinted", dir, pages);
     const recall = phase("recall", dir, pages);
     const entry: Record<string, unknown> = {
+      machineBefore: loadBefore,
       fullIndexMs: round(full.ms),
       fullIndexPeakRssMb: full.peakRssMb,
       noopUpdateMs: round(noop.ms),
@@ -136,6 +210,16 @@ for (const pages of sizes) {
     const hooks = measureHookSpawn(dir, cliBin);
     entry.hookUserPromptMs = round(hooks.userPromptMs);
     entry.hookSessionStartMs = round(hooks.sessionStartMs);
+    if (hooks.quiet) entry.hookQuiet = hooks.quiet;
+    // A cold `llm-wiki recall --auto`: what a hook does, as a person runs it.
+    const cold = measureColdRecall(dir, cliBin);
+    entry.coldCliRecallAutoMs = round(cold.ms);
+    if (cold.peakRssMb !== undefined) entry.coldCliRecallAutoPeakRssMb = cold.peakRssMb;
+    results[String(pages)] = entry;
+    process.stderr.write(`${pages} pages: ${JSON.stringify(entry)}\n`);
+    // Priming's budget is at 10k pages; each of its runs starts a fresh
+    // in-process service that walks the vault, minutes at 100k.
+    if (pages > 10_000) continue;
     const priming = await measurePrimingCost(dir);
     entry.primingAddsToFirstTurnMs = round(priming.addsToFirstTurnMs);
     entry.primeAfterSessionStartMs = round(priming.primeMs);
@@ -143,36 +227,43 @@ for (const pages of sizes) {
     entry.firstTurnWithoutPrimingMs = round(priming.turnWithoutPrimingMs);
     entry.primingWithoutSessionStartMs = round(priming.coldPrimeMs);
     entry.primingWithoutSessionStartGitMs = round(priming.coldGitMs);
-    results[String(pages)] = entry;
-    process.stderr.write(`${pages} pages: ${JSON.stringify(entry)}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    // Here, not after the block: a size past priming's range leaves by `continue`.
+    writeReport();
   }
 }
 
-const report = {
-  benchmark: "scale",
-  machine: {
-    node: process.version,
-    cpus: cpus().length,
-    model: cpus()[0]?.model ?? "unknown",
-    bareNodeStartMs: round(nodeStartMs()),
-  },
-  budgets: BUDGETS,
-  results,
-};
+const report = buildReport();
 
-const rows: string[] = ["pages   metric                          value      budget"];
+const rows: string[] = [
+  `load average at start ${stateAtStart.loadavg.join(" ")}, at end ${report.machine.atEnd.loadavg.join(" ")} (${cpus().length} cores)`,
+  "pages   metric                          value      budget",
+];
 /** Lines over their budget: the run fails on any (after the report is printed and written). */
 const over: string[] = [];
 for (const [pages, r] of Object.entries(results)) {
+  // The small sizes keep DESIGN.md's budgets; 100k pages has issue 27's.
+  const big = Number(pages) >= 100_000;
   const check: Array<[string, unknown, number | undefined]> = [
-    ["full lexical index (ms)", r.fullIndexMs, BUDGETS.fullIndexMs],
-    ["full index peak RSS (MB)", r.fullIndexPeakRssMb, BUDGETS.fullIndexPeakRssMb],
+    [
+      "full lexical index (ms)",
+      r.fullIndexMs,
+      big ? BUDGETS_100K.fullIndexMs : BUDGETS.fullIndexMs,
+    ],
+    [
+      "full index peak RSS (MB)",
+      r.fullIndexPeakRssMb,
+      big ? BUDGETS_100K.fullIndexPeakRssMb : BUDGETS.fullIndexPeakRssMb,
+    ],
     ["no-op update (ms)", r.noopUpdateMs, undefined],
     ["one change → searchable (ms)", r.oneChangeToSearchableMsMax, BUDGETS.oneChangeToSearchableMs],
     ["unseen change → searchable (ms)", r.oneUnseenChangeToSearchableMsMax, undefined],
-    ["automatic recall p95 (ms)", r.automaticRecallP95Ms, BUDGETS.automaticRecallP95Ms],
+    [
+      "automatic recall p95 (ms)",
+      r.automaticRecallP95Ms,
+      big ? BUDGETS_100K.automaticRecallP95Ms : BUDGETS.automaticRecallP95Ms,
+    ],
     ["automatic p95, flat list (ms)", r.automaticRecallFlatP95Ms, undefined],
     ["automatic p95, titles (ms)", r.automaticRecallTitledP95Ms, undefined],
     ["automatic p95, titles flat (ms)", r.automaticRecallTitledFlatP95Ms, undefined],
@@ -189,8 +280,18 @@ for (const [pages, r] of Object.entries(results)) {
     [
       "hook user-prompt, spawn → exit (ms)",
       r.hookUserPromptMs,
-      Number(pages) <= 1_000 ? BUDGETS.hookUserPromptAt1kMs : undefined,
+      Number(pages) <= 1_000
+        ? BUDGETS.hookUserPromptAt1kMs
+        : big
+          ? BUDGETS_100K.hookUserPromptMs
+          : undefined,
     ],
+    [
+      "cold CLI recall --auto (ms)",
+      r.coldCliRecallAutoMs,
+      big ? BUDGETS_100K.coldCliRecallAutoMs : undefined,
+    ],
+    ["cold CLI recall --auto RSS (MB)", r.coldCliRecallAutoPeakRssMb, undefined],
     [
       "hook session-start, spawn → exit (ms)",
       r.hookSessionStartMs,
@@ -217,9 +318,16 @@ for (const [pages, r] of Object.entries(results)) {
     rows.push(`${pages.padEnd(7)} ${name.padEnd(31)} ${String(value).padEnd(10)} ${verdict}`);
   }
 }
+for (const [metric, steps] of Object.entries(report.growth)) {
+  rows.push(
+    `growth  ${metric.padEnd(40)} ${Object.entries(steps)
+      .map(([step, factor]) => `${step} ×${factor}`)
+      .join("  ")}`,
+  );
+}
 process.stdout.write(`${rows.join("\n")}\n`);
 if (write) {
-  writeFileSync(join(root, "benchmarks", "scale.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeReport();
   process.stderr.write("wrote benchmarks/scale.json\n");
 }
 if (over.length > 0) {

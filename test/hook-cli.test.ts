@@ -126,9 +126,33 @@ describe("llm-wiki hook user-prompt", () => {
     expect(`${doc.hookSpecificOutput.additionalContext}\n`).toBe(plain.stdout);
   });
 
-  it("prints nothing for an unrelated prompt", () => {
+  it("prints no block for an unrelated prompt, and one line on stderr saying why", () => {
     const run = hook(["user-prompt"], promptInput(root, UNRELATED));
     expect(run).toMatchObject({ status: 0, stdout: "" });
+    const lines = run.stderr.split("\n").filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^llm-wiki hook: nothing recalled: /);
+  });
+
+  it("past its deadline exits 0 with nothing on stdout and one line on stderr saying so", () => {
+    for (const [kind, input] of [
+      ["user-prompt", promptInput(root, ASKED)],
+      ["session-start", startInput(root)],
+    ] as const) {
+      const run = hook([kind], input, { LLM_WIKI_HOOK_DEADLINE_MS: "0" });
+      expect(run, kind).toMatchObject({ status: 0, stdout: "" });
+      const lines = run.stderr.split("\n").filter(Boolean);
+      expect(lines, kind).toHaveLength(1);
+      expect(lines[0], kind).toMatch(/^llm-wiki hook: no answer within 0 ms \(the hook's deadline/);
+    }
+  });
+
+  it("answers within a deadline it has time for", () => {
+    const run = hook(["user-prompt"], promptInput(root, ASKED), {
+      LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout.startsWith('<wiki-recall source="llm-wiki">')).toBe(true);
   });
 
   it("prints nothing when automatic recall is off", () => {
@@ -275,6 +299,7 @@ describe("llm-wiki hook session-start", () => {
     writeFileSync(settings, JSON.stringify({ "llm-wiki": { sessionPriming: false } }));
     const run = hook(["session-start"], startInput(root), { LLM_WIKI_SETTINGS: settings });
     expect(run).toMatchObject({ status: 0, stdout: "" });
+    expect(run.stderr).toMatch(/nothing primed: session priming is off \(setting sessionPriming\)/);
   });
 });
 
@@ -314,7 +339,11 @@ describe("hostile or broken input never fails the prompt", () => {
           if (run.stdout !== "") {
             expect(run.stdout.startsWith("<wiki-recall"), `${kind}: ${name}`).toBe(true);
             expect(run.stdout.match(/<\/wiki-recall>/g)?.length, `${kind}: ${name}`).toBe(1);
-          } else if (name !== "a huge prompt" && kind === "user-prompt") {
+          } else {
+            // Never silence: no block, then a reason.
+            expect(run.stderr.trim(), `${kind}: ${name} (stderr)`).not.toBe("");
+          }
+          if (run.stdout === "" && name !== "a huge prompt" && kind === "user-prompt") {
             expect(
               run.stderr.split("\n").filter(Boolean).length,
               `${kind}: ${name}`,

@@ -113,10 +113,13 @@ export function makeBenchRepo(dir: string): void {
 export interface HookSpawnTimes {
   userPromptMs: number;
   sessionStartMs: number;
+  /** Why a hook printed no block, by hook (its stderr line); absent when both printed one. */
+  quiet?: Record<string, string>;
 }
 
 /** Medians in milliseconds from spawning `bin hook …` to its exit. */
 export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpawnTimes {
+  const quiet: Record<string, string> = {};
   const time = (kind: string, input: object): number => {
     const samples: number[] = [];
     for (let i = 0; i <= runs; i += 1) {
@@ -128,16 +131,20 @@ export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpaw
       });
       const ms = performance.now() - t;
       if (r.status !== 0) throw new Error(`hook ${kind} exited ${r.status}: ${r.stderr}`);
-      // A hook that printed nothing skipped the rendering: its time is not the hook's.
+      // Silence is a failure (a hook prints its block or says why not). A
+      // hook that said why (at 100k pages no page may pass automatic
+      // recall's bar) is timed and its reason reported with the figure.
       if (!r.stdout.startsWith("<wiki-recall")) {
-        throw new Error(`hook ${kind} printed no block (stderr: ${r.stderr.trim() || "none"})`);
+        const why = r.stderr.trim();
+        if (why === "") throw new Error(`hook ${kind} printed no block and no reason: silence`);
+        quiet[kind] = why.split("\n").pop() ?? why;
       }
       // The first run fills Node's compile cache, as a user's first prompt does.
       if (i > 0) samples.push(ms);
     }
     return median(samples);
   };
-  return {
+  const times = {
     userPromptMs: time("user-prompt", {
       hook_event_name: "UserPromptSubmit",
       cwd: vault,
@@ -151,6 +158,36 @@ export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpaw
       source: "startup",
     }),
   };
+  return Object.keys(quiet).length > 0 ? { ...times, quiet } : times;
+}
+
+/** Median spawn → exit of a cold `llm-wiki recall --auto`, and the largest peak RSS of those runs. */
+export function measureColdRecall(
+  vault: string,
+  bin: string,
+  runs = 5,
+): { ms: number; peakRssMb?: number } {
+  const samples: number[] = [];
+  let peak: number | undefined;
+  // GNU time reports the child's peak RSS; without it only the time is measured.
+  const gnuTime = spawnSync("/usr/bin/time", ["-f", "%M", "true"]).status === 0;
+  for (let i = 0; i <= runs; i += 1) {
+    const args = [bin, "recall", "--auto", TOPIC.prompt];
+    const t = performance.now();
+    const r = gnuTime
+      ? spawnSync("/usr/bin/time", ["-f", "rss-kb %M", process.execPath, ...args], {
+          cwd: vault,
+          encoding: "utf8",
+          env: process.env,
+        })
+      : spawnSync(process.execPath, args, { cwd: vault, encoding: "utf8", env: process.env });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`recall --auto exited ${r.status}: ${r.stderr}`);
+    const kb = /rss-kb (\d+)/.exec(r.stderr)?.[1];
+    if (kb !== undefined) peak = Math.max(peak ?? 0, Math.round(Number(kb) / 1024));
+    if (i > 0) samples.push(ms);
+  }
+  return { ms: median(samples), ...(peak === undefined ? {} : { peakRssMb: peak }) };
 }
 
 /** What priming costs a first turn, medians in milliseconds. */

@@ -46,7 +46,9 @@ export interface CliOptions {
 export function runCli(args: string[], options: CliOptions): CliRun {
   const out = spawnSync(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "", ...options.env },
+    // A hook's deadline is wall time: specs on a loaded machine never meet
+    // it unless they set one (the deadline's own spec does).
+    env: { PATH: process.env.PATH ?? "", LLM_WIKI_HOOK_DEADLINE_MS: "600000", ...options.env },
     input: options.input,
     encoding: "utf8",
     timeout: options.timeout ?? 120_000,
@@ -71,7 +73,9 @@ export function runCliAsync(
 ): Promise<Pick<CliRun, "status" | "stdout" | "stderr">> {
   return runBin({ command: process.execPath, args: [CLI] }, args, {
     cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH ?? "", ...options.env },
+    // A hook's deadline is wall time: specs on a loaded machine never meet
+    // it unless they set one (the deadline's own spec does).
+    env: { PATH: process.env.PATH ?? "", LLM_WIKI_HOOK_DEADLINE_MS: "600000", ...options.env },
     ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });

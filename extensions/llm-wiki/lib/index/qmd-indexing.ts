@@ -334,32 +334,38 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const all = { write: [...registry.pages.keys()], remove: [] };
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
-    // Written in slices, each its own synchronous pass, so a cancel is seen between them.
-    const mirrored = { manifest: emptyManifest(shards), upserts: [] as DocumentUpsert[] };
-    for (let at = 0; at < all.write.length; at += MIRROR_BATCH) {
-      await nextTurn(opts.signal);
-      const write = all.write.slice(at, at + MIRROR_BATCH);
-      const part = applyMirror(vault, gen, registry, mirrored.manifest, { write, remove: [] });
-      mirrored.manifest = part.manifest;
-      mirrored.upserts.push(...part.upserts);
-      diagnostics.push(...part.diagnostics);
-    }
-    crashPoint("after-mirror");
-    await nextTurn(opts.signal);
+    const manifest = emptyManifest(shards);
     const store = await openGeneration(gen, shards);
     let embedded = 0;
     try {
-      // Batches bound the transaction (and the memory SQLite holds for it).
-      const total = mirrored.upserts.length;
-      for (let at = 0; at < total; at += REBUILD_BATCH) {
+      // Mirrored and indexed a slice at a time: a slice's texts are let go
+      // once SQLite holds them, so memory holds one batch, not the vault
+      // (1.7 GB at 100k pages when every text waited for the last page).
+      // Each slice is its own synchronous pass, so a cancel is seen between
+      // them; batches bound the transaction (and SQLite's memory for it).
+      const total = all.write.length;
+      let pending: DocumentUpsert[] = [];
+      let indexed = 0;
+      for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
-        await store.applyDocuments(mirrored.upserts.slice(at, at + REBUILD_BATCH), []);
-        opts.onProgress?.({
-          phase: "index",
-          current: Math.min(total, at + REBUILD_BATCH),
-          total,
+        const write = all.write.slice(at, at + MIRROR_BATCH);
+        // A fresh manifest per slice: copying the growing one each time is quadratic.
+        const part = applyMirror(vault, gen, registry, emptyManifest(shards), {
+          write,
+          remove: [],
         });
+        Object.assign(manifest.entries, part.manifest.entries);
+        pending.push(...part.upserts);
+        diagnostics.push(...part.diagnostics);
+        if (pending.length >= REBUILD_BATCH || at + MIRROR_BATCH >= total) {
+          await nextTurn(opts.signal);
+          await store.applyDocuments(pending, []);
+          indexed += pending.length;
+          pending = [];
+          opts.onProgress?.({ phase: "index", current: indexed, total });
+        }
       }
+      crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {
         const result = await store.embed({
@@ -373,7 +379,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     } finally {
       await store.close();
     }
-    saveManifest(gen, mirrored.manifest);
+    saveManifest(gen, manifest);
     crashPoint("after-manifest");
     writeFileAtomic(gen.complete, `${new Date().toISOString()}\n`);
     crashPoint("after-complete");

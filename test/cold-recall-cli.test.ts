@@ -1,0 +1,112 @@
+/**
+ * A cold `llm-wiki recall --auto` (what a hook injects, asked from the
+ * command line) does work in proportion to the pages it touches, not to the
+ * vault: on a vault whose index is up to date it opens the registry as last
+ * saved, stats and reads only the page files it answers with, and loads
+ * none of QMD's modules. A
+ * page added since is still found (the saved registry no longer describes
+ * the folder, so the walk answers); an explicit recall still walks (stats)
+ * every page, so it sees an edit made in place.
+ */
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./helpers/cli.ts";
+import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWords } from "./helpers/random-text.ts";
+
+const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
+const ASKED = "how do we keep the cache consistent after a note changes";
+const FILLERS = 120;
+
+/**
+ * A Node `--import` that reports, on stderr, every page file (`wiki/…/*.md`)
+ * the process stats or reads, one `page touched <path>` line each, and every
+ * QMD module it loads (`qmd module <url>`).
+ */
+const PROBE = `--import=data:text/javascript,${encodeURIComponent(
+  [
+    'import fs from "node:fs"; import { register, syncBuiltinESMExports } from "node:module";',
+    'const page = (p) => typeof p === "string" && /[\\\\/]wiki[\\\\/].*\\.md$/.test(p);',
+    'for (const name of ["statSync", "lstatSync", "readFileSync", "openSync"]) {',
+    "  const real = fs[name];",
+    '  fs[name] = function (p, ...rest) { if (page(p)) process._rawDebug("page touched " + p); return real.call(this, p, ...rest); };',
+    "}",
+    "syncBuiltinESMExports();",
+    `register("data:text/javascript," + encodeURIComponent(${JSON.stringify(
+      'export async function load(url, context, next) { if (url.includes("/@tobilu/qmd/")) process._rawDebug("qmd module " + url); return next(url, context); }',
+    )}));`,
+  ].join("\n"),
+)}`;
+
+let base: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-cold-recall-")));
+  root = join(base, "project");
+  cpSync(EXAMPLE, root, {
+    recursive: true,
+    filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
+  });
+  const dir = join(root, ".llm-wiki", "wiki", "concepts");
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < FILLERS; i += 1) {
+    writeFileSync(
+      join(dir, `filler-${i}.md`),
+      `---\ntitle: Filler ${i}\ntype: concept\n---\n# Filler ${i}\n\n${randomWords(60)}\n`,
+    );
+  }
+  await serviceFor(root).reindex({});
+  await closeServices();
+  env = { ...childEnv(), HOME: base };
+}, 300_000);
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+function recall(args: string[]) {
+  const run = runCli(["recall", ...args], { cwd: root, env: { ...env, NODE_OPTIONS: PROBE } });
+  const lines = run.stderr.split("\n");
+  return {
+    ...run,
+    pagesTouched: new Set(
+      lines.filter((l) => l.startsWith("page touched ")).map((l) => l.slice(13)),
+    ),
+    qmdModules: lines.filter((l) => l.startsWith("qmd module ")).length,
+  };
+}
+
+describe("a cold automatic recall from the command line", () => {
+  it("touches no page file and loads no QMD module on an up-to-date vault, and still answers", () => {
+    // The probe itself works: an explicit recall walks (stats) every page.
+    const walked = recall([ASKED]);
+    expect(walked.status).toBe(0);
+    expect(walked.pagesTouched.size).toBeGreaterThan(FILLERS);
+
+    const run = recall(["--auto", ASKED]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("concepts/cache-invalidation");
+    // Only the pages it answers with (their freshness), none of the rest.
+    const wiki = join(root, ".llm-wiki", "wiki");
+    for (const file of run.pagesTouched) {
+      expect(run.stdout).toContain(relative(wiki, file).replace(/\.md$/, ""));
+    }
+    expect(run.pagesTouched.size).toBeLessThan(walked.pagesTouched.size / 10);
+    expect(run.qmdModules).toBe(0);
+  });
+
+  it("finds a page added since the index was saved", () => {
+    const word = `zq${randomWords(1).replace(/\W/g, "")}unseen`;
+    writeFileSync(
+      join(root, ".llm-wiki", "wiki", "concepts", "added-later.md"),
+      `---\ntitle: Added later ${word}\ntype: concept\n---\n# Added later ${word}\n\nThe ${word} component keeps the ${word} ledger.\n`,
+    );
+    const run = recall(["--auto", `${word} ${word} ledger`]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain("concepts/added-later");
+  });
+});
