@@ -8,9 +8,12 @@
  * A plugin installed from the marketplace is a bare git clone: no
  * `node_modules`, no `dist/`. Its runtime is then the npm package of the
  * same version, installed once, in the background, into the plugin's data
- * folder (`CLAUDE_PLUGIN_DATA`, else `~/.llm-wiki/plugin-runtime`). The
- * first install downloads about 900 MB and takes minutes, far past a hook's
- * timeout, so no hook waits for it: the session-start hook starts it and
+ * folder (`CLAUDE_PLUGIN_DATA`, else `~/.llm-wiki/plugin-runtime`), in its
+ * lean form (no optional packages, no install scripts: the llama.cpp builds
+ * for every GPU are 660 MB of the default 870; lexical recall, hooks and the
+ * MCP server need none of them, and a model mode then says which package to
+ * add). The first install still takes a while, past a hook's timeout, so
+ * no hook waits for it: the session-start hook starts it and
  * says so, a prompt's hook answers nothing (one line on stderr) until it is
  * done, and the MCP server waits for it (Claude Code may give up on the
  * server first: `/mcp` reconnects it). A failed install is retried at a
@@ -119,6 +122,9 @@ function ensureInstall() {
   return "installing";
 }
 
+/** The lean install (README "Install size"): what lexical memory needs, nothing built or fetched by scripts. */
+const LEAN = ["--omit=optional", "--ignore-scripts"];
+
 /** `--install`: npm installs the package into the runtime folder, then marks it ready. */
 function install() {
   const dir = runtimeDir();
@@ -129,11 +135,13 @@ function install() {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "package.json"), '{ "private": true }\n');
     const out = openSync(log, "w");
-    const npm = spawnSync(
-      process.platform === "win32" ? "npm.cmd" : "npm",
-      ["install", "--no-audit", "--no-fund", spec],
-      { cwd: dir, stdio: ["ignore", out, out], shell: process.platform === "win32" },
-    );
+    const args = ["install", "--no-audit", "--no-fund", ...LEAN, spec];
+    writeFileSync(out, `npm ${args.join(" ")}\n`);
+    const npm = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, {
+      cwd: dir,
+      stdio: ["ignore", out, out],
+      shell: process.platform === "win32",
+    });
     closeSync(out);
     if (npm.status === 0 && existsSync(join(dir, "node_modules", PACKAGE, "dist"))) {
       writeFileSync(join(dir, "ready"), `${spec}\n`);
@@ -154,7 +162,7 @@ function notInstalled(state) {
   const log = `${runtimeDir()}.log`;
   return state === "failed"
     ? `llm-wiki: installing the memory's runtime (npm ${PACKAGE}@${version()}) failed; it is tried again in ten minutes (log: ${log}).`
-    : `llm-wiki: the memory's runtime (npm ${PACKAGE}@${version()}, about 900 MB) is being installed in the background, once; recall starts when it is done (log: ${log}).`;
+    : `llm-wiki: the memory's runtime (npm ${PACKAGE}@${version()}, lean: about 210 MB) is being installed in the background, once; recall starts when it is done (log: ${log}).`;
 }
 
 /** Runs `file` in this process, as if Node had been started on it with `args`. */
