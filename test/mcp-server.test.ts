@@ -14,6 +14,7 @@ import { indexLayout } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import {
   BootstrapParams,
   CaptureSourceParams,
@@ -412,8 +413,11 @@ describe("MCP server: a fresh vault", () => {
     expect(recall.results[0]?.file).toBe(
       join(vault, ".llm-wiki", "wiki", `${recall.results[0]?.id}.md`),
     );
-    // The text is the renderer every host shares.
-    expect(textOf(result)).toBe(renderRecallResult(recall));
+    // The text is the renderer every host shares, within the answer budget
+    // (the temp vault's long paths can push the listing past it).
+    expect(textOf(result)).toBe(
+      renderRecallResult(recall, { maxChars: DEFAULT_SETTINGS.recallMaxChars }),
+    );
     const lines = server
       .stderr()
       .split("\n")
