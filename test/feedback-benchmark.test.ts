@@ -346,7 +346,7 @@ describe("feedback benchmark", () => {
     expect(outcome.autoFalsePositive.on).toBeLessThanOrEqual(outcome.autoFalsePositive.off);
   });
 
-  it("a reduced replay of both vaults still learns: a gain on repeated use and other wordings on each, held-out loss at most 0.01", async () => {
+  it("a reduced replay still learns on the 1k vault, does no harm on the fixture, held-out loss at most 0.01", async () => {
     // Fewer seeds and rounds than the full run; the seeds per vault are
     // enough for the mean gain to stand out of per-seed noise. The 1k vault's
     // replay takes a minute or more a seed on a busy two-core machine.
@@ -361,11 +361,17 @@ describe("feedback benchmark", () => {
     }
     for (const [name, { metrics, checks }] of Object.entries(vaults)) {
       // Learning shows on the needs asked word for word, or on their other
-      // wordings (the fixture's asked phrasings have nothing left to fix).
-      expect(
-        metrics.repeated.ndcg10.delta.mean + metrics.heldout.ndcg10.delta.mean,
-        `${name} gain on repeated use and other wordings`,
-      ).toBeGreaterThan(0);
+      // wordings. On the 1k vault it does (the full run: +0.018); on the
+      // fixture today's ranking leaves feedback nothing it fixes (the full
+      // run: -0.000, within noise, so the default is off), and there it must
+      // only do no harm beyond noise.
+      const gain = metrics.repeated.ndcg10.delta.mean + metrics.heldout.ndcg10.delta.mean;
+      if (name === "topic-1k")
+        expect(gain, `${name} gain on repeated use and other wordings`).toBeGreaterThan(0);
+      else
+        expect(gain, `${name} change on repeated use and other wordings`).toBeGreaterThanOrEqual(
+          -HELDOUT_MAX_LOSS,
+        );
       expect(metrics.heldout.ndcg10.delta.mean, `${name} held-out`).toBeGreaterThanOrEqual(
         -HELDOUT_MAX_LOSS,
       );

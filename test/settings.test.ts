@@ -22,7 +22,7 @@ describe("resolveSettings: defaults and valid values", () => {
       sessionPriming: true,
       recallFeedback: true,
       // The committed feedback benchmark's decision (benchmarks/feedback-baseline.json).
-      feedbackRanking: true,
+      feedbackRanking: false,
       retrievalMode: "adaptive",
       turnBudgetMs: 1_500,
       includePersonal: true,

@@ -93,7 +93,7 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   // Implicit capture (shown, opened, cited, shown_only); explicit judgments are always kept.
   recallFeedback: true,
   // Feedback in ranking: the committed feedback benchmark's decision (benchmarks/feedback-baseline.json).
-  feedbackRanking: true,
+  feedbackRanking: false,
   retrievalMode: "adaptive",
   turnBudgetMs: 1_500,
   includePersonal: true,
