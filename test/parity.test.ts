@@ -304,7 +304,11 @@ describe("Pi, MCP and CLI recall parity", () => {
       if (q.explain) expect(pi?.text, q.label).toMatch(/\npipeline: plan .* · fit \d/);
       // Within the default answer budget, as every host cuts it.
       const maxChars = DEFAULT_SETTINGS.recallMaxChars;
-      expect(pi?.text?.startsWith(renderRecallResult(pi.result, { maxChars })), q.label).toBe(true);
+      const explain = q.explain === true;
+      expect(
+        pi?.text?.startsWith(renderRecallResult(pi.result, { maxChars, explain })),
+        q.label,
+      ).toBe(true);
     });
   });
 });

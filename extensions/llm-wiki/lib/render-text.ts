@@ -4,6 +4,7 @@
  * everywhere. Structured output is the result object itself.
  */
 
+import { withinBudget } from "./answer-budget.ts";
 import type { CaptureSourceResult } from "./capture/capture-source.ts";
 import { commitLine } from "./code-refs/recall-code.ts";
 import { overviewLines } from "./dashboard/render-overview.ts";
@@ -215,7 +216,10 @@ export function renderRecallResult(
     options.maxChars,
     (kept) => `${head}\n${[...kept, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`,
   );
-  return `${head}\n${[...listed, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
+  const whole = `${head}\n${[...listed, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
+  // The block was fitted alone; with the listing before it the answer may
+  // still be over: cut the block's tail, keeping its fence closed.
+  return options.maxChars === undefined ? whole : withinBudget(whole, options.maxChars);
 }
 
 /**
