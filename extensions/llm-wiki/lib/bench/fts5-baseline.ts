@@ -7,8 +7,9 @@
  * words (BASELINE_STOP_WORDS). The SQLite is
  * the one QMD loads, so both sides run the same FTS5.
  */
-import { createRequire } from "node:module";
+
 import { join } from "node:path";
+import { qmdRequire } from "../index/qmd-store.ts";
 import { beirFiles, readCorpus } from "./beir-reader.ts";
 import { BEIR_DEPTH, type BeirMetrics, readJudged, scoreQuery } from "./beir-run.ts";
 import { roundMetric } from "./metrics.ts";
@@ -55,8 +56,7 @@ type ConnectionConstructor = new (path: string) => Connection;
 
 /** better-sqlite3 as QMD loads it (QMD's dependency, not this package's). */
 function sqlite(): ConnectionConstructor {
-  const require = createRequire(import.meta.resolve("@tobilu/qmd"));
-  return require("better-sqlite3") as ConnectionConstructor;
+  return qmdRequire()("better-sqlite3") as ConnectionConstructor;
 }
 
 /** What the baseline reports. */

@@ -5,7 +5,7 @@
  * index opened read-only beside the service's store. Recall's latency over
  * this one, measured in the same run, is what its pipeline adds.
  */
-import { createRequire } from "node:module";
+
 import { generationPaths, indexLayout, readCurrent } from "../index/layout.ts";
 import { buildLexQuery } from "../index/lex-query.ts";
 import {
@@ -13,6 +13,7 @@ import {
   type SqliteConnection,
   type SqliteConstructor,
 } from "../index/qmd-read-only.ts";
+import { qmdRequire } from "../index/qmd-store.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 
 /** A raw FTS5 query runner on one vault's index; `close` when done. */
@@ -28,8 +29,7 @@ export function openRawFts(paths: VaultPaths, depth: number): RawFts {
   const current = readCurrent(layout);
   if (!current) throw new Error("the vault has no live index");
   // better-sqlite3 as QMD loads it: QMD's dependency, not this package's.
-  const require = createRequire(import.meta.resolve("@tobilu/qmd"));
-  const Database = require("better-sqlite3") as SqliteConstructor;
+  const Database = qmdRequire()("better-sqlite3") as SqliteConstructor;
   const db: SqliteConnection = openReadOnlyDatabase(Database, generationPaths(layout, current).db);
   const stmt = db.prepare(`
     SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ?

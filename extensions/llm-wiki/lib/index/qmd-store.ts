@@ -500,10 +500,17 @@ function openReader(dbPath: string): SqliteConnection | undefined {
   }
 }
 
+/**
+ * A `require` that resolves as QMD does, for its own dependencies (its
+ * SQLite driver); QMD is named here only, so other modules ask for this.
+ */
+export function qmdRequire(): NodeJS.Require {
+  return createRequire(import.meta.resolve("@tobilu/qmd"));
+}
+
 /** better-sqlite3 as QMD loads it (QMD's dependency, not this package's), loaded when first needed. */
 function sqlite(): SqliteConstructor {
-  const require = createRequire(import.meta.resolve("@tobilu/qmd"));
-  return require("better-sqlite3") as SqliteConstructor;
+  return qmdRequire()("better-sqlite3") as SqliteConstructor;
 }
 
 /**
