@@ -10,6 +10,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { neutraliseLine } from "./safety/text.ts";
 
 /** The file the build writes beside its bins. */
 export const BUILD_INPUTS_FILE = "build-inputs.json";
@@ -46,5 +47,8 @@ export function staleBuildNotice(distDir: string | URL): string | undefined {
   }
   if (changed.length === 0) return undefined;
   const more = changed.length > 1 ? ` and ${changed.length - 1} more` : "";
-  return `the bundle in ${dir} is older than its sources (${changed[0]}${more} changed since it was built); run \`pnpm build\` in the checkout`;
+  // Paths are printed on a terminal: one plain line, whatever they hold.
+  return neutraliseLine(
+    `the bundle in ${dir} is older than its sources (${changed[0]}${more} changed since it was built); run \`pnpm build\` in the checkout`,
+  );
 }
