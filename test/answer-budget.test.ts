@@ -24,17 +24,19 @@ describe("withinBudget", () => {
       const text = answer();
       const max = randomInt(CUT_MARKER.length + CLOSE.length + 2, text.length + 50);
       const out = withinBudget(text, max);
-      expect(out.length).toBeLessThanOrEqual(max);
+      // The case itself, so a failure can be replayed whatever was drawn.
+      const at = `withinBudget(${JSON.stringify(text)}, ${max})`;
+      expect(out.length, at).toBeLessThanOrEqual(max);
       if (text.length <= max) {
-        expect(out).toBe(text);
+        expect(out, at).toBe(text);
         continue;
       }
-      expect(out.endsWith(CUT_MARKER), `${max} of ${text.length}`).toBe(true);
+      expect(out.endsWith(CUT_MARKER), at).toBe(true);
       const lines = out.split("\n");
       const opens = lines.filter((l) => l === OPEN).length;
       const closes = lines.filter((l) => l === CLOSE).length;
-      expect(opens, `${max} of ${text.length}`).toBe(closes);
-      if (opens === 1) expect(lines.indexOf(CLOSE)).toBeGreaterThan(lines.indexOf(OPEN));
+      expect(opens, at).toBe(closes);
+      if (opens === 1) expect(lines.indexOf(CLOSE), at).toBeGreaterThan(lines.indexOf(OPEN));
     }
   });
 });
