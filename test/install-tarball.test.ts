@@ -18,8 +18,6 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, sep } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { llamaBinaryPackages } from "../extensions/llm-wiki/lib/index/model-runtime.ts";
@@ -32,7 +30,7 @@ import {
   runCommand,
 } from "./helpers/installed-package.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
-import { type BinRun, runBin } from "./helpers/shipped-package.ts";
+import { type BinRun, connectBin, runBin } from "./helpers/shipped-package.ts";
 import { smokeSpec } from "./helpers/smoke-spec.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -172,18 +170,7 @@ describe.runIf(installWanted)("the packed package installed with npm", () => {
     });
 
     it("the MCP server answers wiki_recall over stdio", async () => {
-      const bin = leanPackage().mcp;
-      const transport = new StdioClientTransport({
-        command: bin.command,
-        args: [...bin.args, "--vault", project],
-        cwd: project,
-        env: Object.fromEntries(
-          Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-        ),
-        stderr: "pipe",
-      });
-      const client = new Client({ name: "lean", version: "0.0.0" });
-      await client.connect(transport);
+      const client = await connectBin(leanPackage().mcp, project, env, "lean");
       try {
         const recall = (await client.callTool({
           name: "wiki_recall",

@@ -5,6 +5,8 @@
  * with npm (installed-package.ts); the same smoke spec runs against both.
  */
 import { spawn } from "node:child_process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 /** A bin as a user's shell runs it: a command and the arguments before the user's own. */
 export interface BinCommand {
@@ -61,4 +63,25 @@ export function runBin(bin: BinCommand, args: string[], options: BinOptions): Pr
     child.once("close", (status) => resolve({ status, stdout, stderr }));
     child.stdin.end(options.input ?? "");
   });
+}
+
+/** An MCP client connected over stdio to the shipped server `bin` for `vault`. */
+export async function connectBin(
+  bin: BinCommand,
+  vault: string,
+  env: NodeJS.ProcessEnv,
+  name: string,
+): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: bin.command,
+    args: [...bin.args, "--vault", vault],
+    cwd: vault,
+    env: Object.fromEntries(
+      Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
+    ),
+    stderr: "pipe",
+  });
+  const client = new Client({ name, version: "0.0.0" });
+  await client.connect(transport);
+  return client;
 }

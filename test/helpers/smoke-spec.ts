@@ -19,15 +19,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
 import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-coding-agent";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeRepo } from "./git-repo.ts";
 import { childEnv } from "./index-services.ts";
 import { metaResult } from "./mcp-result.ts";
 import { startPi, textOf, toolResults } from "./pi-session.ts";
-import { type BinRun, runBin, type ShippedPackage } from "./shipped-package.ts";
+import { type BinRun, connectBin, runBin, type ShippedPackage } from "./shipped-package.ts";
 import { SERVED_PAGE, SMOKE_DOCUMENTS } from "./smoke-documents.ts";
 import { removeTempDirs } from "./temp-vault.ts";
 
@@ -302,18 +300,7 @@ export function smokeSpec(label: string, shipped: () => ShippedPackage): void {
       it("answers wiki_recall and captures an HTML file over stdio", async () => {
         const file = join(project, "docs", "breakwater.html");
         writeFileSync(file, htmlPage("Breakwater survey", "The breakwater is surveyed by drone."));
-        const bin = shipped().mcp;
-        const transport = new StdioClientTransport({
-          command: bin.command,
-          args: [...bin.args, "--vault", project],
-          cwd: project,
-          env: Object.fromEntries(
-            Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
-          ),
-          stderr: "pipe",
-        });
-        const client = new Client({ name: "smoke", version: "0.0.0" });
-        await client.connect(transport);
+        const client = await connectBin(shipped().mcp, project, env, "smoke");
         try {
           const recall = (await client.callTool({
             name: "wiki_recall",
