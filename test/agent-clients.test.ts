@@ -121,6 +121,10 @@ describe.runIf(clientsWanted)("the real clients", () => {
     expect(runCli(["setup", "gemini"], { cwd: project, env }).status).toBe(0);
     const settingsPath = join(project, ".gemini", "settings.json");
     const settings = JSON.parse(readFileSync(settingsPath, "utf8")) as Record<string, unknown>;
+    // Hook timeouts and our deadline long: a loaded machine must not cut a hook short.
+    const hooks = settings.hooks as Record<string, Array<{ hooks: Array<{ timeout: number }> }>>;
+    for (const groups of Object.values(hooks))
+      for (const group of groups) for (const h of group.hooks) h.timeout = 600_000;
     writeFileSync(
       settingsPath,
       JSON.stringify({
@@ -162,7 +166,12 @@ describe.runIf(clientsWanted)("the real clients", () => {
       "gemini",
       ["-p", asked, "--fake-responses", responses, "--approval-mode=yolo"],
       project,
-      { ...env, GEMINI_API_KEY: "test", GEMINI_CLI_HOME: home },
+      {
+        ...env,
+        GEMINI_API_KEY: "test",
+        GEMINI_CLI_HOME: home,
+        LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+      },
     );
     expect(run.status, run.output).toBe(0);
     // Gemini CLI's own record of the session: the prompt carries our block.

@@ -47,7 +47,8 @@ describe("llm-wiki setup gemini", () => {
   it("writes the server and Gemini-shaped hooks into one settings file, keeping the user's own keys; remove restores it", () => {
     const root = makeTempDir("llm-wiki-gemini-");
     const home = makeTempDir("llm-wiki-gemini-home-");
-    const env = { HOME: home, WIKI_HOME: home };
+    // A long hook deadline: a loaded machine must not turn the answer into "not in time".
+    const env = { HOME: home, WIKI_HOME: home, LLM_WIKI_HOOK_DEADLINE_MS: "600000" };
     cpSync(EXAMPLE, root, {
       recursive: true,
       filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
