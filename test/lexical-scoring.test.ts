@@ -49,6 +49,25 @@ describe("lexical second pass", () => {
     expect(terms.reduce((s, t) => s + t.weight, 0)).toBeCloseTo(1, 9);
   });
 
+  it("weighs each page's words by its score, and with sharpness the best page's far more", () => {
+    const [top, lower] = [randomWord(6, 9), randomWord(6, 9)];
+    const stem = (w: string) => ftsTokens(w)[0] ?? w;
+    const filler = randomWords(4, 5, 8);
+    const ranked = [
+      { doc: doc(`${top} ${filler}`), score: 10 },
+      { doc: doc(`${lower} ${filler}`), score: 5 },
+    ];
+    const ratio = (sharpness: number) => {
+      const terms = feedbackTerms(ranked, new Set(), 20, sharpness);
+      const weight = (w: string) => terms.find((t) => t.stem === stem(w))?.weight ?? 0;
+      return weight(top) / weight(lower);
+    };
+    // In proportion to the scores: twice the weight.
+    expect(ratio(0)).toBeCloseTo(2, 9);
+    // As a likelihood: exp(0.5 × 5) times the weight.
+    expect(ratio(0.5)).toBeCloseTo(Math.exp(2.5), 6);
+  });
+
   it("leaves a vague query's order alone: feedback runs only past the clarity gate", () => {
     const pool = [
       { doc: doc(randomWords(10, 5, 8)), score: 1 },

@@ -15,7 +15,7 @@ import {
 const BEFORE = withScoring(DEFAULT_SCORING, {
   bm25: { k1: 1.2, b: [0.6, 0.6, 0.6] },
   proximity: 0,
-  feedback: { docs: 0 },
+  feedback: { docs: 0, sharpness: 0 },
   joinWords: false,
 });
 
@@ -36,6 +36,22 @@ export const LEXICAL_ABLATIONS: ReadonlyArray<{ name: string; scoring: LexicalSc
   {
     name: "+ feedback gated 0.45",
     scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0.45 } }),
+  },
+  {
+    name: "+ feedback gated 0.45, sharp",
+    scoring: withScoring(BEFORE, { feedback: { docs: 10, minConfidence: 0.45, sharpness: 0.25 } }),
+  },
+  {
+    name: "default, feedback linear",
+    scoring: withScoring(DEFAULT_SCORING, { feedback: { sharpness: 0 } }),
+  },
+  {
+    name: "default, sharpness 0.5",
+    scoring: withScoring(DEFAULT_SCORING, { feedback: { sharpness: 0.5 } }),
+  },
+  {
+    name: "default, gate 0.2, sharpness 0.5",
+    scoring: withScoring(DEFAULT_SCORING, { feedback: { minConfidence: 0.2, sharpness: 0.5 } }),
   },
   { name: "default", scoring: DEFAULT_SCORING },
 ];

@@ -21,6 +21,13 @@ export interface FeedbackParams {
    * best pages are a poor sample of what it wants; expanding from them drifts.
    */
   minConfidence: number;
+  /**
+   * How sharply the relevance model favours the best pages: a page's weight
+   * is exp(sharpness × (its score − the best score)), as a relevance model's
+   * P(D|Q) is a likelihood, so pages well below the best add little; 0
+   * weighs pages in proportion to their score.
+   */
+  sharpness: number;
 }
 
 /** A candidate expansion term and its feedback weight (the weights sum to 1). */
@@ -34,17 +41,24 @@ const NUMERIC = /^\d/;
 /**
  * The `limit` terms with the most relevance-model weight over `ranked`
  * (best first, with their scores), leaving out `exclude` (the query's own
- * and stop words), numbers and one- or two-letter terms.
+ * and stop words), numbers and one- or two-letter terms. Each page weighs
+ * by its score as `sharpness` says (see FeedbackParams).
  */
 export function feedbackTerms(
   ranked: ReadonlyArray<{ doc: TokenizedDoc; score: number }>,
   exclude: ReadonlySet<string>,
   limit: number,
+  sharpness = 0,
 ): FeedbackTerm[] {
-  const total = ranked.reduce((sum, r) => sum + Math.max(0, r.score), 0);
+  const top = Math.max(0, ...ranked.map((r) => r.score));
+  const weighed = ranked.map(({ doc, score }) => ({
+    doc,
+    score: score <= 0 ? 0 : sharpness > 0 ? Math.exp(sharpness * (score - top)) : score,
+  }));
+  const total = weighed.reduce((sum, r) => sum + r.score, 0);
   if (total <= 0 || limit <= 0) return [];
   const mass = new Map<string, number>();
-  for (const { doc, score } of ranked) {
+  for (const { doc, score } of weighed) {
     const length = doc.fields[1].length + doc.fields[2].length;
     if (length === 0 || score <= 0) continue;
     const share = score / total / length;
