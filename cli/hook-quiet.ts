@@ -35,6 +35,10 @@ export function quietReason(
     return `${what}: no vault was searched${why.length > 0 ? ` (${why.join("; ")})` : ""}; \`llm-wiki status\` shows the index, \`llm-wiki reindex\` builds it`;
   }
   const candidates = Math.max(0, ...searched.map((t) => t.hits ?? 0));
+  const said = kind === "recall" ? "prompt" : "session";
+  if (result.results.length === 0 && candidates === 0 && searched.some((t) => t.tooCommon)) {
+    return `${what}: the words of this ${said} are on too many of the vault's pages to be evidence of what it asks (\`llm-wiki recall\` searches them anyway)`;
+  }
   if (result.results.length === 0) {
     return candidates === 0
       ? `${what}: no page matches the words of this ${kind === "recall" ? "prompt" : "session"}`

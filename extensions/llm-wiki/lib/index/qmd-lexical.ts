@@ -23,7 +23,7 @@ import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scor
 import { bodyExcerpt } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
 import { type Candidate, surfaces } from "./qmd-excerpts.ts";
-import type { TermMatch } from "./qmd-store-types.ts";
+import type { LexEvidenceFloor, TermMatch } from "./qmd-store-types.ts";
 
 export type { TermMatch } from "./qmd-store-types.ts";
 
@@ -225,21 +225,53 @@ export function createLexicalSearch(
     }
   };
 
-  /** Lexical candidates scored by BM25, best first, with confidence and per-term matches. */
+  /**
+   * Whether no page can reach `floor`: the most evidence each term can give
+   * (a page holding it at full presence), summed over every term a page's
+   * matches can come from, is under it.
+   */
+  const beneathFloor = (terms: readonly ScoredTerm[], floor: LexEvidenceFloor): boolean => {
+    const documents = corpus().documents;
+    let most = 0;
+    for (const t of terms) {
+      most += floor.bound({
+        term: t.term.text,
+        stems: t.stems,
+        df: t.df,
+        documents,
+        idf: t.weight,
+        counts: [0, 0, 1],
+        score: t.weight,
+      });
+    }
+    return most < floor.min;
+  };
+
+  /**
+   * Lexical candidates scored by BM25, best first, with confidence and
+   * per-term matches. With `evidence`, a query none of whose pages could
+   * pass that gate searches nothing (`evidence.onSkip` is told).
+   */
   const lexCandidates = (
     query: string,
     limit: number,
     withExcerpts: boolean,
+    evidence?: LexEvidenceFloor,
   ): { terms: LexTerm[]; list: LexCandidate[] } => {
     const parsed = buildLexQuery(query, { joinWords: scoring.joinWords });
     if (!parsed || limit === 0) return { terms: [], list: [] };
     const built = selectTerms(parsed);
     if (built.terms.length === 0) return { terms: [], list: [] };
+    // Every term of the query weighs in the confidence, including those too rare to search for.
+    const gateTerms = evidence ? scoredTerms(parsed.terms) : undefined;
+    if (evidence && gateTerms && beneathFloor(gateTerms, evidence)) {
+      evidence.onSkip();
+      return { terms: built.terms, list: [] };
+    }
     const rows = candidateRows(built, limit + POOL_SLACK);
     if (rows.length === 0) return { terms: built.terms, list: [] };
     const stats = corpus();
-    // Every term of the query weighs in the confidence, including those too rare to search for.
-    const terms = scoredTerms(parsed.terms);
+    const terms = gateTerms ?? scoredTerms(parsed.terms);
     // The most this query can score on any page: every term at BM25's saturation.
     const ceiling = (scoring.bm25.k1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
     const texts = docs.get(

@@ -84,7 +84,12 @@ export function createReadOnlyStore(
     embed: () => refuse("embedding"),
     searchLex: (query, searchOpts) =>
       run(() => {
-        const { list } = lex.candidates(query, clampLimit(searchOpts?.limit, DEFAULT_LIMIT), true);
+        const { list } = lex.candidates(
+          query,
+          clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
+          true,
+          searchOpts?.evidence,
+        );
         const hits = list.flatMap(({ candidate }): QmdHit[] => {
           const spec = specs.get(candidate.collection);
           if (!spec) return [];

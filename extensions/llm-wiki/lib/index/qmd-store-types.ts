@@ -44,6 +44,28 @@ export interface QmdStoreOptions {
   models: ResolvedModels;
 }
 
+/**
+ * Automatic recall's evidence gate (recall-evidence.ts), handed to the
+ * lexical search so it can skip a search no page could pass: when the most
+ * evidence every query term together can give a page is under `min`, no
+ * page is looked at (the work of an OR over words that most pages hold
+ * grows with the vault).
+ */
+export interface LexEvidenceFloor {
+  /** Evidence a page needs: the sum over the query terms it matches. */
+  min: number;
+  /** The most evidence `match`'s term can give any page (its presence at 1). */
+  bound(match: TermMatch): number;
+  /** Called when the search was skipped because no page could reach `min`. */
+  onSkip(): void;
+}
+
+/** Options of `QmdStore.searchLex`. */
+export interface LexSearchOptions {
+  limit?: number;
+  evidence?: LexEvidenceFloor;
+}
+
 /** One search result, free of QMD types. */
 export interface QmdHit {
   role: CollectionRole;
@@ -134,7 +156,7 @@ export interface QmdStore {
    * 1/3, so a coincidental match can be told from an answer. `bestChunk` is a
    * window of the body around the first query word found.
    */
-  searchLex(query: string, opts?: { limit?: number }): Promise<QmdHit[]>;
+  searchLex(query: string, opts?: LexSearchOptions): Promise<QmdHit[]>;
   /**
    * QMD's vector search alone (cosine similarity over embedded chunks); `[]`
    * before `embed`. Needs the embed model. `bestChunk` comes from the chunk

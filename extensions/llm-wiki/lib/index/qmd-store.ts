@@ -371,7 +371,12 @@ function createAdapter(
 
     searchLex: (query, searchOpts) =>
       track(async () => {
-        const { list } = lex.candidates(query, clampLimit(searchOpts?.limit, DEFAULT_LIMIT), true);
+        const { list } = lex.candidates(
+          query,
+          clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
+          true,
+          searchOpts?.evidence,
+        );
         return normalise(list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []));
       }),
 

@@ -101,6 +101,11 @@ export interface TraceStep {
   ms: number;
   hits?: number;
   note?: string;
+  /**
+   * The lexical search was skipped: the query's words are on so many of the
+   * vault's pages that none could pass automatic recall's evidence gate.
+   */
+  tooCommon?: boolean;
 }
 
 export interface RetrievalOutcome {

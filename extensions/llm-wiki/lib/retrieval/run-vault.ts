@@ -5,8 +5,9 @@
  * missing model, a failure or an overrun.
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
-import type { QmdHit } from "../index/qmd-store-types.ts";
+import type { LexEvidenceFloor, QmdHit } from "../index/qmd-store-types.ts";
 import { matchNames } from "../name-match.ts";
+import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
 import { candidatesOf, fuseLexVec, withLexicalEvidence } from "./candidates.ts";
@@ -54,6 +55,34 @@ function modelName(model: string): string {
 export interface StepDeadlines {
   models: number;
   lexical: number;
+}
+
+/** Evidence a term gives on top of its bound: evidence is rounded to 4 decimals. */
+const EVIDENCE_ROUNDING = 1e-4;
+
+/**
+ * Automatic recall's evidence gate for the lexical search, when the lexical
+ * list is the answer's only source and the query names no page: then a page
+ * shows only with that much evidence, so a search no page could pass can be
+ * skipped with the same answer. A named page answers whatever its words'
+ * evidence, and a model-backed list is fused with the lexical one, so
+ * neither is given the gate.
+ */
+function evidenceFloor(
+  vault: RetrievalVault,
+  req: RetrievalRequest,
+  query: string,
+  onSkip: () => void,
+): LexEvidenceFloor | undefined {
+  const min = req.policy.minEvidence;
+  if (min === undefined || !(req.mode === "lexical" || vault.lexicalOnly)) return undefined;
+  const { exact, contained } = matchNames(vault.pages, query, vault.names);
+  if (exact.size > 0 || contained.size > 0) return undefined;
+  return {
+    min,
+    bound: (match) => termEvidence({ ...match, score: match.idf }).evidence + EVIDENCE_ROUNDING,
+    onSkip,
+  };
 }
 
 /** Runs the requested mode on one store, falling back toward cheaper modes. */
@@ -113,7 +142,23 @@ export async function runVault(
 
   // Lexical first: about a millisecond, model-free, and always the result in hand.
   const searched = req.searchQuery ?? query;
-  const lex = await timed("lexical", () => store.searchLex(searched, { limit }), deadlines.lexical);
+  let skipped = false;
+  const evidence = evidenceFloor(vault, req, query, () => {
+    skipped = true;
+  });
+  const lex = await timed(
+    "lexical",
+    () => store.searchLex(searched, { limit, ...(evidence ? { evidence } : {}) }),
+    deadlines.lexical,
+  );
+  if (skipped) {
+    const entry = trace.at(-1);
+    if (entry?.step === "lexical") {
+      entry.tooCommon = true;
+      entry.note =
+        "not searched: this prompt's words are on too many of the vault's pages to be evidence";
+    }
+  }
   let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 

@@ -1,0 +1,148 @@
+/**
+ * Automatic recall skips the lexical search when no page could pass its
+ * evidence gate: a prompt made only of words that most of the vault's pages
+ * hold (the work of that OR query grows with the vault) gets the answer it
+ * would have got from the full search — nothing — and says why. Each run
+ * draws its own vocabulary and prompts; the seed is printed on failure.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { quietReason } from "../cli/hook-quiet.ts";
+import type { LexSearchOptions } from "../extensions/llm-wiki/lib/index/qmd-store-types.ts";
+import { capabilities, retrievalVault } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
+import { AUTOMATIC_EVIDENCE, pageEvidence } from "../extensions/llm-wiki/lib/recall-evidence.ts";
+import { type RetrievalVault, retrieve } from "../extensions/llm-wiki/lib/retrieval.ts";
+import { AUTOMATIC_POLICY } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
+import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(removeTempDirs);
+
+/** A small deterministic generator, so a failing seed replays. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** The same vault without the gate handed to the store: the full search. */
+function ungated(vault: RetrievalVault): RetrievalVault {
+  return {
+    ...vault,
+    store: async () => {
+      const store = await vault.store();
+      if (!store) return store;
+      return {
+        ...store,
+        searchLex: (query: string, opts?: LexSearchOptions) =>
+          store.searchLex(query, opts?.limit === undefined ? {} : { limit: opts.limit }),
+      };
+    },
+  } as RetrievalVault;
+}
+
+describe("automatic recall and words on most pages", () => {
+  it("skips the search exactly when no page could pass the evidence gate, with the same answer", async () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const random = rng(seed);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+    // Words on every page, words on about a third, and topics of six pages each.
+    const everywhere = Array.from({ length: 4 }, () => randomWord(7, 10));
+    const third = Array.from({ length: 4 }, () => randomWord(7, 10));
+    const topics = Array.from({ length: 10 }, () => randomWord(9, 12));
+    const pages: Record<string, string> = {};
+    Array.from({ length: 60 }, (_, i) => topics[i % 10] as string).forEach((word, i) => {
+      const body = [
+        ...everywhere,
+        ...third.filter((_, j) => (i + j) % 3 === 0),
+        word,
+        word,
+        randomWord(9, 12),
+        ...everywhere,
+      ].join(" ");
+      pages[`concepts/page-${i}`] =
+        `---\ntitle: Page ${i}\ntype: concept\n---\n# Page ${i}\n\n${body}.\n`;
+    });
+    const vault = makeTempVault({ pages });
+    const service = createWikiService({ cwd: vault.root, vault: vault.root });
+    try {
+      await service.reindex({ scope: "all" });
+      const handle = service.handles.get(vault.paths);
+      const view = retrievalVault(handle);
+      const caps = capabilities(service.handles);
+      let skippedSome = false;
+      let searchedSome = false;
+      for (let n = 0; n < 40; n += 1) {
+        // Words on every page; then also a word on a third of them, a topic, or both.
+        const words = [pick(everywhere), pick(everywhere)];
+        if (n % 4 === 1 || n % 4 === 3) words.push(pick(third));
+        if (n % 4 >= 2) words.push(pick(topics));
+        const query = words.join(" ");
+        const req = {
+          query,
+          policy: AUTOMATIC_POLICY,
+          mode: "lexical" as const,
+          capabilities: caps,
+        };
+        const gated = await retrieve([view], req);
+        const full = await retrieve([ungated(view)], req);
+        const context = `seed ${seed}, prompt "${query}"`;
+        expect(
+          gated.hits.map((h) => h.id),
+          context,
+        ).toEqual(full.hits.map((h) => h.id));
+        const skipped = gated.trace.some((t) => t.tooCommon === true);
+        if (skipped) {
+          skippedSome = true;
+          // The proof: the full search's pages all stay under the gate.
+          const list = (await (await view.store())?.searchLex(query, { limit: 20 })) ?? [];
+          expect(list.length, context).toBeGreaterThan(0);
+          for (const hit of list) {
+            expect(pageEvidence(hit.matches ?? []).total, context).toBeLessThan(AUTOMATIC_EVIDENCE);
+          }
+          expect(
+            quietReason("recall", { results: [], diagnostics: [], trace: gated.trace }),
+          ).toMatch(/on too many of the vault's pages/);
+        } else {
+          searchedSome = true;
+        }
+        // Words on every page are no evidence; six pages holding a word the
+        // background never saw are: that search always runs.
+        if (n % 4 === 0) expect(skipped, context).toBe(true);
+        if (n % 4 >= 2) expect(skipped, context).toBe(false);
+      }
+      expect(skippedSome, `seed ${seed}`).toBe(true);
+      expect(searchedSome, `seed ${seed}`).toBe(true);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it("still answers a prompt that names a page, however common its words", async () => {
+    const common = [randomWord(7, 10), randomWord(7, 10)];
+    const pages: Record<string, string> = {};
+    for (let i = 0; i < 30; i += 1) {
+      const title = i === 0 ? `${common[0]} ${common[1]}` : `Page ${i}`;
+      pages[`concepts/page-${i}`] =
+        `---\ntitle: ${title}\ntype: concept\n---\n# ${title}\n\n${common.join(" ")} ${randomWord(9, 12)}.\n`;
+    }
+    const vault = makeTempVault({ pages });
+    const service = createWikiService({ cwd: vault.root, vault: vault.root });
+    try {
+      await service.reindex({ scope: "all" });
+      const view = retrievalVault(service.handles.get(vault.paths));
+      const out = await retrieve([view], {
+        query: `${common[0]} ${common[1]}`,
+        policy: AUTOMATIC_POLICY,
+        mode: "lexical",
+        capabilities: capabilities(service.handles),
+      });
+      expect(out.trace.some((t) => t.tooCommon)).toBe(false);
+      expect(out.hits.map((h) => h.id)).toContain("concepts/page-0");
+    } finally {
+      await service.close();
+    }
+  });
+});
