@@ -52,6 +52,8 @@ const DF_PROBE_CAP = 64;
 const POOL_SLACK = 10;
 /** Feedback terms' document frequencies are counted up to here; a term this common is left out. */
 const FEEDBACK_DF_CAP = 256;
+/** Feedback terms' counts kept at most; a long-lived server meets new words forever. */
+const FEEDBACK_DF_KEPT = 50_000;
 /** Stop words as index terms: never feedback terms. */
 let stopStems: Set<string> | undefined;
 const stopWordStems = (): Set<string> => {
@@ -130,6 +132,7 @@ export function createLexicalSearch(
   const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
 
   const dfCache = new Map<string, number>();
+  const feedbackDfCache = new Map<string, number>();
   const docs: DocTokenCache = createDocTokenCache();
   let stats: CorpusStats | undefined;
 
@@ -153,12 +156,26 @@ export function createLexicalSearch(
     return df;
   };
 
-  /** Pages holding each stem, counted up to FEEDBACK_DF_CAP; stems FTS5 would stem again are left out. */
+  /**
+   * Pages holding each stem, counted up to FEEDBACK_DF_CAP; stems FTS5 would
+   * stem again are left out. Counts are kept until the next index write:
+   * the best pages of related queries share their words.
+   */
   const feedbackFrequencies = (stems: string[]): Map<string, number> => {
-    const asked = stems.filter((s) => /^[\p{L}\p{N}]+$/u.test(s) && ftsTokens(s)[0] === s);
-    if (asked.length === 0) return new Map();
-    const rows = feedbackDfStmt.all<{ term: string; df: number }>(JSON.stringify(asked));
-    return new Map(rows.map((r) => [r.term, r.df]));
+    const out = new Map<string, number>();
+    const asked: string[] = [];
+    for (const stem of stems) {
+      const known = feedbackDfCache.get(stem);
+      if (known !== undefined) out.set(stem, known);
+      else if (/^[\p{L}\p{N}]+$/u.test(stem) && ftsTokens(stem)[0] === stem) asked.push(stem);
+    }
+    if (asked.length === 0) return out;
+    if (feedbackDfCache.size >= FEEDBACK_DF_KEPT) feedbackDfCache.clear();
+    for (const r of feedbackDfStmt.all<{ term: string; df: number }>(JSON.stringify(asked))) {
+      feedbackDfCache.set(r.term, r.df);
+      out.set(r.term, r.df);
+    }
+    return out;
   };
 
   /** The query's terms as BM25 phrases with their frequencies. */
@@ -373,6 +390,7 @@ export function createLexicalSearch(
     /** Forgets cached frequencies, statistics and page terms: the index changed. */
     invalidate(): void {
       dfCache.clear();
+      feedbackDfCache.clear();
       docs.clear();
       stats = undefined;
     },

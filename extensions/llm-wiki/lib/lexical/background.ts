@@ -1,8 +1,9 @@
 /**
  * The background term model (background-terms.ts) as shares: how common a
  * word is in general software English. Terms are looked up in the shipped
- * text one at a time and remembered: a short-lived process (a hook, a CLI
- * recall) asks for a dozen words and should not parse twelve thousand.
+ * text one at a time (a binary search over its sorted lines) and
+ * remembered: a short-lived process (a hook, a CLI recall) asks for a dozen
+ * words and should not parse twelve thousand.
  */
 import { BACKGROUND_PASSAGES, BACKGROUND_TERMS } from "./background-terms.ts";
 
@@ -10,20 +11,34 @@ const known = new Map<string, number>();
 /** Words remembered at most; queries bring new words forever in a long-lived server. */
 const KNOWN_MAX = 50_000;
 
+/**
+ * The count on `stem`'s line, found by binary search: the lines are sorted
+ * by term (code-unit order), so a lookup reads about 17 lines of the text,
+ * not the whole of it.
+ */
+function lookup(stem: string): number {
+  let lo = 0;
+  let hi = BACKGROUND_TERMS.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const start = BACKGROUND_TERMS.lastIndexOf("\n", mid - 1) + 1;
+    const newline = BACKGROUND_TERMS.indexOf("\n", start);
+    const end = newline < 0 ? BACKGROUND_TERMS.length : newline;
+    const space = BACKGROUND_TERMS.indexOf(" ", start);
+    const term = BACKGROUND_TERMS.slice(start, space < 0 || space > end ? end : space);
+    if (term === stem) return Number(BACKGROUND_TERMS.slice(start + term.length + 1, end)) || 0;
+    if (term < stem) lo = end + 1;
+    else hi = start;
+  }
+  return 0;
+}
+
 /** Passages holding `stem` (0 when the model does not list it). */
 function countOf(stem: string): number {
   const cached = known.get(stem);
   if (cached !== undefined) return cached;
-  // Lines are "term count"; a term holds no space, so "\nterm " finds exactly its line.
-  const head = `${stem} `;
-  const at = BACKGROUND_TERMS.startsWith(head)
-    ? 0
-    : ((i) => (i < 0 ? -1 : i + 1))(BACKGROUND_TERMS.indexOf(`\n${head}`));
-  let count = 0;
-  if (at >= 0 && stem !== "" && !stem.includes("\n")) {
-    const end = BACKGROUND_TERMS.indexOf("\n", at);
-    count = Number(BACKGROUND_TERMS.slice(at + head.length, end < 0 ? undefined : end)) || 0;
-  }
+  // A term holds no space or line break: such a stem is on no line.
+  const count = stem === "" || /[\s]/.test(stem) ? 0 : lookup(stem);
   if (known.size >= KNOWN_MAX) known.clear();
   known.set(stem, count);
   return count;
