@@ -21,6 +21,8 @@ import {
 import {
   type GenerationStoreStatus,
   type IndexStatus,
+  type KnownCounts,
+  pendingOf,
   readIndexStatus,
   readIndexStatusByMark,
   readStoreStatus,
@@ -42,18 +44,24 @@ import {
   collectionsOf,
   emptyManifest,
   type Manifest,
+  type ManifestMark,
+  type MirrorPlan,
+  manifestMarkOf,
+  manifestPart,
   manifestStamp,
+  patchManifestMark,
   planMirror,
+  planMirrorOf,
   readManifest,
   readManifestMark,
-  recordManifest,
+  recordManifestChange,
   shardsFor,
   shardsOf,
   writeManifest,
   writeManifestMark,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
-import type { DocumentUpsert } from "./qmd-documents.ts";
+import { type DocumentRemoval, type DocumentUpsert, qmdContentHash } from "./qmd-documents.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
 
 export type ReindexScope = "changed" | "all";
@@ -197,7 +205,10 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
 
   // The live manifest is read once and then kept while its file is unchanged:
   // at 10k pages it is a megabyte of JSON, and every change and status needs it.
-  let manifestCache: { path: string; stamp: string; manifest: Manifest } | undefined;
+  // With it, its mark (counts and set mark), kept by difference as changes land.
+  let manifestCache:
+    | { path: string; stamp: string; manifest: Manifest; mark: ManifestMark }
+    | undefined;
   const stampOf = (gen: GenerationPaths) => `${mtimeOf(gen.manifest)}|${mtimeOf(gen.manifestLog)}`;
   // Each manifest read from disk or written here leaves its mark beside it
   // (see mirror.ts), so a fresh process can check the index without it.
@@ -207,24 +218,62 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       return manifestCache.manifest;
     const marked = manifestStamp(gen);
     const manifest = readManifest(gen);
-    manifestCache = manifest ? { path: gen.manifest, stamp, manifest } : undefined;
-    if (manifest && !readManifestMark(gen)) writeManifestMark(gen, manifest, marked);
+    if (!manifest) {
+      manifestCache = undefined;
+      return undefined;
+    }
+    // A mark on disk counts only if the files did not move while they were read.
+    const onDisk = manifestStamp(gen) === marked ? readManifestMark(gen) : undefined;
+    const mark = onDisk ?? manifestMarkOf(manifest);
+    manifestCache = { path: gen.manifest, stamp, manifest, mark };
+    if (!onDisk) writeManifestMark(gen, manifest, marked, mark);
     return manifest;
   };
   const saveManifest = (gen: GenerationPaths, manifest: Manifest): void => {
     writeManifest(gen, manifest);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest };
-    writeManifestMark(gen, manifest, manifestStamp(gen));
+    const mark = manifestMarkOf(manifest);
+    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest, mark };
+    writeManifestMark(gen, manifest, manifestStamp(gen), mark);
   };
+  /**
+   * Records a change of the pages `ids` (their entries before, `part`, and
+   * after, `next`) in the live `manifest`, in place, with its mark moved by
+   * difference: the change costs its own pages, not the vault's.
+   */
   const updateManifest = (
     gen: GenerationPaths,
-    previous: Manifest,
+    manifest: Manifest,
+    part: Manifest,
     next: Manifest,
-    ids: Iterable<string>,
+    ids: readonly string[],
   ): void => {
-    const recorded = recordManifest(gen, previous, next, ids);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest: recorded };
-    writeManifestMark(gen, recorded, manifestStamp(gen));
+    const kept = manifestCache?.manifest === manifest ? manifestCache.mark : undefined;
+    const mark = kept ? patchManifestMark(kept, part, next, ids) : undefined;
+    // Changed in place: from here the copy in memory is only good once written.
+    manifestCache = undefined;
+    synced = undefined;
+    recordManifestChange(gen, manifest, next, ids);
+    const done = mark ?? manifestMarkOf(manifest);
+    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest, mark: done };
+    writeManifestMark(gen, manifest, manifestStamp(gen), done);
+  };
+  /**
+   * The registry revision the live mirror was last brought to by this
+   * process, and the manifest object (the cached one) it was recorded in:
+   * while both hold, a registry whose delta starts there differs from the
+   * mirror only in the delta's pages.
+   */
+  let synced: { revision: object; manifest: Manifest } | undefined;
+  /** The pages where `registry` may differ from `manifest`, or undefined when that needs the whole comparison. */
+  const differing = (registry: Registry, manifest: Manifest): ReadonlySet<string> | undefined => {
+    if (synced?.manifest !== manifest || manifestCache?.manifest !== manifest) return undefined;
+    if (registry.revision === synced.revision) return new Set();
+    return registry.delta?.from === synced.revision ? registry.delta.ids : undefined;
+  };
+  /** The plan that brings `manifest` to `registry`, from the changed pages alone when known. */
+  const planFor = (registry: Registry, manifest: Manifest): MirrorPlan => {
+    const ids = differing(registry, manifest);
+    return ids ? planMirrorOf(registry, manifest, ids) : planMirror(registry, manifest);
   };
 
   const manifestShards = (gen: GenerationPaths): number | undefined => {
@@ -408,6 +457,42 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     writeStoreStatus(gen, next);
   };
 
+  /**
+   * The store status a lexical change can move by difference: one of a
+   * store never embedded (every active content hash then needs embedding,
+   * so the count moves with the hashes the change brings and drops) that
+   * holds as many documents as the manifest. Undefined: ask QMD.
+   */
+  const countable = (
+    before: GenerationStoreStatus,
+    manifest: Manifest,
+  ): GenerationStoreStatus | undefined =>
+    !before.hasVectors &&
+    before.vectorModel === undefined &&
+    manifestCache?.manifest === manifest &&
+    before.documents === manifestCache.mark.documents
+      ? before
+      : undefined;
+
+  /**
+   * The hashes a change touches (those its documents hold now and those its
+   * upserts bring) and which of them an active document holds.
+   */
+  const heldBy = async (
+    store: QmdStore,
+    upserts: readonly DocumentUpsert[],
+    removals: readonly DocumentRemoval[],
+    known?: ReadonlySet<string>,
+  ): Promise<{ hashes: ReadonlySet<string>; held: ReadonlySet<string> }> => {
+    const docs = [...upserts, ...removals].map(({ collection, path }) => ({ collection, path }));
+    const hashes = new Set(known ?? upserts.map((u) => qmdContentHash(u.text)));
+    const found = await store.heldHashes(known ? [] : docs, hashes);
+    for (const hash of found.docs) if (hash !== undefined) hashes.add(hash);
+    // The documents' own hashes were not yet asked about: ask once more for them.
+    const held = known ? found.held : (await store.heldHashes([], hashes)).held;
+    return { hashes, held };
+  };
+
   const incremental = async (
     registry: Registry,
     opts: ReindexOptions,
@@ -418,21 +503,46 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, current);
     const manifest = usable(gen) ? manifestOf(gen) : undefined;
     if (!manifest) return undefined;
-    const plan = planMirror(registry, manifest);
+    const plan = planFor(registry, manifest);
     const store = await liveStore();
     if (!store) return undefined;
     opts.signal?.throwIfAborted();
     let embedded = 0;
-    if (plan.write.length > 0 || plan.remove.length > 0) {
-      const mirrored = applyMirror(vault, gen, registry, manifest, plan);
+    const changed = plan.write.length > 0 || plan.remove.length > 0;
+    const vectors = opts.components?.includes("vectors") === true;
+    // Counts follow a lexical change by difference; embedding, or no counts yet, asks QMD.
+    const before = readStoreStatus(gen);
+    const counted =
+      changed && !vectors && before !== undefined ? countable(before, manifest) : undefined;
+    let skipped = false;
+    let recorded = false;
+    if (changed) {
+      const ids = [...plan.write, ...plan.remove.map((r) => r.id)];
+      // Only the planned pages' entries: applying the plan copies nothing else.
+      const part = manifestPart(manifest, ids);
+      const mirrored = applyMirror(vault, gen, registry, part, plan);
       diagnostics.push(...mirrored.diagnostics);
+      skipped = mirrored.diagnostics.length > 0;
+      const held = counted && (await heldBy(store, mirrored.upserts, mirrored.removals));
       await store.applyDocuments(mirrored.upserts, mirrored.removals);
-      updateManifest(gen, manifest, mirrored.manifest, [
-        ...plan.write,
-        ...plan.remove.map((r) => r.id),
-      ]);
+      const after = held && (await heldBy(store, mirrored.upserts, mirrored.removals, held.hashes));
+      updateManifest(gen, manifest, part, mirrored.manifest, ids);
+      if (counted && held && after && manifestCache?.manifest === manifest) {
+        writeStoreStatus(gen, {
+          ...counted,
+          documents: manifestCache.mark.documents,
+          needsEmbedding: counted.needsEmbedding + after.held.size - held.held.size,
+        });
+        recorded = true;
+      }
     }
-    if (opts.components?.includes("vectors")) {
+    // A page skipped (changed again, or gone, since the registry read it)
+    // stays pending: the next plan must compare every page to find it.
+    synced =
+      !skipped && manifestCache?.manifest === manifest
+        ? { revision: registry.revision, manifest }
+        : undefined;
+    if (vectors) {
       const result = await store.embed({
         ...(opts.force ? { force: true } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
@@ -440,11 +550,24 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       });
       embedded = result.embedded;
     }
-    const changed = plan.write.length > 0 || plan.remove.length > 0;
-    if (changed || opts.components?.includes("vectors") || readStoreStatus(gen) === undefined) {
+    if ((changed && !recorded) || vectors || before === undefined) {
       await recordStoreStatus(store, gen);
     }
     return { written: plan.write.length, removed: plan.remove.length, embedded };
+  };
+
+  /** The live manifest's counts as kept, and what is pending when the changed pages are known. */
+  const knownCounts: KnownCounts = (_gen, manifest, registry) => {
+    const ids = differing(registry, manifest);
+    const mark = manifestCache?.manifest === manifest ? manifestCache.mark : undefined;
+    if (!ids || !mark) return undefined;
+    const { documents, canonical, evidence } = mark;
+    return {
+      documents,
+      canonical,
+      evidence,
+      pending: pendingOf(planMirrorOf(registry, manifest, ids), registry),
+    };
   };
 
   /**
@@ -457,7 +580,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (statusCache && statusCache.key === key && statusCache.registry === registry) {
       return statusCache.status;
     }
-    const status = readIndexStatus(layout, registry, manifestOf);
+    const status = readIndexStatus(layout, registry, manifestOf, knownCounts);
     statusCache = { key, registry, status };
     return status;
   };
@@ -520,6 +643,12 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           await closeOpen();
           counts = await rebuild(registry, opts, diagnostics);
           action = "rebuild";
+          // The new mirror holds the registry's pages, unless one was skipped.
+          const built = manifestCache?.manifest;
+          synced =
+            built && !diagnostics.some((d) => d.code === "index_page_skipped")
+              ? { revision: registry.revision, manifest: built }
+              : undefined;
         }
         updateStateFile(layout, {
           lastBuiltAt: new Date().toISOString(),

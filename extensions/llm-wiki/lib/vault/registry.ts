@@ -75,6 +75,15 @@ export interface Registry {
    * lookups built for one registry stay valid for the next.
    */
   names: object;
+  /** This registry's identity: what a later registry's `delta` names as its base. */
+  revision: object;
+  /**
+   * The pages whose record this refresh changed (parsed anew, removed, or
+   * added), when it started from the registry whose `revision` is `from`:
+   * every other page's id, hash and role are as they were there. Lets the
+   * index plan only these pages' mirror files after a change.
+   */
+  delta?: RegistryDelta;
   /**
    * What this refresh read and wrote: passing the registry to the next
    * refresh of the same vault lets it skip re-reading cache files still as
@@ -89,6 +98,12 @@ export interface Registry {
     relationsStamp: string;
     summary?: SummaryState;
   };
+}
+
+/** See `Registry.delta`. */
+export interface RegistryDelta {
+  from: object;
+  ids: ReadonlySet<string>;
 }
 
 export interface RefreshOptions {
@@ -334,6 +349,10 @@ export function refreshRegistry(
       false,
     );
   }
+  // Pages, hashes and roles moved only where a record did: what the index plans from.
+  const delta: RegistryDelta | undefined = current
+    ? { from: current.revision, ids: new Set([...touched.keys()].map(idOf)) }
+    : undefined;
   const patched = current && sameVault ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
@@ -341,6 +360,8 @@ export function refreshRegistry(
     return withSummary(
       {
         ...patched.registry,
+        revision: {},
+        ...(delta ? { delta } : {}),
         diagnostics,
         stats,
         snapshot: {
@@ -401,6 +422,8 @@ export function refreshRegistry(
       diagnostics,
       stats,
       names: {},
+      revision: {},
+      ...(delta ? { delta } : {}),
       snapshot: {
         cache: cacheSnapshot,
         graph,
@@ -440,7 +463,7 @@ function patchRegistry(
   touched: Map<string, RecordChange>,
 ):
   | {
-      registry: Omit<Registry, "diagnostics" | "stats" | "snapshot">;
+      registry: Omit<Registry, "diagnostics" | "stats" | "snapshot" | "revision" | "delta">;
       graph: LinkGraph;
       relationGraph: DerivedRelationGraph;
       linksMoved: boolean;
