@@ -21,8 +21,6 @@ import {
 import {
   type GenerationStoreStatus,
   type IndexStatus,
-  type KnownCounts,
-  pendingOf,
   readIndexStatus,
   readIndexStatusByMark,
   readStoreStatus,
@@ -38,31 +36,21 @@ import {
   readCurrent,
   usable,
 } from "./layout.ts";
+import { liveManifest } from "./live-manifest.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import {
   applyMirror,
   collectionsOf,
   emptyManifest,
-  type Manifest,
-  type ManifestMark,
-  type MirrorPlan,
-  manifestMarkOf,
   manifestPart,
-  manifestStamp,
-  patchManifestMark,
-  planMirror,
-  planMirrorOf,
-  readManifest,
   readManifestMark,
-  recordManifestChange,
   shardsFor,
   shardsOf,
-  writeManifest,
-  writeManifestMark,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
-import { type DocumentRemoval, type DocumentUpsert, qmdContentHash } from "./qmd-documents.ts";
+import type { DocumentUpsert } from "./qmd-documents.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
+import { applyCounting, countable } from "./store-counts.ts";
 
 export type ReindexScope = "changed" | "all";
 export type ReindexComponent = "lexical" | "vectors";
@@ -203,78 +191,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   let open: { generation: string; readOnly: boolean; store: Promise<QmdStore> } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
-  // The live manifest is read once and then kept while its file is unchanged:
-  // at 10k pages it is a megabyte of JSON, and every change and status needs it.
-  // With it, its mark (counts and set mark), kept by difference as changes land.
-  let manifestCache:
-    | { path: string; stamp: string; manifest: Manifest; mark: ManifestMark }
-    | undefined;
-  const stampOf = (gen: GenerationPaths) => `${mtimeOf(gen.manifest)}|${mtimeOf(gen.manifestLog)}`;
-  // Each manifest read from disk or written here leaves its mark beside it
-  // (see mirror.ts), so a fresh process can check the index without it.
-  const manifestOf = (gen: GenerationPaths): Manifest | undefined => {
-    const stamp = stampOf(gen);
-    if (manifestCache?.path === gen.manifest && manifestCache.stamp === stamp)
-      return manifestCache.manifest;
-    const marked = manifestStamp(gen);
-    const manifest = readManifest(gen);
-    if (!manifest) {
-      manifestCache = undefined;
-      return undefined;
-    }
-    // A mark on disk counts only if the files did not move while they were read.
-    const onDisk = manifestStamp(gen) === marked ? readManifestMark(gen) : undefined;
-    const mark = onDisk ?? manifestMarkOf(manifest);
-    manifestCache = { path: gen.manifest, stamp, manifest, mark };
-    if (!onDisk) writeManifestMark(gen, manifest, marked, mark);
-    return manifest;
-  };
-  const saveManifest = (gen: GenerationPaths, manifest: Manifest): void => {
-    writeManifest(gen, manifest);
-    const mark = manifestMarkOf(manifest);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest, mark };
-    writeManifestMark(gen, manifest, manifestStamp(gen), mark);
-  };
-  /**
-   * Records a change of the pages `ids` (their entries before, `part`, and
-   * after, `next`) in the live `manifest`, in place, with its mark moved by
-   * difference: the change costs its own pages, not the vault's.
-   */
-  const updateManifest = (
-    gen: GenerationPaths,
-    manifest: Manifest,
-    part: Manifest,
-    next: Manifest,
-    ids: readonly string[],
-  ): void => {
-    const kept = manifestCache?.manifest === manifest ? manifestCache.mark : undefined;
-    const mark = kept ? patchManifestMark(kept, part, next, ids) : undefined;
-    // Changed in place: from here the copy in memory is only good once written.
-    manifestCache = undefined;
-    synced = undefined;
-    recordManifestChange(gen, manifest, next, ids);
-    const done = mark ?? manifestMarkOf(manifest);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest, mark: done };
-    writeManifestMark(gen, manifest, manifestStamp(gen), done);
-  };
-  /**
-   * The registry revision the live mirror was last brought to by this
-   * process, and the manifest object (the cached one) it was recorded in:
-   * while both hold, a registry whose delta starts there differs from the
-   * mirror only in the delta's pages.
-   */
-  let synced: { revision: object; manifest: Manifest } | undefined;
-  /** The pages where `registry` may differ from `manifest`, or undefined when that needs the whole comparison. */
-  const differing = (registry: Registry, manifest: Manifest): ReadonlySet<string> | undefined => {
-    if (synced?.manifest !== manifest || manifestCache?.manifest !== manifest) return undefined;
-    if (registry.revision === synced.revision) return new Set();
-    return registry.delta?.from === synced.revision ? registry.delta.ids : undefined;
-  };
-  /** The plan that brings `manifest` to `registry`, from the changed pages alone when known. */
-  const planFor = (registry: Registry, manifest: Manifest): MirrorPlan => {
-    const ids = differing(registry, manifest);
-    return ids ? planMirrorOf(registry, manifest, ids) : planMirror(registry, manifest);
-  };
+  const manifests = liveManifest();
+  const manifestOf = manifests.of;
+  const saveManifest = manifests.save;
 
   const manifestShards = (gen: GenerationPaths): number | undefined => {
     const manifest = manifestOf(gen);
@@ -457,42 +376,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     writeStoreStatus(gen, next);
   };
 
-  /**
-   * The store status a lexical change can move by difference: one of a
-   * store never embedded (every active content hash then needs embedding,
-   * so the count moves with the hashes the change brings and drops) that
-   * holds as many documents as the manifest. Undefined: ask QMD.
-   */
-  const countable = (
-    before: GenerationStoreStatus,
-    manifest: Manifest,
-  ): GenerationStoreStatus | undefined =>
-    !before.hasVectors &&
-    before.vectorModel === undefined &&
-    manifestCache?.manifest === manifest &&
-    before.documents === manifestCache.mark.documents
-      ? before
-      : undefined;
-
-  /**
-   * The hashes a change touches (those its documents hold now and those its
-   * upserts bring) and which of them an active document holds.
-   */
-  const heldBy = async (
-    store: QmdStore,
-    upserts: readonly DocumentUpsert[],
-    removals: readonly DocumentRemoval[],
-    known?: ReadonlySet<string>,
-  ): Promise<{ hashes: ReadonlySet<string>; held: ReadonlySet<string> }> => {
-    const docs = [...upserts, ...removals].map(({ collection, path }) => ({ collection, path }));
-    const hashes = new Set(known ?? upserts.map((u) => qmdContentHash(u.text)));
-    const found = await store.heldHashes(known ? [] : docs, hashes);
-    for (const hash of found.docs) if (hash !== undefined) hashes.add(hash);
-    // The documents' own hashes were not yet asked about: ask once more for them.
-    const held = known ? found.held : (await store.heldHashes([], hashes)).held;
-    return { hashes, held };
-  };
-
   const incremental = async (
     registry: Registry,
     opts: ReindexOptions,
@@ -503,7 +386,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, current);
     const manifest = usable(gen) ? manifestOf(gen) : undefined;
     if (!manifest) return undefined;
-    const plan = planFor(registry, manifest);
+    const plan = manifests.plan(registry, manifest);
     const store = await liveStore();
     if (!store) return undefined;
     opts.signal?.throwIfAborted();
@@ -512,8 +395,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const vectors = opts.components?.includes("vectors") === true;
     // Counts follow a lexical change by difference; embedding, or no counts yet, asks QMD.
     const before = readStoreStatus(gen);
-    const counted =
-      changed && !vectors && before !== undefined ? countable(before, manifest) : undefined;
+    const counted = vectors ? undefined : countable(before, manifests.markOf(manifest)?.documents);
     let skipped = false;
     let recorded = false;
     if (changed) {
@@ -523,25 +405,26 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       const mirrored = applyMirror(vault, gen, registry, part, plan);
       diagnostics.push(...mirrored.diagnostics);
       skipped = mirrored.diagnostics.length > 0;
-      const held = counted && (await heldBy(store, mirrored.upserts, mirrored.removals));
-      await store.applyDocuments(mirrored.upserts, mirrored.removals);
-      const after = held && (await heldBy(store, mirrored.upserts, mirrored.removals, held.hashes));
-      updateManifest(gen, manifest, part, mirrored.manifest, ids);
-      if (counted && held && after && manifestCache?.manifest === manifest) {
+      const moved = await applyCounting(
+        store,
+        mirrored.upserts,
+        mirrored.removals,
+        counted !== undefined,
+      );
+      manifests.update(gen, manifest, part, mirrored.manifest, ids);
+      const documents = manifests.markOf(manifest)?.documents;
+      if (counted && moved !== undefined && documents !== undefined) {
         writeStoreStatus(gen, {
           ...counted,
-          documents: manifestCache.mark.documents,
-          needsEmbedding: counted.needsEmbedding + after.held.size - held.held.size,
+          documents,
+          needsEmbedding: counted.needsEmbedding + moved,
         });
         recorded = true;
       }
     }
     // A page skipped (changed again, or gone, since the registry read it)
     // stays pending: the next plan must compare every page to find it.
-    synced =
-      !skipped && manifestCache?.manifest === manifest
-        ? { revision: registry.revision, manifest }
-        : undefined;
+    manifests.synced(skipped ? undefined : registry);
     if (vectors) {
       const result = await store.embed({
         ...(opts.force ? { force: true } : {}),
@@ -556,20 +439,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     return { written: plan.write.length, removed: plan.remove.length, embedded };
   };
 
-  /** The live manifest's counts as kept, and what is pending when the changed pages are known. */
-  const knownCounts: KnownCounts = (_gen, manifest, registry) => {
-    const ids = differing(registry, manifest);
-    const mark = manifestCache?.manifest === manifest ? manifestCache.mark : undefined;
-    if (!ids || !mark) return undefined;
-    const { documents, canonical, evidence } = mark;
-    return {
-      documents,
-      canonical,
-      evidence,
-      pending: pendingOf(planMirrorOf(registry, manifest, ids), registry),
-    };
-  };
-
   /**
    * Automatic recall asks on every turn: answer from memory while no index
    * file and no registry changed (a handful of stats instead of reading and
@@ -580,7 +449,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (statusCache && statusCache.key === key && statusCache.registry === registry) {
       return statusCache.status;
     }
-    const status = readIndexStatus(layout, registry, manifestOf, knownCounts);
+    const status = readIndexStatus(layout, registry, manifestOf, manifests.known);
     statusCache = { key, registry, status };
     return status;
   };
@@ -644,11 +513,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           counts = await rebuild(registry, opts, diagnostics);
           action = "rebuild";
           // The new mirror holds the registry's pages, unless one was skipped.
-          const built = manifestCache?.manifest;
-          synced =
-            built && !diagnostics.some((d) => d.code === "index_page_skipped")
-              ? { revision: registry.revision, manifest: built }
-              : undefined;
+          const skipped = diagnostics.some((d) => d.code === "index_page_skipped");
+          manifests.synced(skipped ? undefined : registry);
         }
         updateStateFile(layout, {
           lastBuiltAt: new Date().toISOString(),
