@@ -9,7 +9,7 @@
  * compared with a cold rebuild of the same vault. The seed is fresh each run
  * and printed with any failure.
  */
-import { rmSync, utimesSync } from "node:fs";
+import { readFileSync, rmSync, utimesSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { readStoreStatus } from "../extensions/llm-wiki/lib/index/index-state.ts";
 import {
@@ -89,6 +89,8 @@ function stateOf(service: WikiService, vault: TempVault) {
       linkProblems: registry.linkProblems,
       relations: registry.snapshot.relationGraph.toSaved(),
     },
+    // The file the older package reads, rewritten only when a resolved link moved.
+    backlinksFile: readFileSync(vault.paths.backlinks, "utf8"),
   };
 }
 
@@ -164,6 +166,15 @@ describe("incremental index state is the state a rebuild from nothing gives", ()
       // A recall right after trusts the registry the reindex made current.
       if (r.int(5) === 0) await service.recall({ query: r.pick(WORDS), mode: "lexical" });
     }
+    // Last, edits of accepted pages only: the registry is patched, not built
+    // anew, so what the patch leaves (links, backlinks.json) is what is compared.
+    for (let round = 0; round < 12; round += 1) {
+      const accepted = [...service.handles.get(vault.paths).registry().pages.keys()];
+      if (accepted.length === 0) break;
+      const id = r.pick(accepted);
+      const file = vault.writePage(id, randomPage(r, accepted, `Page ${id}`));
+      await reindexed(service, [file]);
+    }
     const incremental = stateOf(service, vault);
     await closeServices();
 
@@ -180,5 +191,6 @@ describe("incremental index state is the state a rebuild from nothing gives", ()
     expect(incremental.store, note).toEqual(scratch.store);
     expect(incremental.status, note).toEqual(scratch.status);
     expect(incremental.registry, note).toEqual(scratch.registry);
+    expect(incremental.backlinksFile, note).toBe(scratch.backlinksFile);
   }, 120_000);
 });
