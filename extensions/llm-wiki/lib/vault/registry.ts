@@ -19,6 +19,7 @@ import { extractLinks } from "./links.ts";
 import { hashContent, type Page, type PageMeta, pageMeta, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { redactValue } from "./redaction.ts";
+import { backlinksText } from "./registry-backlinks.ts";
 import {
   type CacheSnapshot,
   loadCache,
@@ -358,7 +359,8 @@ export function refreshRegistry(
   const patched = current && sameVault ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
-    if (patched.linksMoved && write) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
+    if (patched.linksMoved && write)
+      writeBacklinks(paths, patched.graph.backlinks, diagnostics, true);
     return withSummary(
       {
         ...patched.registry,
@@ -528,16 +530,19 @@ function patchRegistry(
   };
 }
 
-/** Writes `meta/backlinks.json` (keys sorted) unless it already reads the same. */
+/**
+ * Writes `meta/backlinks.json` (keys sorted) unless it already reads the
+ * same; `moved`: a resolved link is known to have moved, so it cannot.
+ */
 function writeBacklinks(
   paths: VaultPaths,
   backlinks: Map<string, string[]>,
   diagnostics: Diagnostic[],
+  moved = false,
 ): void {
-  const sorted = [...backlinks.keys()].sort().map((id) => [id, backlinks.get(id)]);
-  const text = `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`;
+  const text = backlinksText(backlinks);
   try {
-    if (readFileSync(paths.backlinks, "utf8") === text) return;
+    if (!moved && readFileSync(paths.backlinks, "utf8") === text) return;
   } catch {
     // Absent: write it.
   }
