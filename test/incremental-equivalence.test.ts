@@ -49,7 +49,10 @@ function liveGeneration(paths: VaultPaths): GenerationPaths {
 function randomPage(r: CorpusRandom, ids: readonly string[], title: string): string {
   const words = Array.from({ length: r.between(3, 9) }, () => r.pick(WORDS)).join(" ");
   const links = Array.from({ length: r.between(0, 3) }, () => {
-    const roll = r.int(4);
+    const roll = r.int(5);
+    // By a basename that may belong to no page yet, or to several: an added
+    // or removed page changes what it resolves to.
+    if (roll === 4) return `[[p${r.int(ids.length + 4)}]]`;
     if (roll === 0 || ids.length === 0) return `[[missing-${r.int(5)}]]`;
     const id = r.pick(ids);
     return roll === 1 ? `[[${id}]]` : `[[${id.split("/").pop()}]]`;
@@ -150,9 +153,12 @@ describe("incremental index state is the state a rebuild from nothing gives", ()
     const vault = makeTempVault();
     const live = new Set<string>();
     let n = 0;
+    // Now and then a number again in another folder: two pages, one basename.
     const next = () => {
       n += 1;
-      return `${r.pick(["concepts", "sources", "notes"])}/p${n}`;
+      const number = r.int(4) === 0 ? r.int(n) : n;
+      const id = `${r.pick(["concepts", "sources", "notes"])}/p${number}`;
+      return live.has(id) ? `notes/p${n}x` : id;
     };
     for (let i = 0; i < 6; i += 1) step(r, vault, live, next);
     const service = serviceFor(vault.root);

@@ -34,6 +34,7 @@ import {
   type LinkGraph,
   type LinkProblem,
   patchLinkGraph,
+  patchLinkGraphIds,
 } from "./registry-links.ts";
 import { savedNameTable } from "./registry-names.ts";
 import type { SummaryState } from "./registry-summary.ts";
@@ -402,7 +403,12 @@ export function refreshRegistry(
       outgoing.set(rec.meta.id, rec.links ?? []);
     }
   }
-  const graph = buildLinkGraph(outgoing);
+  // A page added or removed re-resolves the links its id can change, when
+  // the graph of the registry in hand can be taken over; else a whole build.
+  const { graph, linksMoved } =
+    current && sameVault
+      ? patchLinkGraphIds(current.snapshot.graph, outgoing, ...idChanges(touched))
+      : { graph: buildLinkGraph(outgoing), linksMoved: false };
   const relationGraph = DerivedRelationGraph.build(
     pages,
     graph.links,
@@ -412,7 +418,7 @@ export function refreshRegistry(
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
   if (write && (changed || touched.size > 0 || !existsSync(paths.backlinks))) {
-    writeBacklinks(paths, graph.backlinks, diagnostics);
+    writeBacklinks(paths, graph.backlinks, diagnostics, linksMoved);
   }
   return withSummary(
     {
@@ -437,6 +443,21 @@ export function refreshRegistry(
     },
     true,
   );
+}
+
+/** The pages `touched` added, removed and edited (accepted before and after), by id. */
+function idChanges(touched: Map<string, RecordChange>): [string[], string[], string[]] {
+  const added: string[] = [];
+  const removed: string[] = [];
+  const edited: string[] = [];
+  for (const { before, after } of touched.values()) {
+    const was = before?.meta?.id;
+    const now = after?.meta?.id;
+    if (was !== undefined && now !== undefined) edited.push(now);
+    else if (now !== undefined) added.push(now);
+    else if (was !== undefined) removed.push(was);
+  }
+  return [added, removed, edited];
 }
 
 function countNew(touched: Map<string, RecordChange>): number {
