@@ -109,6 +109,40 @@ describe("refreshRegistry with the files a host says changed", () => {
 });
 
 describe("a patched registry is the registry a cold build gives", () => {
+  it("re-resolves the links a page added or removed can change: by id, by basename, and ambiguous", () => {
+    const vault = makeTempVault({
+      pages: {
+        ...PAGES,
+        "notes/links": pageText(
+          { type: "concept", title: "Links" },
+          "To [[p7]], [[concepts/p8]] and [[p9]].\n",
+        ),
+      },
+    });
+    let reg = refreshRegistry(vault.paths);
+    const page = (title: string) => pageText({ type: "concept", title }, "Body.\n");
+    const steps: Array<[string, string | null]> = [
+      ["notes/p7", page("P7")], // a missing basename link now resolves
+      ["concepts/p8", page("P8")], // a missing id link now resolves
+      ["sources/p7", page("P7 again")], // the basename link turns ambiguous
+      ["notes/p7", null], // and resolves to the other page again
+      ["concepts/p8", null], // the id link is missing again
+      ["entities/p9", page("P9")],
+      ["entities/qmd", null], // links to a removed page go missing
+    ];
+    for (const [id, text] of steps) {
+      const file = vault.pageFile(id);
+      if (text === null) rmSync(file);
+      else edit(vault, id, text);
+      reg = refreshRegistry(vault.paths, reg, { changed: [file] });
+      // Built from nothing, writing nothing: the graph a cold build gives.
+      const fresh = refreshRegistry(vault.paths, undefined, { readOnly: true });
+      expect(view(reg), `after ${id}`).toEqual(view(fresh));
+      expect(reg.snapshot.relationGraph.toSaved()).toEqual(fresh.snapshot.relationGraph.toSaved());
+    }
+    expect(reg.links.get("notes/links")).toEqual(["entities/p9", "sources/p7"]);
+  });
+
   it("agrees after link edits, new missing and ambiguous links, and a page turning malformed and back", () => {
     const vault = makeTempVault({ pages: PAGES });
     let reg = refreshRegistry(vault.paths);
@@ -150,9 +184,13 @@ describe("a patched registry is the registry a cold build gives", () => {
         "Another body.\n",
       ),
     );
+    // The refresh takes `first` over (its maps are patched in place): what it said is read first.
+    const before = first.pages.get("concepts/rag");
+    const firstNames = first.names;
     const second = refreshRegistry(vault.paths, first, { changed: [body] });
-    expect(second.pages.get("concepts/rag")).not.toBe(first.pages.get("concepts/rag"));
-    expect(second.names).toBe(first.names);
+    expect(second.pages.get("concepts/rag")).not.toBe(before);
+    expect(second.pages.get("concepts/rag")?.id).toBe("concepts/rag");
+    expect(second.names).toBe(firstNames);
     const renamed = edit(vault, "concepts/rag", pageText({ type: "concept", title: "RAG!" }));
     const third = refreshRegistry(vault.paths, second, { changed: [renamed] });
     expect(third.names).not.toBe(second.names);

@@ -29,6 +29,13 @@ export interface VaultHandle {
    * registry in hand is current (see `RefreshOptions`).
    */
   refresh(changed?: readonly string[]): Registry;
+  /**
+   * The index was just brought up to `registry` (a reindex in this
+   * process): a recall right after trusts it as if refreshed now instead of
+   * walking `wiki/` again. An edit made outside the tools meanwhile is seen
+   * by the next full refresh, as always.
+   */
+  indexed(registry: Registry): void;
   /** The registry as `wiki/` holds it now, writing nothing and keeping nothing (see `RefreshOptions.readOnly`). */
   peek(): Registry;
   /**
@@ -116,6 +123,9 @@ export function createVaultHandles(
           refreshedAt = performance.now();
           intent = undefined;
           return registry;
+        },
+        indexed(reg) {
+          if (reg === registry) refreshedAt = performance.now();
         },
         peek() {
           return refreshRegistry(paths, undefined, { readOnly: true });

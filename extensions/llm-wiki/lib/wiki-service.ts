@@ -309,6 +309,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ...(input.lockWaitMs !== undefined ? { lockWaitMs: input.lockWaitMs } : {}),
           onProgress: (e) => input.onProgress?.({ vault: v.root, ...e }),
         });
+        handle.indexed(reg);
         reports.push(report);
       }
       const failed = reports.some((r) => r.diagnostics.some((d) => d.severity === "error"));

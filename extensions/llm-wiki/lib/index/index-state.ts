@@ -15,7 +15,13 @@ import {
   readCurrent,
   usable,
 } from "./layout.ts";
-import { type Manifest, planMirror, readManifest, readManifestMark } from "./mirror.ts";
+import {
+  type Manifest,
+  type MirrorPlan,
+  planMirror,
+  readManifest,
+  readManifestMark,
+} from "./mirror.ts";
 
 export type IndexState = "missing" | "ready" | "stale" | "recovering" | "error";
 
@@ -99,18 +105,40 @@ type LiveCounts = Pick<
   "generation" | "documents" | "canonical" | "evidence" | "pending" | "needsEmbedding" | "vectors"
 >;
 
+/**
+ * What a process that keeps the live manifest knows of it without a pass
+ * over its entries: its counts (kept by difference) and the pages pending
+ * against a registry. Undefined: count from the manifest.
+ */
+export type KnownCounts = (
+  gen: GenerationPaths,
+  manifest: Manifest,
+  registry: Registry,
+) => Pick<LiveCounts, "documents" | "canonical" | "evidence" | "pending"> | undefined;
+
+/** The pages a plan adds, changes or removes (a page moving role counts once). */
+export function pendingOf(plan: MirrorPlan, registry: Registry): number {
+  return plan.write.length + plan.remove.filter((r) => !registry.pages.has(r.id)).length;
+}
+
 /** Counts of a usable live generation against the registry. */
-function countsOf(gen: GenerationPaths, manifest: Manifest, registry: Registry): LiveCounts {
-  const entries = Object.values(manifest.entries);
+function countsOf(
+  gen: GenerationPaths,
+  manifest: Manifest,
+  registry: Registry,
+  known?: KnownCounts,
+): LiveCounts {
   const store = readStoreStatus(gen);
-  const plan = planMirror(registry, manifest);
+  const kept = known?.(gen, manifest, registry);
+  const live = { generation: gen.name, needsEmbedding: store?.needsEmbedding ?? 0 };
+  if (kept) return { ...live, ...kept, vectors: vectorsOf(store) };
+  const entries = Object.values(manifest.entries);
   return {
-    generation: gen.name,
+    ...live,
     documents: entries.length,
     canonical: entries.filter((e) => e.role === "canonical").length,
     evidence: entries.filter((e) => e.role === "evidence").length,
-    pending: plan.write.length + plan.remove.filter((r) => !registry.pages.has(r.id)).length,
-    needsEmbedding: store?.needsEmbedding ?? 0,
+    pending: pendingOf(planMirror(registry, manifest), registry),
     vectors: vectorsOf(store),
   };
 }
@@ -118,12 +146,13 @@ function countsOf(gen: GenerationPaths, manifest: Manifest, registry: Registry):
 /**
  * Reads the status of a vault's index against its current registry.
  * `manifestOf` lets a process that keeps the live manifest in memory skip
- * re-reading it.
+ * re-reading it, and `known` counting it.
  */
 export function readIndexStatus(
   layout: IndexLayout,
   registry: Registry,
   manifestOf: (gen: GenerationPaths) => Manifest | undefined = readManifest,
+  known?: KnownCounts,
 ): IndexStatus {
   const state = readStateFile(layout);
   const base = baseStatus(state, registry.pages.size);
@@ -134,7 +163,7 @@ export function readIndexStatus(
     // The live generation still answers meanwhile: report what it holds.
     return {
       ...base,
-      ...(gen && manifest ? countsOf(gen, manifest, registry) : {}),
+      ...(gen && manifest ? countsOf(gen, manifest, registry, known) : {}),
       state: "recovering",
       repair: "llm-wiki reindex",
       diagnostics: [
@@ -178,7 +207,7 @@ export function readIndexStatus(
       ],
     };
   }
-  return liveStatus(base, countsOf(gen, manifest, registry), state);
+  return liveStatus(base, countsOf(gen, manifest, registry, known), state);
 }
 
 /**

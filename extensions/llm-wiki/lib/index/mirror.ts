@@ -20,7 +20,8 @@ import {
 } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
-import { indexMark } from "../vault/registry-summary.ts";
+import { indexMark, indexMember } from "../vault/registry-summary.ts";
+import { SetMark } from "../vault/set-mark.ts";
 import { fnv1a } from "../vault/stable-hash.ts";
 import type { GenerationPaths } from "./layout.ts";
 import type { DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
@@ -207,6 +208,49 @@ export function recordManifest(
 }
 
 /**
+ * Records a change of the pages `ids` in `manifest` itself, whose entries
+ * for them become those of `next` (an id `next` lacks is removed): the log
+ * gains a line per changed entry, as in `recordManifest`, without copying
+ * the other entries. `manifest` is changed in place, so a caller that keeps
+ * it must drop it when this throws (the files may then lag behind it).
+ */
+export function recordManifestChange(
+  gen: GenerationPaths,
+  manifest: Manifest,
+  next: Manifest,
+  ids: Iterable<string>,
+): void {
+  const lines: string[] = [];
+  for (const id of new Set(ids)) {
+    const entry = next.entries[id];
+    if (entry === manifest.entries[id]) continue;
+    lines.push(JSON.stringify(entry ? { id, entry } : { id, removed: true }));
+    if (entry) manifest.entries[id] = entry;
+    else delete manifest.entries[id];
+  }
+  const logged = (manifest.logged ?? 0) + lines.length;
+  if (logged > MANIFEST_LOG_LIMIT) {
+    writeManifest(gen, manifest);
+    return;
+  }
+  if (lines.length > 0) {
+    refuseLinkOnTheWay(gen.manifestLog);
+    appendFileSync(gen.manifestLog, `${lines.join("\n")}\n`);
+  }
+  manifest.logged = logged;
+}
+
+/** The entries of `ids` alone, as a manifest of the same generation: what a change starts from. */
+export function manifestPart(manifest: Manifest, ids: Iterable<string>): Manifest {
+  const entries: Record<string, ManifestEntry> = {};
+  for (const id of ids) {
+    const entry = manifest.entries[id];
+    if (entry) entries[id] = entry;
+  }
+  return { version: manifest.version, shards: shardsOf(manifest), entries };
+}
+
+/**
  * `manifest.mark.json` of a generation: the manifest's index mark (see
  * vault/registry-summary.ts) and counts, stamped with the manifest and log
  * files it was made from. A process that holds the registry's summary can
@@ -263,16 +307,20 @@ export function manifestMarkOf(manifest: Manifest): ManifestMark {
 /**
  * Writes the mark of `manifest`, read or written when the manifest files had
  * `stamp`, unless they changed since (a newer manifest's mark is its
- * writer's to make). Best effort: an index folder that refuses the write
- * only loses the shortcut.
+ * writer's to make). `mark`, when the caller has it already (kept by
+ * difference, `patchManifestMark`), spares a pass over every entry. Best
+ * effort: an index folder that refuses the write only loses the shortcut.
  */
-export function writeManifestMark(gen: GenerationPaths, manifest: Manifest, stamp: string): void {
+export function writeManifestMark(
+  gen: GenerationPaths,
+  manifest: Manifest,
+  stamp: string,
+  mark?: ManifestMark,
+): void {
   if (manifestStamp(gen) !== stamp) return;
   try {
-    writeFileAtomic(
-      markPath(gen),
-      `${JSON.stringify({ version: MARK_VERSION, stamp, ...manifestMarkOf(manifest) })}\n`,
-    );
+    const body = { version: MARK_VERSION, stamp, ...(mark ?? manifestMarkOf(manifest)) };
+    writeFileAtomic(markPath(gen), `${JSON.stringify(body)}\n`);
   } catch {
     // Read-only or full: statuses read the manifest instead.
   }
@@ -333,6 +381,71 @@ export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
     }
   }
   return { write, remove };
+}
+
+/**
+ * `planMirror` for a registry known to differ from the one the manifest
+ * mirrors only in the pages `ids`: the same plan, from those pages alone.
+ */
+export function planMirrorOf(
+  registry: Registry,
+  manifest: Manifest,
+  ids: Iterable<string>,
+): MirrorPlan {
+  const write: string[] = [];
+  const remove: MirrorPlan["remove"] = [];
+  const gone: MirrorPlan["remove"] = [];
+  // In registry order, as the whole plan lists them.
+  for (const id of [...new Set(ids)].sort(byId)) {
+    const meta = registry.pages.get(id);
+    const entry = manifest.entries[id];
+    if (!meta) {
+      if (entry) gone.push({ id, collection: entry.collection });
+      continue;
+    }
+    if (entry && entry.hash === registry.hashes.get(id) && entry.role === meta.role) continue;
+    write.push(id);
+    if (entry && entry.role !== meta.role) remove.push({ id, collection: entry.collection });
+  }
+  return { write, remove: [...remove, ...gone] };
+}
+
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The mark of `next`, a manifest that differs from `previous` (whose mark is
+ * `mark`) only in the entries of `ids`: the set mark moves by those members
+ * alone, so a change costs its own pages, not the vault's.
+ */
+export function patchManifestMark(
+  mark: ManifestMark,
+  previous: Manifest,
+  next: Manifest,
+  ids: Iterable<string>,
+): ManifestMark {
+  const acc = SetMark.from(mark.mark);
+  const out = { ...mark };
+  const count = (entry: ManifestEntry, by: number) => {
+    out.documents += by;
+    if (entry.role === "canonical") out.canonical += by;
+    else if (entry.role === "evidence") out.evidence += by;
+  };
+  for (const id of new Set(ids)) {
+    const before = previous.entries[id];
+    const after = next.entries[id];
+    if (before === after) continue;
+    if (before) {
+      acc.remove(indexMember(id, before.hash, before.role));
+      count(before, -1);
+    }
+    if (after) {
+      acc.add(indexMember(id, after.hash, after.role));
+      count(after, 1);
+    }
+  }
+  return { ...out, mark: acc.mark() };
 }
 
 function mirrorPath(gen: GenerationPaths, collection: string, id: string): string {

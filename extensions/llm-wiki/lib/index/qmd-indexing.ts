@@ -36,25 +36,21 @@ import {
   readCurrent,
   usable,
 } from "./layout.ts";
+import { liveManifest } from "./live-manifest.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import {
   applyMirror,
   collectionsOf,
   emptyManifest,
-  type Manifest,
-  manifestStamp,
-  planMirror,
-  readManifest,
+  manifestPart,
   readManifestMark,
-  recordManifest,
   shardsFor,
   shardsOf,
-  writeManifest,
-  writeManifestMark,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import type { DocumentUpsert } from "./qmd-documents.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
+import { applyCounting, countable } from "./store-counts.ts";
 
 export type ReindexScope = "changed" | "all";
 export type ReindexComponent = "lexical" | "vectors";
@@ -195,37 +191,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   let open: { generation: string; readOnly: boolean; store: Promise<QmdStore> } | undefined;
   let statusCache: { key: string; registry: Registry; status: IndexStatus } | undefined;
 
-  // The live manifest is read once and then kept while its file is unchanged:
-  // at 10k pages it is a megabyte of JSON, and every change and status needs it.
-  let manifestCache: { path: string; stamp: string; manifest: Manifest } | undefined;
-  const stampOf = (gen: GenerationPaths) => `${mtimeOf(gen.manifest)}|${mtimeOf(gen.manifestLog)}`;
-  // Each manifest read from disk or written here leaves its mark beside it
-  // (see mirror.ts), so a fresh process can check the index without it.
-  const manifestOf = (gen: GenerationPaths): Manifest | undefined => {
-    const stamp = stampOf(gen);
-    if (manifestCache?.path === gen.manifest && manifestCache.stamp === stamp)
-      return manifestCache.manifest;
-    const marked = manifestStamp(gen);
-    const manifest = readManifest(gen);
-    manifestCache = manifest ? { path: gen.manifest, stamp, manifest } : undefined;
-    if (manifest && !readManifestMark(gen)) writeManifestMark(gen, manifest, marked);
-    return manifest;
-  };
-  const saveManifest = (gen: GenerationPaths, manifest: Manifest): void => {
-    writeManifest(gen, manifest);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest };
-    writeManifestMark(gen, manifest, manifestStamp(gen));
-  };
-  const updateManifest = (
-    gen: GenerationPaths,
-    previous: Manifest,
-    next: Manifest,
-    ids: Iterable<string>,
-  ): void => {
-    const recorded = recordManifest(gen, previous, next, ids);
-    manifestCache = { path: gen.manifest, stamp: stampOf(gen), manifest: recorded };
-    writeManifestMark(gen, recorded, manifestStamp(gen));
-  };
+  const manifests = liveManifest();
+  const manifestOf = manifests.of;
+  const saveManifest = manifests.save;
 
   const manifestShards = (gen: GenerationPaths): number | undefined => {
     const manifest = manifestOf(gen);
@@ -418,21 +386,46 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const gen = generationPaths(layout, current);
     const manifest = usable(gen) ? manifestOf(gen) : undefined;
     if (!manifest) return undefined;
-    const plan = planMirror(registry, manifest);
+    const plan = manifests.plan(registry, manifest);
     const store = await liveStore();
     if (!store) return undefined;
     opts.signal?.throwIfAborted();
     let embedded = 0;
-    if (plan.write.length > 0 || plan.remove.length > 0) {
-      const mirrored = applyMirror(vault, gen, registry, manifest, plan);
+    const changed = plan.write.length > 0 || plan.remove.length > 0;
+    const vectors = opts.components?.includes("vectors") === true;
+    // Counts follow a lexical change by difference; embedding, or no counts yet, asks QMD.
+    const before = readStoreStatus(gen);
+    const counted = vectors ? undefined : countable(before, manifests.markOf(manifest)?.documents);
+    let skipped = false;
+    let recorded = false;
+    if (changed) {
+      const ids = [...plan.write, ...plan.remove.map((r) => r.id)];
+      // Only the planned pages' entries: applying the plan copies nothing else.
+      const part = manifestPart(manifest, ids);
+      const mirrored = applyMirror(vault, gen, registry, part, plan);
       diagnostics.push(...mirrored.diagnostics);
-      await store.applyDocuments(mirrored.upserts, mirrored.removals);
-      updateManifest(gen, manifest, mirrored.manifest, [
-        ...plan.write,
-        ...plan.remove.map((r) => r.id),
-      ]);
+      skipped = mirrored.diagnostics.length > 0;
+      const moved = await applyCounting(
+        store,
+        mirrored.upserts,
+        mirrored.removals,
+        counted !== undefined,
+      );
+      manifests.update(gen, manifest, part, mirrored.manifest, ids);
+      const documents = manifests.markOf(manifest)?.documents;
+      if (counted && moved !== undefined && documents !== undefined) {
+        writeStoreStatus(gen, {
+          ...counted,
+          documents,
+          needsEmbedding: counted.needsEmbedding + moved,
+        });
+        recorded = true;
+      }
     }
-    if (opts.components?.includes("vectors")) {
+    // A page skipped (changed again, or gone, since the registry read it)
+    // stays pending: the next plan must compare every page to find it.
+    manifests.synced(skipped ? undefined : registry);
+    if (vectors) {
       const result = await store.embed({
         ...(opts.force ? { force: true } : {}),
         ...(opts.signal ? { signal: opts.signal } : {}),
@@ -440,8 +433,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       });
       embedded = result.embedded;
     }
-    const changed = plan.write.length > 0 || plan.remove.length > 0;
-    if (changed || opts.components?.includes("vectors") || readStoreStatus(gen) === undefined) {
+    if ((changed && !recorded) || vectors || before === undefined) {
       await recordStoreStatus(store, gen);
     }
     return { written: plan.write.length, removed: plan.remove.length, embedded };
@@ -457,7 +449,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (statusCache && statusCache.key === key && statusCache.registry === registry) {
       return statusCache.status;
     }
-    const status = readIndexStatus(layout, registry, manifestOf);
+    const status = readIndexStatus(layout, registry, manifestOf, manifests.known);
     statusCache = { key, registry, status };
     return status;
   };
@@ -520,6 +512,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           await closeOpen();
           counts = await rebuild(registry, opts, diagnostics);
           action = "rebuild";
+          // The new mirror holds the registry's pages, unless one was skipped.
+          const skipped = diagnostics.some((d) => d.code === "index_page_skipped");
+          manifests.synced(skipped ? undefined : registry);
         }
         updateStateFile(layout, {
           lastBuiltAt: new Date().toISOString(),

@@ -36,6 +36,7 @@ export function lexicalFirstStore(
     searchExpanded: (query, opts) => upgraded().then((s) => s.searchExpanded(query, opts)),
     // QMD's status knows of vectors and embedding; the reader's counts do not.
     status: () => upgraded().then((s) => s.status()),
+    heldHashes: (docs, hashes) => upgraded().then((s) => s.heldHashes(docs, hashes)),
     close: async () => {
       if (closed) return;
       closed = true;

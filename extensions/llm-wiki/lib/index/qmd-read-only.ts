@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { clampLimit, normalise } from "./qmd-excerpts.ts";
+import { createHeldHashes } from "./qmd-held-hashes.ts";
 import { createLexicalSearch } from "./qmd-lexical.ts";
 import type { QmdCollectionSpec, QmdHit, QmdStore } from "./qmd-store-types.ts";
 
@@ -74,6 +75,7 @@ export function createReadOnlyStore(
   const countStmt = db.prepare(
     "SELECT collection, count(*) AS n FROM documents WHERE active = 1 GROUP BY collection",
   );
+  const heldHashes = createHeldHashes(db);
   let closed = false;
   const run = <T>(work: () => T): Promise<T> =>
     closed ? Promise.reject(new Error("QMD store is closed")) : Promise.resolve().then(work);
@@ -129,6 +131,7 @@ export function createReadOnlyStore(
           collections,
         };
       }),
+    heldHashes: (docs, hashes) => run(() => heldHashes(docs, hashes)),
     close: async () => {
       if (closed) return;
       closed = true;

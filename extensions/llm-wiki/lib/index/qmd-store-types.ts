@@ -123,6 +123,20 @@ export interface QmdStatus {
   collections: Array<{ name: string; documents: number }>;
 }
 
+/** A document of a collection, by its path there (`<pageId>.md`). */
+export interface QmdDocumentRef {
+  collection: string;
+  path: string;
+}
+
+/** Result of `heldHashes`. */
+export interface HeldHashes {
+  /** The content hash each asked document holds, undefined where none is active. */
+  docs: Array<string | undefined>;
+  /** The asked hashes some active document holds. */
+  held: Set<string>;
+}
+
 /** An open QMD index. */
 export interface QmdStore {
   /** Rescans the given collections (default: all). Model-free. */
@@ -186,6 +200,11 @@ export interface QmdStore {
     opts?: { intent?: string; limit?: number; candidateLimit?: number; signal?: AbortSignal },
   ): Promise<QmdHit[]>;
   status(): Promise<QmdStatus>;
+  /**
+   * What a change's counts move by (see qmd-held-hashes.ts): reads a row
+   * per asked document and hash, so counts follow a change by difference.
+   */
+  heldHashes(docs: readonly QmdDocumentRef[], hashes: Iterable<string>): Promise<HeldHashes>;
   /** Waits for running operations, then releases models and the database. */
   close(): Promise<void>;
 }

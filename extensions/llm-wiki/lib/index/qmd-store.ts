@@ -52,6 +52,7 @@ import {
   normalise,
   plainQuery,
 } from "./qmd-excerpts.ts";
+import { createHeldHashes } from "./qmd-held-hashes.ts";
 import { createLexicalSearch } from "./qmd-lexical.ts";
 import { lexicalFirstStore } from "./qmd-lexical-first.ts";
 import {
@@ -241,6 +242,7 @@ function createAdapter(
     "SELECT model FROM content_vectors GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1",
   );
   const documents = createDocumentWriter(db);
+  const heldHashes = createHeldHashes(db);
   const running = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -474,6 +476,8 @@ function createAdapter(
           collections,
         };
       }),
+
+    heldHashes: (docs, hashes) => track(async () => heldHashes(docs, hashes)),
 
     close: async () => {
       if (closed) return;

@@ -61,17 +61,31 @@ export function extractLinks(pageId: string, body: string): RawLink[] {
 
 /** Resolves link targets against a fixed set of page ids; build once per registry. */
 export class LinkResolver {
-  private readonly ids: ReadonlySet<string>;
+  private readonly ids: Set<string>;
   private readonly byBasename = new Map<string, string[]>();
 
   constructor(ids: Iterable<string>) {
-    this.ids = new Set(ids);
-    for (const id of this.ids) {
-      const base = id.split("/").pop() ?? id;
-      const list = this.byBasename.get(base);
-      if (list) list.push(id);
-      else this.byBasename.set(base, [id]);
-    }
+    this.ids = new Set();
+    for (const id of ids) this.add(id);
+  }
+
+  /** Takes in a page added since (the registry's graph patch, instead of a new resolver). */
+  add(id: string): void {
+    if (this.ids.has(id)) return;
+    this.ids.add(id);
+    const base = id.split("/").pop() ?? id;
+    const list = this.byBasename.get(base);
+    if (list) list.push(id);
+    else this.byBasename.set(base, [id]);
+  }
+
+  /** Forgets a page removed since. */
+  remove(id: string): void {
+    if (!this.ids.delete(id)) return;
+    const base = id.split("/").pop() ?? id;
+    const rest = (this.byBasename.get(base) ?? []).filter((other) => other !== id);
+    if (rest.length > 0) this.byBasename.set(base, rest);
+    else this.byBasename.delete(base);
   }
 
   /** Resolves one target: exact id, then slugified id, then a unique basename. */

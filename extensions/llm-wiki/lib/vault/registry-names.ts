@@ -19,8 +19,12 @@ import type { VaultPaths } from "./paths.ts";
 import { fileStamp } from "./registry-cache.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-/** Most buckets of exact and word keys (a 10k-page vault's ~30k keys: ~500 a bucket). */
-export const MAX_NAME_BUCKETS = 64;
+/**
+ * Most buckets of exact and word keys (a 10k-page vault's ~30k keys: ~500 a
+ * bucket). Past 10k pages a renamed page still rewrites buckets of this
+ * size, not ones growing with the vault (256 keep them ~75 KB at 100k).
+ */
+export const MAX_NAME_BUCKETS = 256;
 /** Pages per bucket a table is laid out for: a small vault keeps a few files, not 64. */
 const PAGES_PER_BUCKET = 160;
 const NAMES_VERSION = 3;
@@ -254,7 +258,7 @@ export function writeNameTable(
   const stamps = buckets.map((bucket, b) => writeBucket(paths, b, bucket));
   stamps.push(writeCjk(paths, cjk));
   for (const name of readdirSync(namesDir(paths))) {
-    const m = /^(\d\d)\.json$/.exec(name);
+    const m = /^(\d{2,3})\.json$/.exec(name);
     if (m && Number(m[1]) >= count) rmSync(join(namesDir(paths), name), { force: true });
   }
   return stamps;

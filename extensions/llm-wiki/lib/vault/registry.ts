@@ -19,6 +19,7 @@ import { extractLinks } from "./links.ts";
 import { hashContent, type Page, type PageMeta, pageMeta, parsePage } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { redactValue } from "./redaction.ts";
+import { backlinksText } from "./registry-backlinks.ts";
 import {
   type CacheSnapshot,
   loadCache,
@@ -33,6 +34,7 @@ import {
   type LinkGraph,
   type LinkProblem,
   patchLinkGraph,
+  patchLinkGraphIds,
 } from "./registry-links.ts";
 import { savedNameTable } from "./registry-names.ts";
 import type { SummaryState } from "./registry-summary.ts";
@@ -75,6 +77,15 @@ export interface Registry {
    * lookups built for one registry stay valid for the next.
    */
   names: object;
+  /** This registry's identity: what a later registry's `delta` names as its base. */
+  revision: object;
+  /**
+   * The pages whose record this refresh changed (parsed anew, removed, or
+   * added), when it started from the registry whose `revision` is `from`:
+   * every other page's id, hash and role are as they were there. Lets the
+   * index plan only these pages' mirror files after a change.
+   */
+  delta?: RegistryDelta;
   /**
    * What this refresh read and wrote: passing the registry to the next
    * refresh of the same vault lets it skip re-reading cache files still as
@@ -89,6 +100,12 @@ export interface Registry {
     relationsStamp: string;
     summary?: SummaryState;
   };
+}
+
+/** See `Registry.delta`. */
+export interface RegistryDelta {
+  from: object;
+  ids: ReadonlySet<string>;
 }
 
 export interface RefreshOptions {
@@ -178,6 +195,8 @@ function targetsOf(paths: VaultPaths, changed: readonly string[]): WikiFile[] | 
 /**
  * Brings the registry up to date with `wiki/` and returns it. Writes the
  * derived files only when they changed; a read-only vault still answers.
+ * `last` is taken over: its maps may be patched in place into the new
+ * registry's, so read nothing from it afterwards.
  */
 export function refreshRegistry(
   paths: VaultPaths,
@@ -334,13 +353,20 @@ export function refreshRegistry(
       false,
     );
   }
+  // Pages, hashes and roles moved only where a record did: what the index plans from.
+  const delta: RegistryDelta | undefined = current
+    ? { from: current.revision, ids: new Set([...touched.keys()].map(idOf)) }
+    : undefined;
   const patched = current && sameVault ? patchRegistry(current, touched) : undefined;
   if (patched) {
     collectDiagnostics(shards, diagnostics);
-    if (patched.linksMoved && write) writeBacklinks(paths, patched.graph.backlinks, diagnostics);
+    if (patched.linksMoved && write)
+      writeBacklinks(paths, patched.graph.backlinks, diagnostics, true);
     return withSummary(
       {
         ...patched.registry,
+        revision: {},
+        ...(delta ? { delta } : {}),
         diagnostics,
         stats,
         snapshot: {
@@ -377,7 +403,12 @@ export function refreshRegistry(
       outgoing.set(rec.meta.id, rec.links ?? []);
     }
   }
-  const graph = buildLinkGraph(outgoing);
+  // A page added or removed re-resolves the links its id can change, when
+  // the graph of the registry in hand can be taken over; else a whole build.
+  const { graph, linksMoved } =
+    current && sameVault
+      ? patchLinkGraphIds(current.snapshot.graph, outgoing, ...idChanges(touched))
+      : { graph: buildLinkGraph(outgoing), linksMoved: false };
   const relationGraph = DerivedRelationGraph.build(
     pages,
     graph.links,
@@ -387,7 +418,7 @@ export function refreshRegistry(
   // A cache that was complete and unchanged was written with its backlinks:
   // a fresh process reading it need not compare megabytes to find that out.
   if (write && (changed || touched.size > 0 || !existsSync(paths.backlinks))) {
-    writeBacklinks(paths, graph.backlinks, diagnostics);
+    writeBacklinks(paths, graph.backlinks, diagnostics, linksMoved);
   }
   return withSummary(
     {
@@ -401,6 +432,8 @@ export function refreshRegistry(
       diagnostics,
       stats,
       names: {},
+      revision: {},
+      ...(delta ? { delta } : {}),
       snapshot: {
         cache: cacheSnapshot,
         graph,
@@ -412,15 +445,43 @@ export function refreshRegistry(
   );
 }
 
+/** The pages `touched` added, removed and edited (accepted before and after), by id. */
+function idChanges(touched: Map<string, RecordChange>): [string[], string[], string[]] {
+  const added: string[] = [];
+  const removed: string[] = [];
+  const edited: string[] = [];
+  for (const { before, after } of touched.values()) {
+    const was = before?.meta?.id;
+    const now = after?.meta?.id;
+    if (was !== undefined && now !== undefined) edited.push(now);
+    else if (now !== undefined) added.push(now);
+    else if (was !== undefined) removed.push(was);
+  }
+  return [added, removed, edited];
+}
+
 function countNew(touched: Map<string, RecordChange>): number {
   let n = 0;
   for (const change of touched.values()) if (!change.before) n += 1;
   return n;
 }
 
+/**
+ * Each shard's record diagnostics, by the shard's records object: a refresh
+ * copies only the shards it changes, so the others' lists are reused, not
+ * gathered again from every record.
+ */
+const shardDiagnostics = new WeakMap<ShardRecords, Diagnostic[]>();
+
 function collectDiagnostics(shards: ShardRecords[], into: Diagnostic[]): void {
   for (const records of shards) {
-    for (const rec of Object.values(records)) if (rec.diagnostics) into.push(...rec.diagnostics);
+    let found = shardDiagnostics.get(records);
+    if (!found) {
+      found = [];
+      for (const rec of Object.values(records)) if (rec.diagnostics) found.push(...rec.diagnostics);
+      shardDiagnostics.set(records, found);
+    }
+    into.push(...found);
   }
 }
 
@@ -434,13 +495,16 @@ function sameNames(a: PageMeta, b: PageMeta): boolean {
  * `last` with the touched pages' metadata and links replaced, when the set of
  * accepted page ids is unchanged (a page added, removed, or turned malformed
  * or valid changes what every link resolves to: the caller builds anew).
+ * `last`'s maps are taken over and changed in place: copying them cost more
+ * than the change itself (tens of milliseconds each at 100k pages), and the
+ * registry passed to a refresh is the one it replaces.
  */
 function patchRegistry(
   last: Registry,
   touched: Map<string, RecordChange>,
 ):
   | {
-      registry: Omit<Registry, "diagnostics" | "stats" | "snapshot">;
+      registry: Omit<Registry, "diagnostics" | "stats" | "snapshot" | "revision" | "delta">;
       graph: LinkGraph;
       relationGraph: DerivedRelationGraph;
       linksMoved: boolean;
@@ -449,9 +513,7 @@ function patchRegistry(
   for (const { before, after } of touched.values()) {
     if (!before?.meta || !after?.meta) return undefined;
   }
-  const pages = new Map(last.pages);
-  const hashes = new Map(last.hashes);
-  const secretPages = new Set(last.secretPages);
+  const { pages, hashes, secretPages } = last;
   const changedLinks = new Map<string, readonly RawLink[]>();
   let names = last.names;
   for (const { before, after } of touched.values()) {
@@ -489,16 +551,19 @@ function patchRegistry(
   };
 }
 
-/** Writes `meta/backlinks.json` (keys sorted) unless it already reads the same. */
+/**
+ * Writes `meta/backlinks.json` (keys sorted) unless it already reads the
+ * same; `moved`: a resolved link is known to have moved, so it cannot.
+ */
 function writeBacklinks(
   paths: VaultPaths,
   backlinks: Map<string, string[]>,
   diagnostics: Diagnostic[],
+  moved = false,
 ): void {
-  const sorted = [...backlinks.keys()].sort().map((id) => [id, backlinks.get(id)]);
-  const text = `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`;
+  const text = backlinksText(backlinks);
   try {
-    if (readFileSync(paths.backlinks, "utf8") === text) return;
+    if (!moved && readFileSync(paths.backlinks, "utf8") === text) return;
   } catch {
     // Absent: write it.
   }

@@ -110,9 +110,11 @@ export function walkWiki(
     folders?.push([relOf(paths, paths.wiki), ""]);
     return out;
   }
-  const visit = (dir: string): void => {
+  // Paths are built by joining names, not by `relative()` for each of 100k
+  // entries: a listed name holds no separator, so the result is the same.
+  const visit = (dir: string, dirRel: string): void => {
     // Before the listing: whatever changes in the folder after this bumps its stamp.
-    folders?.push([relOf(paths, dir), fileStamp(dir)]);
+    folders?.push([dirRel, fileStamp(dir)]);
     let entries: Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
@@ -120,9 +122,9 @@ export function walkWiki(
       return;
     }
     for (const entry of entries) {
-      const abs = join(dir, entry.name);
-      const rel = relOf(paths, abs);
       if (entry.name.startsWith(".")) continue;
+      const abs = `${dir}${sep}${entry.name}`;
+      const rel = `${dirRel}/${entry.name}`;
       // `index.md` and `log.md` are views (OKF's reserved names), never pages.
       if (isReservedWikiFile(entry.name) && !entry.isDirectory()) continue;
       if (entry.isSymbolicLink()) {
@@ -157,14 +159,14 @@ export function walkWiki(
         }
         continue;
       }
-      if (entry.isDirectory()) visit(abs);
+      if (entry.isDirectory()) visit(abs, rel);
       else if (entry.isFile() && entry.name.endsWith(".md")) {
         const st = statOrSkip(rel, () => lstatSync(abs), diagnostics);
         if (st) out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
       }
     }
   };
-  visit(paths.wiki);
+  visit(paths.wiki, relOf(paths, paths.wiki));
   // By id, not path: `a.md` sorts after `a-b.md`, yet `a` comes before `a-b`.
   const keyed = out.map((file) => ({ file, id: idOf(file.rel) }));
   keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
