@@ -6,6 +6,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXPLICIT_REGISTRY_MAX_AGE_MS } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
+import {
+  registryMaxAge,
+  SLOW_WALK_MS,
+  WALK_TIME_SHARE,
+} from "../extensions/llm-wiki/lib/vault-handles.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
@@ -94,5 +99,17 @@ describe("reindex of the files a host names", () => {
     expect(
       (await service.recall({ query: "walrus tusk", ...quick })).results.map((r) => r.id),
     ).toEqual(["concepts/walrus"]);
+  });
+});
+
+describe("how often a large vault is walked for edits made outside the tools", () => {
+  it("keeps the asked age while a walk is quick, and walks a slow vault at most a twentieth of the time", () => {
+    expect(registryMaxAge(EXPLICIT_REGISTRY_MAX_AGE_MS, 0)).toBe(EXPLICIT_REGISTRY_MAX_AGE_MS);
+    expect(registryMaxAge(EXPLICIT_REGISTRY_MAX_AGE_MS, SLOW_WALK_MS - 1)).toBe(
+      EXPLICIT_REGISTRY_MAX_AGE_MS,
+    );
+    expect(registryMaxAge(EXPLICIT_REGISTRY_MAX_AGE_MS, 1_300)).toBe(1_300 / WALK_TIME_SHARE);
+    expect(registryMaxAge(60_000, 1_300)).toBe(60_000);
+    expect(registryMaxAge(Number.POSITIVE_INFINITY, 5_000)).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -80,6 +80,21 @@ export interface VaultHandles {
 }
 
 /**
+ * The most time walking `wiki/` for edits made outside the tools may take
+ * of a process's time once a walk is slow: a walk is a stat per page
+ * (about a second at 100k pages), so a recall that asks for a registry at
+ * most `maxAgeMs` old then gets one up to `walkMs / WALK_TIME_SHARE` old.
+ */
+export const WALK_TIME_SHARE = 0.05;
+/** A walk this slow is a large vault's (tens of thousands of pages), never a busy machine's small one. */
+export const SLOW_WALK_MS = 250;
+
+/** How old a registry a caller asking for `maxAgeMs` accepts when the last walk took `walkMs`. */
+export function registryMaxAge(maxAgeMs: number, walkMs: number): number {
+  return walkMs < SLOW_WALK_MS ? maxAgeMs : Math.max(maxAgeMs, walkMs / WALK_TIME_SHARE);
+}
+
+/**
  * The handles of a host's vaults. `lexicalFirst`: each index opened
  * lexical-first (see `VaultIndexOptions`).
  */
@@ -102,6 +117,8 @@ export function createVaultHandles(
       if (existing) return existing;
       let registry: Registry | undefined;
       let refreshedAt = 0;
+      /** How long the last walk of an already-read registry took. */
+      let walkMs = 0;
       let intent: string | undefined;
       let saved: { registry: SavedRegistry; at: number } | undefined;
       /** The saved registry's status while the index still holds its pages. */
@@ -119,8 +136,11 @@ export function createVaultHandles(
         feedback: createVaultFeedback(paths),
         refresh(changed) {
           saved = undefined;
+          const walked = registry !== undefined && changed === undefined;
+          const started = performance.now();
           registry = refreshRegistry(paths, registry, changed ? { changed } : {});
           refreshedAt = performance.now();
+          if (walked) walkMs = refreshedAt - started;
           intent = undefined;
           return registry;
         },
@@ -138,7 +158,8 @@ export function createVaultHandles(
           return intent;
         },
         registry(maxAgeMs = Number.POSITIVE_INFINITY) {
-          if (registry && performance.now() - refreshedAt <= maxAgeMs) return registry;
+          if (registry && performance.now() - refreshedAt <= registryMaxAge(maxAgeMs, walkMs))
+            return registry;
           return handle.refresh();
         },
         answerFromSaved() {

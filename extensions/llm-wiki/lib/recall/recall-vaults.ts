@@ -56,7 +56,10 @@ export function capabilities(handles: VaultHandles): RetrievalCapabilities {
 /**
  * How stale a registry explicit recall accepts. Walking the wiki costs a stat
  * per page (tens of ms at 10k pages), too much for every call; a second is
- * shorter than any agent's write-then-ask round trip.
+ * shorter than any agent's write-then-ask round trip. In a vault whose walk
+ * takes over SLOW_WALK_MS (vault-handles.ts) a walk is repeated no sooner
+ * than twenty times its own time (about 25 s at 100k pages); pages the
+ * tools or `llm-wiki watch` write are seen at once either way.
  */
 export const EXPLICIT_REGISTRY_MAX_AGE_MS = 1_000;
 
