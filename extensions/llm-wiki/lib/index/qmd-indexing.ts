@@ -252,8 +252,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     shards: number,
     collections = collectionsOf(gen, shards),
     lexicalFirst = false,
+    bulkLoad = false,
   ): Promise<QmdStore> =>
-    openQmdStore({ dbPath: gen.db, collections, models: options.models, lexicalFirst });
+    openQmdStore({
+      dbPath: gen.db,
+      collections,
+      models: options.models,
+      lexicalFirst,
+      ...(bulkLoad ? { bulkLoad } : {}),
+    });
 
   const closeOpen = async (): Promise<void> => {
     const current = open;
@@ -335,7 +342,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
     const manifest = emptyManifest(shards);
-    const store = await openGeneration(gen, shards);
+    // Private until the pointer swap: loaded without syncing, made durable by `close`.
+    const store = await openGeneration(gen, shards, collectionsOf(gen, shards), false, true);
     let embedded = 0;
     try {
       // Mirrored and indexed a slice at a time: a slice's texts are let go
@@ -376,9 +384,13 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       }
       await nextTurn(opts.signal);
       await recordStoreStatus(store, gen);
-    } finally {
-      await store.close();
+    } catch (error) {
+      // The generation is discarded: nothing of it needs to reach the disk.
+      await store.close().catch(() => undefined);
+      throw error;
     }
+    // Checkpoints and syncs the database before anything can point to it.
+    await store.close();
     saveManifest(gen, manifest);
     crashPoint("after-manifest");
     writeFileAtomic(gen.complete, `${new Date().toISOString()}\n`);
