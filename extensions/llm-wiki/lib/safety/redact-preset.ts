@@ -36,6 +36,7 @@ import type {
 } from "@secretlint/types";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { presetKind, type SecretSpan } from "./redact-kinds.ts";
+import { presetRuledOut } from "./redact-preset-hints.ts";
 
 const PRESET = "@secretlint/secretlint-rule-preset-recommend";
 
@@ -168,12 +169,22 @@ function valueRange(text: string, range: readonly [number, number]): [number, nu
   return [from, Math.max(end, from + (run?.[0].length ?? 0))];
 }
 
-/** Every secret the preset reports in `text`, as spans with short kinds. */
-export function presetSpans(text: string): SecretSpan[] {
+/**
+ * Every secret the preset reports in `text`, as spans with short kinds.
+ * `prefilter` (the default) skips the rules `text` has none of the literals
+ * of (redact-preset-hints.ts); false runs them all, for the spec.
+ */
+export function presetSpans(text: string, prefilter = true): SecretSpan[] {
   const rules = presetRules();
   const source = sourceOf(text);
   const spans: SecretSpan[] = [];
+  let lowered: string | undefined;
+  const lower = () => {
+    lowered ??= text.toLowerCase();
+    return lowered;
+  };
   for (const rule of rules) {
+    if (prefilter && presetRuledOut(rule.id, text, lower)) continue;
     const found: SecretSpan[] = [];
     const context: SecretLintRuleContext = {
       sharedOptions: {},
