@@ -11,6 +11,7 @@ import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
+import { freshFileWriter } from "./fresh-write.ts";
 import {
   canWriteIndex,
   indexWriteFailure,
@@ -342,6 +343,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
     const manifest = emptyManifest(shards);
+    // The generation's folder is new and private too: files are created, not replaced.
+    const writeFresh = freshFileWriter();
     // Private until the pointer swap: loaded without syncing, made durable by `close`.
     const store = await openGeneration(gen, shards, collectionsOf(gen, shards), false, true);
     let embedded = 0;
@@ -358,10 +361,14 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         await nextTurn(opts.signal);
         const write = all.write.slice(at, at + MIRROR_BATCH);
         // A fresh manifest per slice: copying the growing one each time is quadratic.
-        const part = applyMirror(vault, gen, registry, emptyManifest(shards), {
-          write,
-          remove: [],
-        });
+        const part = applyMirror(
+          vault,
+          gen,
+          registry,
+          emptyManifest(shards),
+          { write, remove: [] },
+          writeFresh,
+        );
         Object.assign(manifest.entries, part.manifest.entries);
         pending.push(...part.upserts);
         diagnostics.push(...part.diagnostics);
