@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { detectSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
+import { literalFinder } from "../extensions/llm-wiki/lib/safety/redact-literals.ts";
 import { PRESET_HINTS } from "../extensions/llm-wiki/lib/safety/redact-preset-hints.ts";
 import { GENERIC_RULES } from "../extensions/llm-wiki/lib/safety/redact-rules.ts";
 import { ALNUM, B64, DIGITS, HEX } from "./helpers/corpus-random.ts";
@@ -196,6 +197,32 @@ function filesUnder(dir: string, ext: string): string[] {
   }
   return out;
 }
+
+describe("literalFinder", () => {
+  it("finds exactly the literals a scan per literal finds, overlapping, nested and in any case", () => {
+    // A small alphabet makes literals overlap and contain one another often.
+    const alphabet = "abAB-_.İſ";
+    for (let round = 0; round < 200; round++) {
+      const exact = Array.from({ length: rand.between(1, 8) }, () =>
+        rand.chars(alphabet, rand.between(1, 4)),
+      );
+      const folded = Array.from({ length: rand.between(0, 8) }, () =>
+        rand.chars(alphabet, rand.between(1, 4)).toLowerCase(),
+      );
+      const find = literalFinder(exact, folded);
+      for (let k = 0; k < 10; k++) {
+        const text = rand.chars(alphabet, rand.between(0, 40));
+        const found = find(text);
+        for (const l of exact)
+          expect(found.has(l), `${JSON.stringify([text, l])}; ${NOTE}`).toBe(text.includes(l));
+        for (const l of folded)
+          expect(found.has(l, true), `${JSON.stringify([text, l])}; ${NOTE}`).toBe(
+            text.toLowerCase().includes(l),
+          );
+      }
+    }
+  });
+});
 
 describe("the secret detector's prefilter", () => {
   it("finds what the full detector finds in every kind of the secret corpus, however pasted", () => {

@@ -8,6 +8,8 @@
  * these hints on the secret corpora catches a pattern that outgrew them.
  */
 
+import { type FoundLiterals, literalFinder } from "./redact-literals.ts";
+
 interface PresetHint {
   /** One of these occurs in every text the rule can report in. */
   any: readonly string[];
@@ -67,10 +69,19 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
   [`${S}tailscale`, { any: ["tskey-"] }],
 ]);
 
-/** Whether the rule `id` cannot report in `text` (`lower()` gives it lower-cased). */
-export function presetRuledOut(id: string, text: string, lower: () => string): boolean {
+const finder = literalFinder(
+  [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? [] : h.any)),
+  [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? h.any : [])),
+);
+
+/** The preset's literals found in `text` (one pass; the last text's answer is kept). */
+export function presetLiterals(text: string): FoundLiterals {
+  return finder(text);
+}
+
+/** Whether the rule `id` cannot report in a text whose literals are `found`. */
+export function presetRuledOut(id: string, found: FoundLiterals): boolean {
   const hint = PRESET_HINTS.get(id);
   if (hint === undefined) return false;
-  const hay = hint.anyCase ? lower() : text;
-  return !hint.any.some((literal) => hay.includes(literal));
+  return !hint.any.some((literal) => found.has(literal, hint.anyCase));
 }

@@ -36,7 +36,7 @@ import type {
 } from "@secretlint/types";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { presetKind, type SecretSpan } from "./redact-kinds.ts";
-import { presetRuledOut } from "./redact-preset-hints.ts";
+import { presetLiterals, presetRuledOut } from "./redact-preset-hints.ts";
 
 const PRESET = "@secretlint/secretlint-rule-preset-recommend";
 
@@ -178,13 +178,9 @@ export function presetSpans(text: string, prefilter = true): SecretSpan[] {
   const rules = presetRules();
   const source = sourceOf(text);
   const spans: SecretSpan[] = [];
-  let lowered: string | undefined;
-  const lower = () => {
-    lowered ??= text.toLowerCase();
-    return lowered;
-  };
+  const literals = prefilter ? presetLiterals(text) : undefined;
   for (const rule of rules) {
-    if (prefilter && presetRuledOut(rule.id, text, lower)) continue;
+    if (literals !== undefined && presetRuledOut(rule.id, literals)) continue;
     const found: SecretSpan[] = [];
     const context: SecretLintRuleContext = {
       sharedOptions: {},

@@ -13,6 +13,7 @@
  * `process.env.X`, `${SECRET}`, `<your-token>`, `********`, a type name).
  */
 import { isRedactionMark, type SecretSpan } from "./redact-kinds.ts";
+import { type FoundLiterals, literalFinder } from "./redact-literals.ts";
 
 /** Machine-made values mix letters and digits; words and prose do not. */
 function looksRandom(value: string): boolean {
@@ -538,17 +539,23 @@ function pemBlockSpans(text: string): SecretSpan[] {
   return spans;
 }
 
+const hintsOf = (rule: Rule): readonly string[] =>
+  rule.hint === undefined ? [] : typeof rule.hint === "string" ? [rule.hint] : rule.hint;
+
+const literalsIn = literalFinder(
+  GENERIC_RULES.flatMap((r) => (r.anyCase ? [] : hintsOf(r))),
+  GENERIC_RULES.flatMap((r) => (r.anyCase ? hintsOf(r) : [])),
+);
+
 /**
  * Whether `rule` cannot match `text`: none of its literals is there, or its
  * needed pattern is not. Only ever a shortcut; `genericSpans(text, false)`
  * runs every rule, and a spec holds both to the same answers.
  */
-function ruledOut(rule: Rule, text: string, lower: () => string): boolean {
+function ruledOut(rule: Rule, text: string, found: FoundLiterals): boolean {
   if (rule.need !== undefined && !rule.need.test(text)) return true;
   if (rule.hint === undefined) return false;
-  const hay = rule.anyCase ? lower() : text;
-  const hints = typeof rule.hint === "string" ? [rule.hint] : rule.hint;
-  return !hints.some((h) => hay.includes(h));
+  return !hintsOf(rule).some((h) => found.has(h, rule.anyCase));
 }
 
 /**
@@ -557,14 +564,9 @@ function ruledOut(rule: Rule, text: string, lower: () => string): boolean {
  */
 export function genericSpans(text: string, prefilter = true): SecretSpan[] {
   const spans: SecretSpan[] = pemBlockSpans(text);
-  let lowered: string | undefined;
-  // Lower-casing never takes an ASCII letter away, so a literal found in any case is still found.
-  const lower = () => {
-    lowered ??= text.toLowerCase();
-    return lowered;
-  };
+  const found = prefilter ? literalsIn(text) : undefined;
   for (const rule of GENERIC_RULES) {
-    if (prefilter && ruledOut(rule, text, lower)) continue;
+    if (found !== undefined && ruledOut(rule, text, found)) continue;
     rule.pattern.lastIndex = 0;
     for (const match of text.matchAll(rule.pattern)) {
       const groups = match.groups ?? {};
