@@ -9,7 +9,7 @@ export interface FoundLiterals {
   has(literal: string, anyCase?: boolean): boolean;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+const escapeLiteral = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /**
  * A finder for `literals`, looked for as written, and `anyCase` (lower
@@ -45,7 +45,7 @@ function matcherOf(set: readonly string[]): (text: string, hits: Set<string>, ta
   if (unique.length === 0) return () => {};
   const sorted = unique.sort((a, b) => b.length - a.length);
   const prefixes = new Map(sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s))]));
-  const pattern = new RegExp(`(?=(${sorted.map(escape).join("|")}))`, "g");
+  const pattern = new RegExp(`(?=(${sorted.map(escapeLiteral).join("|")}))`, "g");
   return (text, hits, tag) => {
     for (const match of text.matchAll(pattern)) {
       for (const literal of prefixes.get(match[1] ?? "") ?? []) hits.add(tag + literal);
