@@ -31,13 +31,15 @@ function temp(): string {
 }
 
 describe("freshFileWriter", () => {
-  it("creates each file, and the folders on its way, with exactly the content given", () => {
+  it("creates each file, and the folders on its way, with exactly the content given", async () => {
     const root = temp();
-    const write = freshFileWriter();
+    const writer = freshFileWriter();
+    const write = writer.write;
     const texts = [randomWords(30), randomWords(5), `# ${randomWords(3)}\n\n${randomWords(200)}\n`];
     texts.forEach((text, i) => {
       write(join(root, "documents", `canonical-${i % 2}`, "concepts", `p${i}.md`), text);
     });
+    await writer.drain();
     texts.forEach((text, i) => {
       expect(
         readFileSync(join(root, "documents", `canonical-${i % 2}`, "concepts", `p${i}.md`), "utf8"),
@@ -45,7 +47,7 @@ describe("freshFileWriter", () => {
     });
   });
 
-  it("refuses a symbolic link planted where a file goes, live or dangling, and writes nothing through it", () => {
+  it("refuses a symbolic link planted where a file goes, live or dangling, and writes nothing through it", async () => {
     const root = temp();
     const outside = join(temp(), "victim.txt");
     const before = randomWords(6);
@@ -53,14 +55,13 @@ describe("freshFileWriter", () => {
     mkdirSync(join(root, "docs"), { recursive: true });
     symlinkSync(outside, join(root, "docs", "live.md"));
     symlinkSync(join(temp(), "nothing-here.md"), join(root, "docs", "dangling.md"));
-    const write = freshFileWriter();
     for (const name of ["live.md", "dangling.md"]) {
-      let thrown: unknown;
-      try {
-        write(join(root, "docs", name), randomWords(4));
-      } catch (error) {
-        thrown = error;
-      }
+      const writer = freshFileWriter();
+      writer.write(join(root, "docs", name), randomWords(4));
+      const thrown = await writer.drain().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(thrown).toBeInstanceOf(WikiError);
       expect((thrown as WikiError).diagnostic.code).toBe("write_through_link");
     }
@@ -68,12 +69,16 @@ describe("freshFileWriter", () => {
     expect(existsSync(join(root, "docs", "dangling.md"))).toBe(false);
   });
 
-  it("never replaces a file that is already there", () => {
+  it("never replaces a file that is already there, and fails the writes after it", async () => {
     const root = temp();
     const file = join(root, "a.md");
     const first = randomWords(5);
     writeFileSync(file, first);
-    expect(() => freshFileWriter()(file, randomWords(5))).toThrow(/EEXIST/);
+    const writer = freshFileWriter();
+    writer.write(file, randomWords(5));
+    await expect(writer.drain()).rejects.toThrow(/EEXIST/);
+    expect(() => writer.write(join(root, "b.md"), randomWords(5))).toThrow(/EEXIST/);
     expect(readFileSync(file, "utf8")).toBe(first);
+    expect(existsSync(join(root, "b.md"))).toBe(false);
   });
 });

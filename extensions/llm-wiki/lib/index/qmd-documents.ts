@@ -26,6 +26,8 @@ interface SqlStatement {
 /** The part of a QMD database connection used here (better-sqlite3 shaped). */
 export interface QmdSqlDatabase {
   exec(sql: string): void;
+  /** Whether a transaction is open (better-sqlite3); SQLite ends one itself on some errors. */
+  readonly inTransaction?: boolean;
   prepare(sql: string): SqlStatement;
 }
 
@@ -189,7 +191,9 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
         for (const hash of dropped) dropContent.run(hash, hash);
         db.exec("COMMIT");
       } catch (error) {
-        db.exec("ROLLBACK");
+        // A full disk (SQLITE_FULL) can end the transaction on SQLite's side:
+        // the error says why, and a ROLLBACK of nothing would replace it.
+        if (db.inTransaction !== false) db.exec("ROLLBACK");
         throw error;
       }
       return result;

@@ -359,6 +359,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       let indexed = 0;
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
+        // Mirror files are written in the background; two slices' worth may be under way.
+        await writeFresh.drain(2 * MIRROR_BATCH);
         const write = all.write.slice(at, at + MIRROR_BATCH);
         // A fresh manifest per slice: copying the growing one each time is quadratic.
         const part = applyMirror(
@@ -367,7 +369,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           registry,
           emptyManifest(shards),
           { write, remove: [] },
-          writeFresh,
+          writeFresh.write,
         );
         Object.assign(manifest.entries, part.manifest.entries);
         pending.push(...part.upserts);
@@ -380,6 +382,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           opts.onProgress?.({ phase: "index", current: indexed, total });
         }
       }
+      await writeFresh.drain();
       crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {
@@ -392,7 +395,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       await nextTurn(opts.signal);
       await recordStoreStatus(store, gen);
     } catch (error) {
-      // The generation is discarded: nothing of it needs to reach the disk.
+      // The generation is discarded: nothing of it needs to reach the disk,
+      // but no write may still be running into the folder about to be removed.
+      await writeFresh.drain().catch(() => undefined);
       await store.close().catch(() => undefined);
       throw error;
     }
