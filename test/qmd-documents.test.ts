@@ -3,7 +3,8 @@
  * against the real QMD SDK: they must leave the index exactly as QMD's own
  * rescan of the same mirror files would, so the two paths mix freely.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import {
   type QmdCollectionSpec,
   type QmdStore,
 } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+import { CorpusRandom, corpusSeed, corpusSeedNote } from "./helpers/secret-corpus.ts";
 
 const open: QmdStore[] = [];
 const dirs: string[] = [];
@@ -29,8 +31,9 @@ async function fixture() {
     { name: "canonical-0", dir: join(root, "docs", "canonical-0"), role: "canonical" },
     { name: "evidence-0", dir: join(root, "docs", "evidence-0"), role: "evidence" },
   ];
+  const dbPath = join(root, "index.sqlite");
   const store = await openQmdStore({
-    dbPath: join(root, "index.sqlite"),
+    dbPath,
     collections,
     models: resolveModels({}),
   });
@@ -46,7 +49,65 @@ async function fixture() {
     rmSync(join(root, "docs", collection, path));
     return { collection, path };
   };
-  return { store, doc, remove };
+  return { store, doc, remove, dbPath };
+}
+
+interface Db {
+  prepare(sql: string): { all(...a: unknown[]): unknown[] };
+  close(): void;
+}
+
+/** Every FTS row of the active documents, by file path: exactly the text FTS5 tokenised. */
+function ftsRows(dbPath: string): unknown[] {
+  const qmdRequire = createRequire(
+    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
+  );
+  const Database = qmdRequire("better-sqlite3") as new (
+    path: string,
+    opts: { readonly: boolean },
+  ) => Db;
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT d.collection || '/' || d.path AS key, f.filepath, f.title, f.body
+         FROM documents d LEFT JOIN documents_fts f ON f.rowid = d.id
+         WHERE d.active = 1 ORDER BY key`,
+      )
+      .all();
+    const orphans = db
+      .prepare(
+        "SELECT rowid FROM documents_fts WHERE rowid NOT IN (SELECT id FROM documents WHERE active = 1)",
+      )
+      .all();
+    return [...rows, { orphans }];
+  } finally {
+    db.close();
+  }
+}
+
+/** Words from every script QMD's FTS spelling treats apart, and some it does not. */
+const SCRIPTS = [
+  "abcdefghijklmnopqrstuvwxyz",
+  "召回检索系统率衡量找到多少相关页面",
+  "ひらがなのもじをかく",
+  "カタカナノモジヲカク",
+  "한국어검색시스템문서",
+  "éüñçøåß",
+  "αβγδεζηθ",
+  "🙂🚀",
+];
+
+function randomText(rand: CorpusRandom, words: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) {
+    // Mostly one script per run of words, so CJK runs of several characters occur.
+    const script = rand.int(3) === 0 ? rand.pick(SCRIPTS) : (SCRIPTS[0] ?? "");
+    const word = Array.from({ length: rand.between(1, 6) }, () => rand.pick(Array.from(script)));
+    out.push(word.join(""));
+    if (rand.int(12) === 0) out.push("\n");
+  }
+  return out.join(rand.int(4) === 0 ? "" : " ");
 }
 
 const PAGES: Array<[string, string, string]> = [
@@ -93,6 +154,55 @@ describe("applyDocuments", () => {
       );
       expect(a.length).toBeGreaterThan(0);
     }
+  });
+
+  it("writes FTS rows byte-identical to QMD's own rescan: random pages in every script, updates and returns included", async () => {
+    const seed = corpusSeed();
+    const note = corpusSeedNote(seed);
+    const rand = new CorpusRandom(seed);
+    const direct = await fixture();
+    const pagePath = (i: number) =>
+      `${rand.pick(["concepts", "sources", "概念", "資料"])}/p${i}${rand.int(3) === 0 ? randomText(rand, 1).replace(/[\s/\\]/g, "") : ""}.md`;
+    const pageText = () =>
+      `${rand.int(4) === 0 ? "" : `# ${randomText(rand, rand.between(1, 5))}\n\n`}${randomText(rand, rand.between(5, 80))}\n`;
+    const files = new Map<string, { collection: string; path: string; text: string }>();
+    for (let i = 0; i < 40; i++) {
+      const collection = rand.pick(["canonical-0", "evidence-0"]);
+      const path = pagePath(i);
+      files.set(`${collection}/${path}`, { collection, path, text: pageText() });
+    }
+    await direct.store.applyDocuments(
+      [...files.values()].map((f) => direct.doc(f.collection, f.path, f.text)),
+      [],
+    );
+    // Second batch: changed bodies (and so titles), removals, and a removed page back.
+    const entries = [...files.entries()];
+    const removed = entries.filter((_, i) => i % 5 === 0);
+    await direct.store.applyDocuments(
+      entries
+        .filter((_, i) => i % 3 === 0 && i % 5 !== 0)
+        .map(([key, f]) => {
+          const text = pageText();
+          files.set(key, { ...f, text });
+          return direct.doc(f.collection, f.path, text);
+        }),
+      removed.map(([key, f]) => {
+        files.delete(key);
+        return direct.remove(f.collection, f.path);
+      }),
+    );
+    const back = removed[0]?.[1];
+    if (back) {
+      const text = pageText();
+      files.set(`${back.collection}/${back.path}`, { ...back, text });
+      await direct.store.applyDocuments([direct.doc(back.collection, back.path, text)], []);
+    }
+    const rescanned = await fixture();
+    for (const f of files.values()) rescanned.doc(f.collection, f.path, f.text);
+    await rescanned.store.update();
+    const written = ftsRows(direct.dbPath);
+    expect(written.length, note).toBe(files.size + 1);
+    expect(written, note).toEqual(ftsRows(rescanned.dbPath));
   });
 
   it("makes written pages searchable at once, in every script, under QMD's titles", async () => {

@@ -474,6 +474,8 @@ export function applyMirror(
   registry: Registry,
   manifest: Manifest,
   plan: MirrorPlan,
+  /** How a mirror file is written: atomically replaced, unless a rebuild's fresh folder says otherwise. */
+  writeFile: (path: string, text: string) => void = writeFileAtomic,
 ): MirrorChange {
   const entries = { ...manifest.entries };
   const changed = new Set<string>();
@@ -520,7 +522,7 @@ export function applyMirror(
     const collection = collectionOf(id, page.role, shardsOf(manifest));
     const target = mirrorPath(gen, collection, id);
     const text = mirrorText(page, clean);
-    writeFileAtomic(target, text);
+    writeFile(target, text);
     entries[id] = { hash: page.hash, role: page.role, collection };
     changed.add(collection);
     upserts.push({ collection, path: `${id}.md`, text });

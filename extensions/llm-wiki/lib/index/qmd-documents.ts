@@ -26,6 +26,8 @@ interface SqlStatement {
 /** The part of a QMD database connection used here (better-sqlite3 shaped). */
 export interface QmdSqlDatabase {
   exec(sql: string): void;
+  /** Whether a transaction is open (better-sqlite3); SQLite ends one itself on some errors. */
+  readonly inTransaction?: boolean;
   prepare(sql: string): SqlStatement;
 }
 
@@ -83,6 +85,8 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=
 function ftsText(text: string): string {
   return text.replace(CJK_RUN, (run) => ` ${Array.from(run).join(" ")} `);
 }
+/** True when `ftsText` would change `text`: it holds a character of a CJK run. */
+const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /** A writer bound to one open store; every statement is prepared once, here. */
 export function createDocumentWriter(db: QmdSqlDatabase) {
@@ -104,7 +108,8 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
   );
   const updateTitle = db.prepare("UPDATE documents SET title = ?, modified_at = ? WHERE id = ?");
   // QMD's triggers keep the FTS row in step with the document row (and drop
-  // it on deactivation); QMD then rewrites it with its CJK spelling.
+  // it on deactivation), verbatim: `collection || '/' || path`, the title,
+  // and the content row's text. QMD then rewrites it with its CJK spelling.
   const deleteFts = db.prepare("DELETE FROM documents_fts WHERE rowid = ?");
   const insertFts = db.prepare(
     "INSERT INTO documents_fts(rowid, filepath, title, body) VALUES (?, ?, ?, ?)",
@@ -118,9 +123,17 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
     "DELETE FROM content WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE hash = ?)",
   );
 
+  /**
+   * Gives row `id` QMD's CJK spelling. Where no field holds a CJK character
+   * that spelling is the text itself, so the row the trigger just wrote is
+   * already byte-identical and rewriting it (two more tokenisations of the
+   * page) is skipped.
+   */
   const writeFts = (id: number, collection: string, path: string, title: string, text: string) => {
+    const filepath = `${collection}/${path}`;
+    if (!CJK_CHAR.test(filepath) && !CJK_CHAR.test(title) && !CJK_CHAR.test(text)) return;
     deleteFts.run(id);
-    insertFts.run(id, ftsText(`${collection}/${path}`), ftsText(title), ftsText(text));
+    insertFts.run(id, ftsText(filepath), ftsText(title), ftsText(text));
   };
 
   return {
@@ -178,7 +191,9 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
         for (const hash of dropped) dropContent.run(hash, hash);
         db.exec("COMMIT");
       } catch (error) {
-        db.exec("ROLLBACK");
+        // A full disk (SQLITE_FULL) can end the transaction on SQLite's side:
+        // the error says why, and a ROLLBACK of nothing would replace it.
+        if (db.inTransaction !== false) db.exec("ROLLBACK");
         throw error;
       }
       return result;

@@ -11,6 +11,7 @@ import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
+import { freshFileWriter } from "./fresh-write.ts";
 import {
   canWriteIndex,
   indexWriteFailure,
@@ -220,8 +221,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     shards: number,
     collections = collectionsOf(gen, shards),
     lexicalFirst = false,
+    bulkLoad = false,
   ): Promise<QmdStore> =>
-    openQmdStore({ dbPath: gen.db, collections, models: options.models, lexicalFirst });
+    openQmdStore({
+      dbPath: gen.db,
+      collections,
+      models: options.models,
+      lexicalFirst,
+      ...(bulkLoad ? { bulkLoad } : {}),
+    });
 
   const closeOpen = async (): Promise<void> => {
     const current = open;
@@ -303,7 +311,10 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
     const manifest = emptyManifest(shards);
-    const store = await openGeneration(gen, shards);
+    // The generation's folder is new and private too: files are created, not replaced.
+    const writeFresh = freshFileWriter();
+    // Private until the pointer swap: loaded without syncing, made durable by `close`.
+    const store = await openGeneration(gen, shards, collectionsOf(gen, shards), false, true);
     let embedded = 0;
     try {
       // Mirrored and indexed a slice at a time: a slice's texts are let go
@@ -316,12 +327,18 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       let indexed = 0;
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
+        // Mirror files are written in the background; two slices' worth may be under way.
+        await writeFresh.drain(2 * MIRROR_BATCH);
         const write = all.write.slice(at, at + MIRROR_BATCH);
         // A fresh manifest per slice: copying the growing one each time is quadratic.
-        const part = applyMirror(vault, gen, registry, emptyManifest(shards), {
-          write,
-          remove: [],
-        });
+        const part = applyMirror(
+          vault,
+          gen,
+          registry,
+          emptyManifest(shards),
+          { write, remove: [] },
+          writeFresh.write,
+        );
         Object.assign(manifest.entries, part.manifest.entries);
         pending.push(...part.upserts);
         diagnostics.push(...part.diagnostics);
@@ -333,6 +350,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           opts.onProgress?.({ phase: "index", current: indexed, total });
         }
       }
+      await writeFresh.drain();
       crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {
@@ -344,9 +362,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       }
       await nextTurn(opts.signal);
       await recordStoreStatus(store, gen);
-    } finally {
-      await store.close();
+    } catch (error) {
+      // The generation is discarded: nothing of it needs to reach the disk,
+      // but no write may still be running into the folder about to be removed.
+      await writeFresh.drain().catch(() => undefined);
+      await store.close().catch(() => undefined);
+      throw error;
     }
+    // Checkpoints and syncs the database before anything can point to it.
+    await store.close();
     saveManifest(gen, manifest);
     crashPoint("after-manifest");
     writeFileAtomic(gen.complete, `${new Date().toISOString()}\n`);

@@ -42,6 +42,11 @@ export interface QmdStoreOptions {
   collections: QmdCollectionSpec[];
   /** From `resolveModels` in models.ts. */
   models: ResolvedModels;
+  /**
+   * A fresh database no other process can see yet (see bulk-load.ts): written
+   * without syncing, made durable by `close()`, which then rejects if it could not be.
+   */
+  bulkLoad?: boolean;
 }
 
 /**

@@ -33,6 +33,7 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute } from "node:path";
 import type { QMDStore } from "@tobilu/qmd";
 import { makeDirs } from "../vault/fs-safe.ts";
+import { deferDurability } from "./bulk-load.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import { modelRuntime } from "./model-runtime.ts";
 import {
@@ -228,15 +229,17 @@ async function openFullStore(
     await qmd.close();
     throw error;
   }
-  return createAdapter(qmd, specs, models);
+  return createAdapter(qmd, specs, models, opts);
 }
 
 function createAdapter(
   qmd: QMDStore,
   specs: Map<string, QmdCollectionSpec>,
   models: ResolvedModels,
+  opts: QmdStoreOptions,
 ): QmdStore {
   const db = qmd.internal.db;
+  const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
   const lex = createLexicalSearch(db, [...specs.keys()]);
   const vectorModelStmt = db.prepare(
     "SELECT model FROM content_vectors GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1",
@@ -483,7 +486,11 @@ function createAdapter(
       if (closed) return;
       closed = true;
       await Promise.allSettled([...running]);
-      await qmd.close();
+      try {
+        settle?.();
+      } finally {
+        await qmd.close();
+      }
     },
   };
 }

@@ -36,6 +36,7 @@ import type {
 } from "@secretlint/types";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { presetKind, type SecretSpan } from "./redact-kinds.ts";
+import { presetLiterals, presetRuledOut } from "./redact-preset-hints.ts";
 
 const PRESET = "@secretlint/secretlint-rule-preset-recommend";
 
@@ -168,12 +169,18 @@ function valueRange(text: string, range: readonly [number, number]): [number, nu
   return [from, Math.max(end, from + (run?.[0].length ?? 0))];
 }
 
-/** Every secret the preset reports in `text`, as spans with short kinds. */
-export function presetSpans(text: string): SecretSpan[] {
+/**
+ * Every secret the preset reports in `text`, as spans with short kinds.
+ * `prefilter` (the default) skips the rules `text` has none of the literals
+ * of (redact-preset-hints.ts); false runs them all, for the spec.
+ */
+export function presetSpans(text: string, prefilter = true): SecretSpan[] {
   const rules = presetRules();
   const source = sourceOf(text);
   const spans: SecretSpan[] = [];
+  const literals = prefilter ? presetLiterals(text) : undefined;
   for (const rule of rules) {
+    if (literals !== undefined && presetRuledOut(rule.id, literals)) continue;
     const found: SecretSpan[] = [];
     const context: SecretLintRuleContext = {
       sharedOptions: {},

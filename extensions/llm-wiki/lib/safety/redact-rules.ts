@@ -13,6 +13,7 @@
  * `process.env.X`, `${SECRET}`, `<your-token>`, `********`, a type name).
  */
 import { isRedactionMark, type SecretSpan } from "./redact-kinds.ts";
+import { type FoundLiterals, literalFinder } from "./redact-literals.ts";
 
 /** Machine-made values mix letters and digits; words and prose do not. */
 function looksRandom(value: string): boolean {
@@ -133,8 +134,15 @@ type Check = (value: string, match: RegExpExecArray) => boolean;
 
 interface Rule {
   kind: string;
-  /** A literal every match contains: the rule is skipped on texts without it (most texts). */
-  hint?: string;
+  /**
+   * Literals one of which every match contains: the rule is skipped on texts
+   * with none of them (most texts). Lower case and looked for in the
+   * lower-cased text when `anyCase` (the pattern ignores case).
+   */
+  hint?: string | readonly string[];
+  anyCase?: boolean;
+  /** A cheap pattern every match contains a match of, where no literal is shared. */
+  need?: RegExp;
   /** Global pattern with the `d` flag; the `secret` group (or the whole match) is what is redacted. */
   pattern: RegExp;
   check?: Check;
@@ -221,6 +229,11 @@ const ASSIGNMENT: Rule = {
   // `export KEY="v"`. The match starts at the secret's name (matching from every
   // start of a word and backtracking costs four times more on long texts); the
   // check reads the whole key backwards. `://` after a colon is a URL, not a value.
+  // The first letters of every alternative of the two names.
+  hint: "pass pw token secret api access private account shared auth sig encryption master session credential dsn client".split(
+    " ",
+  ),
+  anyCase: true,
   pattern: new RegExp(
     String.raw`(?<name>${PASSWORD_NAME}|${TOKEN_NAME})["']?[ \t]*(?::=|=>|:(?!//)|=)[ \t]*(?:(?<quote>["'\x60])(?<qsecret>(?:(?!\k<quote>)[^\n])*)\k<quote>|(?<secret>[^\s"'\x60,;&<>(){}[\]]+))`,
     "dgim",
@@ -244,48 +257,98 @@ function decodesToPrivateKey(value: string): boolean {
 }
 
 const PREFIXED: Rule[] = [
-  { kind: "google_api_key", pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
+  { kind: "google_api_key", hint: "AIza", pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/dg },
   {
     kind: "aws_access_key",
+    hint: ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA"],
     pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}(?![0-9A-Za-z])/dg,
     check: (v) => !isStandIn(v),
   },
-  { kind: "anthropic_key", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/dg, check: looksRandom },
+  {
+    kind: "anthropic_key",
+    hint: "sk-ant-",
+    pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/dg,
+    check: looksRandom,
+  },
   {
     kind: "openai_key",
+    hint: "sk-",
     pattern: /(?<![A-Za-z0-9_-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/dg,
     check: looksRandom,
   },
   {
     kind: "github_token",
+    hint: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
     pattern: /\b(?:gh[pousr]_[A-Za-z0-9_]{30,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])/dg,
   },
-  { kind: "slack_token", pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/dg, check: looksRandom },
-  { kind: "slack_token", pattern: /\bxapp-[0-9]-[A-Za-z0-9-]{10,}/dg },
-  { kind: "jwt", pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/dg },
-  { kind: "pypi_token", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/dg },
+  {
+    kind: "slack_token",
+    hint: "xox",
+    pattern: /\bxox[abposre]-[A-Za-z0-9-]{10,}/dg,
+    check: looksRandom,
+  },
+  { kind: "slack_token", hint: "xapp-", pattern: /\bxapp-[0-9]-[A-Za-z0-9-]{10,}/dg },
+  {
+    kind: "jwt",
+    hint: "eyJ",
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/dg,
+  },
+  { kind: "pypi_token", hint: "pypi-AgE", pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/dg },
   {
     kind: "stripe_key",
+    hint: ["whsec_", "sk_live_", "rk_live_", "sk_test_", "rk_test_", "pk_live_"],
     pattern: /\b(?:whsec|sk_live|rk_live|sk_test|rk_test|pk_live)_[A-Za-z0-9]{16,}/dg,
   },
-  { kind: "digitalocean_token", pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/dg },
-  { kind: "atlassian_token", pattern: /\bATATT3[A-Za-z0-9_=-]{100,}/dg },
-  { kind: "age_secret_key", pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}\b/dg },
+  { kind: "digitalocean_token", hint: "_v1_", pattern: /\bdo[opr]_v1_[a-f0-9]{64}\b/dg },
+  { kind: "atlassian_token", hint: "ATATT3", pattern: /\bATATT3[A-Za-z0-9_=-]{100,}/dg },
+  {
+    kind: "age_secret_key",
+    hint: "AGE-SECRET-KEY-1",
+    pattern: /\bAGE-SECRET-KEY-1[0-9A-Z]{50,}\b/dg,
+  },
   {
     kind: "terraform_token",
     hint: ".atlasv1.",
     pattern: /\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}/dg,
   },
-  { kind: "mailgun_key", pattern: /\bkey-[0-9a-f]{32}\b/dg },
+  { kind: "mailgun_key", hint: "key-", pattern: /\bkey-[0-9a-f]{32}\b/dg },
   {
     kind: "gitlab_token",
+    hint: [
+      "glpat-",
+      "gldt-",
+      "glrt-",
+      "glptt-",
+      "glcbt-",
+      "gloas-",
+      "glsoat-",
+      "glft-",
+      "glimt-",
+      "glagent-",
+    ],
     pattern: /\bgl(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt|agent)-[A-Za-z0-9_-]{20,}/dg,
   },
-  { kind: "npm_token", pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])/dg },
-  { kind: "huggingface_token", pattern: /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/dg },
-  { kind: "sendgrid_key", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
-  { kind: "shopify_token", pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,}/dg },
-  { kind: "vault_token", pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/dg },
+  {
+    kind: "npm_token",
+    hint: "npm_",
+    pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}(?![A-Za-z0-9])/dg,
+  },
+  {
+    kind: "huggingface_token",
+    hint: "hf_",
+    pattern: /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])/dg,
+  },
+  { kind: "sendgrid_key", hint: "SG.", pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/dg },
+  {
+    kind: "shopify_token",
+    hint: ["shpat_", "shpca_", "shppa_", "shpss_"],
+    pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,}/dg,
+  },
+  {
+    kind: "vault_token",
+    hint: ["hvs.", "hvb.", "hvr."],
+    pattern: /\bhv[sbr]\.[A-Za-z0-9_-]{24,}/dg,
+  },
 ];
 
 const KEYS: Rule[] = [
@@ -293,12 +356,14 @@ const KEYS: Rule[] = [
     // A block cut off before its END line: the header and the base64 lines after
     // it, raw or inside a JSON string (`\n` escapes).
     kind: "private_key",
+    hint: "PRIVATE KEY",
     pattern:
       /-----BEGIN ?[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:(?:\\r|\\n|\s)+(?:(?:Proc-Type|DEK-Info|Comment|Version):[^\n\\]*|=?[A-Za-z0-9+/=]{4,}))*/dg,
   },
   {
     // `LS0tLS1CRUdJTi` is base64 for `-----BEGIN`: a key pasted as base64.
     kind: "private_key",
+    hint: "LS0tLS1CRUdJTi",
     pattern: /(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/=_-]{40,}/dg,
     check: decodesToPrivateKey,
   },
@@ -324,6 +389,8 @@ const SHAPES: Rule[] = [
     // Signed URLs in query strings, and a bare `key=`; `token=`, `access_token=`,
     // `password=` and other secret names are assignments (below).
     kind: "url_signature",
+    hint: ["sig", "key=", "x-amz-", "x-goog-"],
+    anyCase: true,
     pattern:
       /[?&;](?<key>x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential|sig|signature|sign|key)=(?<secret>[^&\s#"'<>]+)/dgi,
     check: (v, m) => {
@@ -336,12 +403,14 @@ const SHAPES: Rule[] = [
   {
     // Azure connection strings: `AccountKey=…;`, `SharedAccessKey=…`, `SharedAccessSignature=…`.
     kind: "azure_key",
+    hint: ["AccountKey=", "SharedAccessKey=", "SharedAccessSignature="],
     pattern: /\b(?:AccountKey|SharedAccessKey|SharedAccessSignature)=(?<secret>[^;\s"']+)/dg,
     check: (v) => v.length >= 12 && !isStandIn(v),
   },
   {
     // .netrc: `machine host login user password secret` (one line or several).
     kind: "netrc_password",
+    hint: "password",
     pattern:
       /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+){0,4}\s+password\s+(?<secret>\S+)/dg,
     check: (v) => !isStandIn(v),
@@ -350,6 +419,7 @@ const SHAPES: Rule[] = [
     // .pgpass: `host:port:database:user:password`, the whole line; also as a
     // Markdown list item or quote (`- host:…`, `> host:…`), as notes paste it.
     kind: "pgpass_password",
+    need: /:(?:\d{1,5}|\*):/,
     pattern:
       /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)]|>)[ \t]+)?(?:[A-Za-z0-9*][A-Za-z0-9_.*-]*|\[[0-9a-fA-F:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:(?<secret>(?:\\:|[^\s:])+)[ \t]*$/dgm,
     check: (v, m) =>
@@ -362,6 +432,7 @@ const SHAPES: Rule[] = [
     // one-line output — when the host names a host (a letter and a dot, or
     // localhost) and the port is a number: clock times and addresses don't.
     kind: "pgpass_password",
+    need: /:\d{1,5}:/,
     pattern:
       /(?<=^|[\s'"`=(])(?:localhost|[A-Za-z0-9-]*[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+):\d{1,5}:[^:\s'"`]+:[^:\s'"`]+:(?<secret>(?:\\:|[^\s:'"`])+)(?=$|[\s'"`)])/dgm,
     check: (v) => !isStandIn(v),
@@ -369,22 +440,27 @@ const SHAPES: Rule[] = [
   {
     // docker config.json: `"auth": "<base64 user:password>"`.
     kind: "docker_auth",
+    hint: '"auth"',
     pattern: /"auth"\s*:\s*"(?<secret>[A-Za-z0-9+/=]{8,})"/dg,
     check: (v) => isBasicCredential(v) || (v.length >= 16 && looksRandom(v)),
   },
   {
     kind: "bearer_token",
+    hint: "bearer",
+    anyCase: true,
     pattern: /\bBearer\s+(?<secret>[A-Za-z0-9\-._~+/]{16,}=*)/dgi,
     check: looksRandom,
   },
   {
     kind: "basic_auth",
+    hint: "Basic",
     pattern: /\bBasic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/dg,
     check: isBasicCredential,
   },
   {
     // After the two above, so `Bearer x` and `Basic x` keep their own kinds.
     kind: "authorization_header",
+    hint: "Authorization",
     pattern:
       /\b(?:Proxy-)?Authorization\s*[:=]\s*["']?(?:Bearer|Token|Bot|token|bearer|Basic|basic|ApiKey|Key|SSWS|GenieKey)\s+(?<secret>[A-Za-z0-9\-._~+/=:]{8,})/dg,
     check: (v) => !isStandIn(v),
@@ -397,6 +473,7 @@ const CLI: Rule[] = [
     // MySQL/MariaDB clients take the password glued to `-p`: `-pSECRET`, `-p'SECRET'`.
     // The command is a look-behind, so every `-p` of a line is found in one pass.
     kind: "cli_password",
+    hint: ["mysql", "mariadb"],
     pattern:
       /[ \t]-p(?<=\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;&]{0,200}-p)(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
     check: (v) => !isStandIn(v),
@@ -411,12 +488,14 @@ const CLI: Rule[] = [
   },
   {
     kind: "cli_password",
+    hint: "sshpass",
     pattern: /\bsshpass\s+-p[ \t]*(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>\S+))/dg,
     check: (v) => !isStandIn(v),
   },
   {
     // `--password=x`, `--password x`, `--db-password x`, `--token x`, `--api-key=x`.
     kind: "cli_password",
+    hint: "--",
     pattern:
       /(?<![\w-])--(?<key>(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd|token|api-key|apikey|secret|client-secret|auth-token|access-token|authkey|auth-key|private-key))(?:=|[ \t]+)(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"|;&]+))/dg,
     check: (v, m) => {
@@ -460,11 +539,34 @@ function pemBlockSpans(text: string): SecretSpan[] {
   return spans;
 }
 
-/** Every secret the generic rules find in `text`. */
-export function genericSpans(text: string): SecretSpan[] {
+const hintsOf = (rule: Rule): readonly string[] =>
+  rule.hint === undefined ? [] : typeof rule.hint === "string" ? [rule.hint] : rule.hint;
+
+const literalsIn = literalFinder(
+  GENERIC_RULES.flatMap((r) => (r.anyCase ? [] : hintsOf(r))),
+  GENERIC_RULES.flatMap((r) => (r.anyCase ? hintsOf(r) : [])),
+);
+
+/**
+ * Whether `rule` cannot match `text`: none of its literals is there, or its
+ * needed pattern is not. Only ever a shortcut; `genericSpans(text, false)`
+ * runs every rule, and a spec holds both to the same answers.
+ */
+function ruledOut(rule: Rule, text: string, found: FoundLiterals): boolean {
+  if (rule.need !== undefined && !rule.need.test(text)) return true;
+  if (rule.hint === undefined) return false;
+  return !hintsOf(rule).some((h) => found.has(h, rule.anyCase));
+}
+
+/**
+ * Every secret the generic rules find in `text`. `prefilter` (the default)
+ * skips the rules `text` rules out; false runs them all, for the spec.
+ */
+export function genericSpans(text: string, prefilter = true): SecretSpan[] {
   const spans: SecretSpan[] = pemBlockSpans(text);
+  const found = prefilter ? literalsIn(text) : undefined;
   for (const rule of GENERIC_RULES) {
-    if (rule.hint !== undefined && !text.includes(rule.hint)) continue;
+    if (found !== undefined && ruledOut(rule, text, found)) continue;
     rule.pattern.lastIndex = 0;
     for (const match of text.matchAll(rule.pattern)) {
       const groups = match.groups ?? {};

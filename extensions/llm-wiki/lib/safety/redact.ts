@@ -81,15 +81,21 @@ function clipToMarkup(span: SecretSpan, tags: Array<[number, number]>): SecretSp
 }
 
 /** Spans of one detector pass over `text` (no merging). */
-function rawSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] } {
-  return { generic: genericSpans(text), preset: presetSpans(text) };
+function rawSpans(
+  text: string,
+  prefilter: boolean,
+): { generic: SecretSpan[]; preset: SecretSpan[] } {
+  return { generic: genericSpans(text, prefilter), preset: presetSpans(text, prefilter) };
 }
 
 /** Spans found in `text` itself and in its markup view (tags blanked), before merging. */
-function viewSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] } {
-  let direct = rawSpans(text);
+function viewSpans(
+  text: string,
+  prefilter: boolean,
+): { generic: SecretSpan[]; preset: SecretSpan[] } {
+  let direct = rawSpans(text, prefilter);
   const view = markupView(text);
-  const inMarkup = view === undefined ? undefined : rawSpans(view);
+  const inMarkup = view === undefined ? undefined : rawSpans(view, prefilter);
   if (view !== undefined) {
     const tags = tagRanges(text);
     direct = {
@@ -103,17 +109,22 @@ function viewSpans(text: string): { generic: SecretSpan[]; preset: SecretSpan[] 
   };
 }
 
-/** Where the secrets of `text` are: merged, non-overlapping, in order. */
-function detect(original: string): SecretSpan[] {
+/**
+ * Where the secrets of `text` are: merged, non-overlapping, in order.
+ * `prefilter` (the default) lets each rule skip a text that cannot hold its
+ * match; false runs every rule on every text, for the spec that holds the
+ * two to the same answers.
+ */
+export function detectSecrets(original: string, prefilter = true): SecretSpan[] {
   // Typographic quotes (a PDF's or a word processor's `’…’`) read as the
   // ASCII quotes they stand for; same length, so every offset still holds.
   const text = plainQuotes(original);
-  const found = viewSpans(text);
+  const found = viewSpans(text, prefilter);
   // A text pasted JSON-escaped (`{\"password\":\"…\"}`, `\n` inside one
   // line) is scanned unescaped as well, and its quoted literals each as a
   // line of their own; spans found there are mapped back onto `text`.
   for (const escaped of textViews(text)) {
-    const more = viewSpans(escaped.text);
+    const more = viewSpans(escaped.text, prefilter);
     found.generic.push(...more.generic.map(escaped.back));
     found.preset.push(...more.preset.map(escaped.back));
   }
@@ -153,7 +164,7 @@ function detect(original: string): SecretSpan[] {
 
 /** One pass: every detected span replaced by its mark. */
 function redactOnce(text: string): { text: string; counts: RedactionCounts; found: number } {
-  const spans = detect(text);
+  const spans = detectSecrets(text);
   if (spans.length === 0) return { text, counts: {}, found: 0 };
   const counts: RedactionCounts = {};
   let out = "";
@@ -184,7 +195,7 @@ export function redactSecrets(text: string): Redacted {
 
 /** Where secrets are, for lint: 1-based line, kind; never the value. */
 export function findSecrets(text: string): Array<{ kind: string; line: number }> {
-  const spans = detect(text);
+  const spans = detectSecrets(text);
   const found: Array<{ kind: string; line: number }> = [];
   let line = 1;
   let at = 0;
