@@ -20,14 +20,10 @@ import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. 10: 256 shards. */
-const CACHE_VERSION = 10;
-/**
- * Shards of the cache; a power of two so the shard is a mask of the path's
- * hash. A cold recall reads the shard of each page it shows: at 100k pages
- * a shard of 32 was 2.5 MB, one of 256 is about 320 KB.
- */
-export const REGISTRY_SHARDS = 256;
+/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. */
+const CACHE_VERSION = 9;
+/** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
+export const REGISTRY_SHARDS = 32;
 
 /** What the registry remembers about one file under `wiki/`. */
 export interface RegistryRecord {
