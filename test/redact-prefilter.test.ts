@@ -8,7 +8,7 @@
  * markup, JSON-escaped), and on the repo's own secret specs and fixtures.
  * Each run draws new texts; the seed is printed on failure.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { detectSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
@@ -16,6 +16,7 @@ import { literalFinder } from "../extensions/llm-wiki/lib/safety/redact-literals
 import { PRESET_HINTS } from "../extensions/llm-wiki/lib/safety/redact-preset-hints.ts";
 import { GENERIC_RULES } from "../extensions/llm-wiki/lib/safety/redact-rules.ts";
 import { ALNUM, B64, DIGITS, HEX } from "./helpers/corpus-random.ts";
+import { filesUnder } from "./helpers/files-under.ts";
 import { CorpusRandom, corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -186,16 +187,6 @@ function expectSameVerdict(text: string, what: string): void {
   const fast = detectSecrets(text, true);
   // The text itself in the message would print a secret: the seed replays it.
   expect(fast, `${what}; ${NOTE}`).toEqual(full);
-}
-
-function filesUnder(dir: string, ext: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path, ext));
-    else if (name.endsWith(ext)) out.push(path);
-  }
-  return out;
 }
 
 describe("literalFinder", () => {

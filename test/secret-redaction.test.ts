@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -17,6 +17,7 @@ import {
   redactSecrets,
 } from "../extensions/llm-wiki/lib/safety/redact.ts";
 import { ALNUM, DIGITS } from "./helpers/corpus-random.ts";
+import { filesUnder } from "./helpers/files-under.ts";
 import { CorpusRandom, corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -44,16 +45,6 @@ const ISSUE_KINDS = [
   "mysql_cli_password",
   "smtp_password_letters",
 ];
-
-function filesUnder(dir: string, ext: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path, ext));
-    else if (name.endsWith(ext)) out.push(path);
-  }
-  return out;
-}
 
 /** Random ways a case's text reaches a page: as is, in a fence, with CRLF, among paragraphs. */
 function wrap(text: string): string {
