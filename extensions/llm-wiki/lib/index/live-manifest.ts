@@ -58,7 +58,11 @@ export interface LiveManifest {
   readonly known: KnownCounts;
 }
 
-function fileStamp(path: string): string {
+/**
+ * A file's `mtimeMs:size`, "none" when absent: the stamp a held manifest,
+ * and the last indexed generation's mark, are checked against.
+ */
+export function fileStamp(path: string): string {
   try {
     const st = statSync(path);
     return `${st.mtimeMs}:${st.size}`;

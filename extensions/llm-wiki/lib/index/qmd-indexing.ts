@@ -4,7 +4,7 @@
  * of the live generation, embeddings, and the open store a long-running host
  * keeps between calls. Every write happens under the vault's index lock.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { setImmediate as nextImmediate } from "node:timers/promises";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
@@ -37,7 +37,7 @@ import {
   readCurrent,
   usable,
 } from "./layout.ts";
-import { liveManifest } from "./live-manifest.ts";
+import { fileStamp, liveManifest } from "./live-manifest.ts";
 import { acquireLock, type LockHandle } from "./lock.ts";
 import {
   applyMirror,
@@ -131,15 +131,6 @@ export interface VaultIndexOptions {
   lexicalFirst?: boolean;
 }
 
-function mtimeOf(path: string): string {
-  try {
-    const st = statSync(path);
-    return `${st.mtimeMs}:${st.size}`;
-  } catch {
-    return "none";
-  }
-}
-
 function readJournal(layout: IndexLayout): Journal | undefined {
   try {
     const data = JSON.parse(readFileSync(layout.journal, "utf8")) as Journal;
@@ -213,7 +204,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       gen?.complete,
       gen?.db,
     ];
-    return `${current}|${files.map((f) => (f ? mtimeOf(f) : "-")).join("|")}`;
+    return `${current}|${files.map((f) => (f ? fileStamp(f) : "-")).join("|")}`;
   };
 
   const openGeneration = (
