@@ -2,7 +2,8 @@
  * The lexical second pass, pure: term proximity rewards query words close
  * together, feedback terms come from the best pages' own words (never the
  * query's or stop words) and weigh 1 together, and a vague query (best page
- * under the clarity gate) is left as BM25 ranked it.
+ * under the clarity gate, which is stricter in a vault of few pages) is left
+ * as BM25 ranked it.
  */
 import { describe, expect, it } from "vitest";
 import { tokenizedDoc } from "../extensions/llm-wiki/lib/lexical/bm25.ts";
@@ -83,12 +84,37 @@ describe("lexical second pass", () => {
       probed += 1;
       return new Map(stems.map((s) => [s, 2]));
     };
-    const stats = { documents: 100, averageLength: 10 };
+    const stats = { documents: 1000, averageLength: 10 };
     // Ceiling 10: the best page's confidence 0.1 is under the gate; nothing is probed or added.
     expect(secondPass(pool, terms, 10, stats, scoring, new Set(), df, 256)).toEqual([1, 0.5]);
     expect(probed).toBe(0);
     // Ceiling 1: confidence 1 passes, and the feedback terms are probed.
     secondPass(pool, terms, 1, stats, scoring, new Set(), df, 256);
     expect(probed).toBe(1);
+  });
+
+  it("asks a small vault for a clearer query before feedback runs", () => {
+    const pool = [
+      { doc: doc(randomWords(10, 5, 8)), score: 3 },
+      { doc: doc(randomWords(10, 5, 8)), score: 1 },
+    ];
+    const terms = [{ stems: [randomWord()], weight: 2 }];
+    const scoring = withScoring(DEFAULT_SCORING, {
+      proximity: 0,
+      feedback: { minConfidence: 0.2, smallVault: { pages: 200, minConfidence: 0.45 } },
+    });
+    const probes = (documents: number) => {
+      let probed = 0;
+      const df = (stems: string[]) => {
+        probed += 1;
+        return new Map(stems.map((s) => [s, 2]));
+      };
+      // Ceiling 10: the best page's confidence is 0.3, between the two gates.
+      secondPass(pool, terms, 10, { documents, averageLength: 10 }, scoring, new Set(), df, 256);
+      return probed;
+    };
+    expect(probes(199)).toBe(0);
+    expect(probes(200)).toBe(1);
+    expect(probes(5000)).toBe(1);
   });
 });

@@ -11,14 +11,14 @@
 /**
  * Saturation and length normalisation, tuned on the even-numbered queries
  * of Cranfield and of LoCoMo's turns together with proximity and feedback
- * (docs/retrieval-benchmark.md, "Lexical ablation"): b 0.4 rather than 0.6,
+ * (docs/retrieval-benchmark.md, "Lexical ablation"): b 0.5 rather than 0.6,
  * so short pages of one topic (a conversation turn, a note) are penalised
  * less for length. k1 stays 1.2: at 1.6 a hit's confidence (its score over
  * the query's most, (k1 + 1) × ΣIDF) falls for the same evidence, and
  * recall's confidence floors, set at 1.2, dropped pages the answer needs.
  */
 export const BM25_K1 = 1.2;
-export const BM25_B = 0.4;
+export const BM25_B = 0.5;
 /** QMD's weights in its column order: file path, title, body. */
 export const FIELD_WEIGHTS = [1.5, 4, 1] as const;
 

@@ -22,6 +22,14 @@ export interface FeedbackParams {
    */
   minConfidence: number;
   /**
+   * The stricter gate of a small vault: under `pages` pages, feedback needs
+   * a confidence of `minConfidence`. The relevance model tells the best
+   * pages' words from the rest's; when the best pages are a large share of
+   * the vault there is little rest, and their shared words are the vault's
+   * own vocabulary rather than the query's topic.
+   */
+  smallVault: { pages: number; minConfidence: number };
+  /**
    * How sharply the relevance model favours the best pages: a page's weight
    * is exp(sharpness × (its score − the best score)), as a relevance model's
    * P(D|Q) is a likelihood, so pages well below the best add little; 0
