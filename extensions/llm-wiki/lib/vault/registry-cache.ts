@@ -18,6 +18,7 @@ import { memberValue } from "./json-slice.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
+import { seekShardRecord } from "./registry-shard-seek.ts";
 import { fnv1a } from "./stable-hash.ts";
 
 /** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. */
@@ -95,6 +96,20 @@ export function recordInShard(bytes: Buffer, rel: string): RegistryRecord | unde
   const head = `{"version":${CACHE_VERSION},"files":{`;
   if (bytes.toString("utf8", 0, head.length) !== head) return undefined;
   const rec = memberValue(bytes, rel, "{", head.length) as RegistryRecord | undefined;
+  return typeof rec?.hash === "string" ? rec : undefined;
+}
+
+/**
+ * The record of `rel` in its shard file as on disk now, found by bisecting
+ * the file's sorted keys (registry-shard-seek.ts): a few small reads, not
+ * the whole shard. Undefined as for `recordInShard`.
+ */
+export function recordInShardFile(paths: VaultPaths, rel: string): RegistryRecord | undefined {
+  const rec = seekShardRecord(
+    shardPath(paths, shardOf(rel)),
+    `{"version":${CACHE_VERSION},"files":{`,
+    rel,
+  ) as RegistryRecord | undefined;
   return typeof rec?.hash === "string" ? rec : undefined;
 }
 
