@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics.ts";
 import { diagnostic, errorMessage } from "../diagnostics.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
 import { memberValue } from "./json-slice.ts";
 import type { RawLink } from "./links.ts";
@@ -145,10 +146,20 @@ export function loadCache(
   paths: VaultPaths,
   last?: CacheSnapshot,
 ): { snapshot: CacheSnapshot; own: boolean } {
+  return runWhole((clock) => loadCacheSteps(paths, last, clock));
+}
+
+/** `loadCache` as sliced work: may yield between two shards (a parse of 2.5 MB each at 100k pages). */
+export function* loadCacheSteps(
+  paths: VaultPaths,
+  last: CacheSnapshot | undefined,
+  clock: SliceClock,
+): Sliced<{ snapshot: CacheSnapshot; own: boolean }> {
   const shards: ShardRecords[] = [];
   const stamps: string[] = [];
   let own = last !== undefined;
   for (let i = 0; i < REGISTRY_SHARDS; i += 1) {
+    if (clock.due()) yield;
     const path = shardPath(paths, i);
     const stamp = fileStamp(path);
     const kept = last?.stamps[i] === stamp ? last.shards[i] : undefined;
