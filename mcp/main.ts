@@ -62,6 +62,11 @@ export async function main(
     cwd: process.cwd(),
     env,
     settings,
+    // The first recalls read the index with the SQLite driver alone: loading
+    // QMD's modules and opening its store (a count over every document) took
+    // most of a first recall at 100k pages. A write, an embed or a model
+    // path opens QMD on first use.
+    lexicalFirst: true,
     ...(vault !== undefined ? { vault } : {}),
     views: {
       onRefresh(refresh) {

@@ -18,6 +18,7 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { withinBudget } from "../extensions/llm-wiki/lib/answer-budget.ts";
 import {
   type Diagnostic,
@@ -214,6 +215,18 @@ function captured(record: () => unknown): void {
   }
 }
 
+/**
+ * The SDK's server checks a client's answer to an elicitation against a JSON
+ * Schema, and builds an Ajv instance for it by default (~10–30 ms of every
+ * start, before the handshake is answered). This server sends no
+ * elicitation, so it has no validator to build.
+ */
+const NO_ELICITATION: jsonSchemaValidator = {
+  getValidator() {
+    throw new Error("llm-wiki-mcp sends no elicitation, so it validates no answer to one");
+  },
+};
+
 /** Creates the server; connect it to a transport to serve. */
 export function createMcpServer(service: WikiService, options: McpServerOptions): Server {
   // Working-memory tools only while the `trajectories` setting is on.
@@ -221,7 +234,11 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
   const byName = new Map<string, ServedTool>(tools.map((t) => [t.name, t]));
   const server = new Server(
     { name: "llm-wiki", version: options.version },
-    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, prompts: {}, resources: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: NO_ELICITATION,
+    },
   );
   // One client connection is one session: what its recalls showed, which its judgments refer to.
   const feedback = service.feedbackSession();

@@ -14,10 +14,19 @@
  * comes first. A page edited in place while no server ran is seen from then
  * on. Otherwise the check runs at once, and only a recall that has no index
  * at all to read waits (bounded) for the update.
+ *
+ * The deferred check runs in slices (lib/sliced-work.ts): at 100k pages it
+ * is seconds of work, and a client that leaves meanwhile (end of input, a
+ * signal) stops it at the next slice instead of waiting for its end. Either
+ * check reads only the index's status, not the vault's overview.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
+import { isCancelled } from "../extensions/llm-wiki/lib/sliced-work.ts";
+import { legacyLayoutAt } from "../extensions/llm-wiki/lib/vault/legacy-layout.ts";
+import type { Registry } from "../extensions/llm-wiki/lib/vault/registry.ts";
+import type { VaultHandle } from "../extensions/llm-wiki/lib/vault-handles.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 /** How long a recall waits for the first index of a vault before answering without it. */
@@ -34,6 +43,8 @@ export interface StartupIndex {
   ready(): Promise<void>;
   /** Tells that a tool call was answered: a deferred check runs next. */
   answered(): void;
+  /** Resolves when a deferred check under way has refreshed the registries and read the index status (at once when none is). */
+  checked(): Promise<void>;
   /** Aborts a running update and waits (bounded) for it to stop. */
   stop(): Promise<void>;
 }
@@ -70,27 +81,28 @@ export function createStartupIndex(
   let started = false;
   let deferred: NodeJS.Timeout | undefined;
 
-  /** Refreshes the registries, and updates the active vault's index in the background when needed. */
-  const check = (): void => {
-    if (controller.signal.aborted) return;
-    let state: string | undefined;
-    let root: string | undefined;
-    try {
-      // Vaults recall answered from as last saved (the personal one) get their walk now too.
-      for (const v of service.resolveVaults("all")) {
-        const handle = service.handles.get(v);
-        if (handle.answersFromSaved()) handle.refresh();
-      }
-      const status = service.status();
-      state = status.vault?.index.state;
-      root = status.vault?.root;
-    } catch (error) {
-      log(`cannot read the index status (${errorMessage(error)}); not updating it`);
-      return;
-    }
-    if (state === undefined || state === "ready") return;
-    blocksRecall = state === "missing" || state === "error";
-    log(`index ${state} at ${root}; updating it in the background`);
+  /**
+   * The deferred check: a walk of every page and a parse of the whole
+   * registry cache (seconds at 100k pages), run in slices so that the end of
+   * input or a signal is seen between two of them and stops it (`stop`).
+   */
+  let checking: Promise<void> | undefined;
+
+  /** The active vault, and its registry as `fresh` gives it (a doubled layout's is only read: nothing is written there before migrate). */
+  const activeState = (fresh: (handle: VaultHandle) => Registry) => {
+    const [active] = service.resolveVaults("active");
+    if (!active) return undefined;
+    const handle = service.handles.get(active);
+    const doubled = legacyLayoutAt(active.root)?.kind === "doubled";
+    const registry = doubled ? handle.peek() : fresh(handle);
+    return { root: active.root, state: handle.index.status(registry).state };
+  };
+
+  /** Updates the active vault's index in the background when the check found it not ready. */
+  const update = (found: { root: string; state: string } | undefined): void => {
+    if (controller.signal.aborted || found === undefined || found.state === "ready") return;
+    blocksRecall = found.state === "missing" || found.state === "error";
+    log(`index ${found.state} at ${found.root}; updating it in the background`);
     running = service
       .reindex({ scope: "changed", signal: controller.signal })
       .then((result) => {
@@ -107,11 +119,50 @@ export function createStartupIndex(
       });
   };
 
+  const cannotRead = (error: unknown): void =>
+    log(`cannot read the index status (${errorMessage(error)}); not updating it`);
+
+  /**
+   * The check before any answer (a folder changed, or no saved registry):
+   * at once and whole, so whatever the client asks first finds it done and
+   * any update it needs under way.
+   */
+  const checkNow = (): void => {
+    if (controller.signal.aborted) return;
+    let found: ReturnType<typeof activeState>;
+    try {
+      found = activeState((handle) => handle.refresh());
+    } catch (error) {
+      cannotRead(error);
+      return;
+    }
+    update(found);
+  };
+
+  /** The deferred check, in slices: each vault recall answered from as last saved is walked, then the active one's status read. */
+  const checkInSlices = async (): Promise<void> => {
+    if (controller.signal.aborted) return;
+    let found: ReturnType<typeof activeState>;
+    try {
+      for (const v of service.resolveVaults("all")) {
+        const handle = service.handles.get(v);
+        if (handle.answersFromSaved()) await handle.refreshInSlices(controller.signal);
+      }
+      // Refreshed just now (or by a call meanwhile): read as it is.
+      found = activeState((handle) => handle.registry());
+    } catch (error) {
+      // Stopped by shutdown between two slices: nothing to report.
+      if (!isCancelled(error)) cannotRead(error);
+      return;
+    }
+    update(found);
+  };
+
   const runDeferred = (): void => {
     if (!deferred) return;
     clearTimeout(deferred);
     deferred = undefined;
-    check();
+    checking = checkInSlices();
   };
 
   /** Lets each vault whose saved registry is still good answer from it; true for the active one. */
@@ -134,7 +185,7 @@ export function createStartupIndex(
       if (started) return;
       started = true;
       if (!answerFromSaved()) {
-        check();
+        checkNow();
         return;
       }
       deferred = setTimeout(runDeferred, options.idleMs ?? IDLE_CHECK_MS);
@@ -145,6 +196,8 @@ export function createStartupIndex(
       if (running && blocksRecall) await within(running, waitMs);
     },
 
+    checked: () => checking ?? Promise.resolve(),
+
     answered() {
       // After the answer has gone out: the check blocks for a while at 10k pages.
       if (deferred) setImmediate(runDeferred);
@@ -154,6 +207,8 @@ export function createStartupIndex(
       controller.abort();
       if (deferred) clearTimeout(deferred);
       deferred = undefined;
+      // The check stops at its next slice; an update it started lets go of the index.
+      if (checking) await within(checking, STOP_WAIT_MS);
       if (running) await within(running, STOP_WAIT_MS);
     },
   };

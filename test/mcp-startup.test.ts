@@ -5,7 +5,8 @@
  * that registry (the same answer a full check gives) and the check runs
  * right after; a page added while no server ran is seen at once; a page
  * edited in place while no server ran is found once the check has run,
- * whether a tool call or the idle time started it.
+ * whether a tool call or the idle time started it; a client that leaves
+ * while the check runs ends the server at the check's next slice.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,8 +19,9 @@ import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.t
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createStartupIndex } from "../mcp/startup-index.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
-import { isolatedEnv } from "./helpers/mcp-child.ts";
+import { initializeRequest, isolatedEnv, spawnRawServer } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
@@ -163,6 +165,50 @@ describe("the server's startup check", () => {
   });
 });
 
+describe("the startup check, when the client leaves", () => {
+  it("stops between two slices: the server exits within its deadline without finishing the check", {
+    timeout: 180_000,
+  }, async () => {
+    const pages: Record<string, string> = {};
+    const page = (i: number) =>
+      pageText(
+        { type: "concept", title: `Page ${i} ${randomWord(4, 9)}` },
+        `${randomWords(120, 3, 9)}\n`,
+      );
+    for (let i = 0; i < 3_000; i += 1) pages[`concepts/p${i}`] = page(i);
+    const vault = makeTempVault({ pages });
+    const built = await serviceFor(vault.root).reindex({ scope: "all" });
+    expect(built.ok).toBe(true);
+    await closeServices();
+    // Every page edited in place while no server ran: the first recall answers
+    // from the saved registry, and the check after it parses every page again.
+    for (let i = 0; i < 3_000; i += 1) writeFileSync(vault.pageFile(`concepts/p${i}`), page(i));
+
+    const server = spawnRawServer(vault.root);
+    try {
+      await server.send(initializeRequest(1));
+      await server.waitFor((messages) => messages.some((m) => m.id === 1));
+      await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await server.send({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "wiki_recall", arguments: { query: "page" } },
+      });
+      await server.waitFor((messages) => messages.some((m) => m.id === 2));
+      // The check starts a turn after that answer: leave at once.
+      server.child.stdin.end();
+      // 0: cleanup finished within the server's 2 s deadline (1 when it had to give up on it).
+      expect(await server.exited(), server.stderr()).toBe(0);
+      expect(server.stderr()).toContain("standard input closed; stopping");
+      // Stopped before its end: it never came to the index status it would find stale.
+      expect(server.stderr()).not.toContain("updating it in the background");
+    } finally {
+      server.child.kill();
+    }
+  });
+});
+
 /** The active vault's handle of `service`. */
 function activeHandle(service: WikiService) {
   const [vault] = service.resolveVaults("active");
@@ -182,7 +228,9 @@ describe("the startup check, in process", () => {
     expect(first.results[0]?.id).toBe("concepts/harbour");
     expect(activeHandle(service).answersFromSaved()).toBe(true);
     startup.answered();
+    // The check starts a turn after the answer, then runs in slices.
     await new Promise((done) => setImmediate(done));
+    await startup.checked();
     expect(activeHandle(service).answersFromSaved()).toBe(false);
     expect(lines).toEqual([]);
     await startup.stop();
@@ -196,6 +244,7 @@ describe("the startup check, in process", () => {
     const startup = createStartupIndex(service, (line) => lines.push(line));
     startup.start();
     expect(activeHandle(service).answersFromSaved()).toBe(false);
+    await startup.checked();
     expect(lines).toEqual([`index stale at ${vault.root}; updating it in the background`]);
     await startup.stop();
   });

@@ -10,6 +10,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   unlinkSync,
   writeFileSync,
@@ -655,5 +656,58 @@ process.stderr.write("child done, protocol lines: " + lines + "\\n");
     expect(written).toBeGreaterThan(1);
     // Every line the host wrote, and nothing from QMD or node-llama-cpp.
     expect(child.stdout).toBe("PROTOCOL\n".repeat(written));
+  });
+});
+
+describe("reopening an index with other collections", () => {
+  it("drops the collections no longer asked for and follows a collection's new folder", async () => {
+    const base = mkdtempSync(join(root, "reopen-"));
+    const page = (dir: string, name: string, word: string) => {
+      mkdirSync(join(base, dir), { recursive: true });
+      writeFileSync(join(base, dir, `${name}.md`), `---\ntitle: ${name}\n---\n${word} text\n`);
+    };
+    const [kept, moved, dropped] = [randomWord(8, 12), randomWord(8, 12), randomWord(8, 12)];
+    page("a", "first", kept);
+    page("b", "second", dropped);
+    page("a2", "third", moved);
+    const dbPath = join(base, "index.sqlite");
+    const models = resolveModels({});
+    const before = await openQmdStore({
+      dbPath,
+      models,
+      collections: [
+        { name: "alpha", dir: join(base, "a"), role: "canonical" },
+        { name: "beta", dir: join(base, "b"), role: "evidence" },
+      ],
+    });
+    await before.update();
+    expect(ids(await before.searchLex(dropped))).toEqual(["second"]);
+    await before.close();
+    // The same collections again: the open writes nothing (a reader's open stays a read).
+    const bytes = readFileSync(dbPath);
+    const same = await openQmdStore({
+      dbPath,
+      models,
+      collections: [
+        { name: "alpha", dir: join(base, "a"), role: "canonical" },
+        { name: "beta", dir: join(base, "b"), role: "evidence" },
+      ],
+    });
+    await same.close();
+    expect(readFileSync(dbPath).equals(bytes)).toBe(true);
+
+    const after = await openQmdStore({
+      dbPath,
+      models,
+      collections: [{ name: "alpha", dir: join(base, "a2"), role: "canonical" }],
+    });
+    try {
+      await after.update();
+      expect(ids(await after.searchLex(moved))).toEqual(["third"]);
+      expect(await after.searchLex(kept)).toEqual([]);
+      expect(await after.searchLex(dropped)).toEqual([]);
+    } finally {
+      await after.close();
+    }
   });
 });

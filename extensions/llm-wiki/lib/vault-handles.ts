@@ -11,9 +11,10 @@ import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
+import { runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import type { VaultPaths } from "./vault/paths.ts";
-import { type Registry, refreshRegistry } from "./vault/registry.ts";
+import { type Registry, refreshRegistry, refreshRegistrySteps } from "./vault/registry.ts";
 import {
   openSavedRegistry,
   type RecallRegistry,
@@ -29,6 +30,15 @@ export interface VaultHandle {
    * registry in hand is current (see `RefreshOptions`).
    */
   refresh(changed?: readonly string[]): Registry;
+  /**
+   * A full refresh run in slices (sliced-work.ts), the event loop handed
+   * back between them: for a server's own check after its first answers,
+   * while recall still answers from the saved registry. Rejects with the
+   * cancellation error when `signal` aborts; a refresh called meanwhile
+   * wins, and this one ends with its registry. With a registry already in
+   * hand it is a plain `refresh()`.
+   */
+  refreshInSlices(signal?: AbortSignal): Promise<Registry>;
   /**
    * The index was just brought up to `registry` (a reindex in this
    * process): a recall right after trusts it as if refreshed now instead of
@@ -121,6 +131,8 @@ export function createVaultHandles(
       let walkMs = 0;
       let intent: string | undefined;
       let saved: { registry: SavedRegistry; at: number } | undefined;
+      /** Aborts a sliced refresh under way: a plain refresh took its place. */
+      let slicing: AbortController | undefined;
       /** The saved registry's status while the index still holds its pages. */
       const savedStatus = (): IndexStatus | undefined => {
         const status = saved && handle.index.statusBySummary(saved.registry.summary);
@@ -135,6 +147,8 @@ export function createVaultHandles(
         }),
         feedback: createVaultFeedback(paths),
         refresh(changed) {
+          slicing?.abort();
+          slicing = undefined;
           saved = undefined;
           const walked = registry !== undefined && changed === undefined;
           const started = performance.now();
@@ -143,6 +157,33 @@ export function createVaultHandles(
           if (walked) walkMs = refreshedAt - started;
           intent = undefined;
           return registry;
+        },
+        async refreshInSlices(signal) {
+          if (registry) return handle.refresh();
+          slicing?.abort();
+          const own = new AbortController();
+          slicing = own;
+          const stop = AbortSignal.any([own.signal, ...(signal ? [signal] : [])]);
+          try {
+            const reg = await runSliced(
+              (clock) => refreshRegistrySteps(paths, undefined, {}, clock),
+              "registry refresh",
+              stop,
+            );
+            // A plain refresh between the last slice and here wins.
+            if (own.signal.aborted && registry) return registry;
+            saved = undefined;
+            registry = reg;
+            refreshedAt = performance.now();
+            intent = undefined;
+            return reg;
+          } catch (error) {
+            // A plain refresh replaced this one: its registry is the answer.
+            if (own.signal.aborted && !signal?.aborted && registry) return registry;
+            throw error;
+          } finally {
+            if (slicing === own) slicing = undefined;
+          }
         },
         indexed(reg) {
           if (reg === registry) refreshedAt = performance.now();

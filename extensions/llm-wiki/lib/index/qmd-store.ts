@@ -214,7 +214,17 @@ async function openFullStore(
     withoutCi(() => withoutVecWarning(() => createStore({ dbPath: opts.dbPath }))),
   );
   try {
-    const registered = new Map((await qmd.listCollections()).map((c) => [c.name, c]));
+    // The registered collections as stored, not `listCollections()`: that one
+    // also counts every collection's documents (most of an open at 100k pages).
+    const registered = new Map(
+      qmd.internal.db
+        .prepare("SELECT name, path AS pwd, pattern AS glob_pattern FROM store_collections")
+        .all()
+        .map((c) => {
+          const row = c as { name: string; pwd: string; glob_pattern: string };
+          return [row.name, row];
+        }),
+    );
     for (const name of registered.keys()) {
       if (!specs.has(name)) await qmd.removeCollection(name);
     }

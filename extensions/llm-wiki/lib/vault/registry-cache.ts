@@ -13,11 +13,13 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Diagnostic } from "../diagnostics.ts";
 import { diagnostic, errorMessage } from "../diagnostics.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
 import { memberValue } from "./json-slice.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
+import { seekShardRecord } from "./registry-shard-seek.ts";
 import { fnv1a } from "./stable-hash.ts";
 
 /** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. */
@@ -98,6 +100,20 @@ export function recordInShard(bytes: Buffer, rel: string): RegistryRecord | unde
   return typeof rec?.hash === "string" ? rec : undefined;
 }
 
+/**
+ * The record of `rel` in its shard file as on disk now, found by bisecting
+ * the file's sorted keys (registry-shard-seek.ts): a few small reads, not
+ * the whole shard. Undefined as for `recordInShard`.
+ */
+export function recordInShardFile(paths: VaultPaths, rel: string): RegistryRecord | undefined {
+  const rec = seekShardRecord(
+    shardPath(paths, shardOf(rel)),
+    `{"version":${CACHE_VERSION},"files":{`,
+    rel,
+  ) as RegistryRecord | undefined;
+  return typeof rec?.hash === "string" ? rec : undefined;
+}
+
 /** The records of one shard as on disk now (empty when absent, corrupt or of another version). */
 export function readShardAt(paths: VaultPaths, shard: number): ShardRecords {
   return readShard(shardPath(paths, shard));
@@ -130,10 +146,20 @@ export function loadCache(
   paths: VaultPaths,
   last?: CacheSnapshot,
 ): { snapshot: CacheSnapshot; own: boolean } {
+  return runWhole((clock) => loadCacheSteps(paths, last, clock));
+}
+
+/** `loadCache` as sliced work: may yield between two shards (a parse of 2.5 MB each at 100k pages). */
+export function* loadCacheSteps(
+  paths: VaultPaths,
+  last: CacheSnapshot | undefined,
+  clock: SliceClock,
+): Sliced<{ snapshot: CacheSnapshot; own: boolean }> {
   const shards: ShardRecords[] = [];
   const stamps: string[] = [];
   let own = last !== undefined;
   for (let i = 0; i < REGISTRY_SHARDS; i += 1) {
+    if (clock.due()) yield;
     const path = shardPath(paths, i);
     const stamp = fileStamp(path);
     const kept = last?.stamps[i] === stamp ? last.shards[i] : undefined;

@@ -4,6 +4,7 @@
  * when the set of pages changes; patched page by page when only some pages'
  * links changed, with the same result a whole build would give.
  */
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { LinkResolver, type RawLink } from "./links.ts";
 import { legacySlugPath, slugPath } from "./slug.ts";
 
@@ -184,11 +185,21 @@ function resolvePage(
 
 /** The whole graph of `outgoing` (raw links by page id; its keys are all the page ids). */
 export function buildLinkGraph(outgoing: ReadonlyMap<string, readonly RawLink[]>): LinkGraph {
+  return runWhole((clock) => buildLinkGraphSteps(outgoing, clock));
+}
+
+/** `buildLinkGraph` as sliced work: may yield between two pages. */
+export function* buildLinkGraphSteps(
+  outgoing: ReadonlyMap<string, readonly RawLink[]>,
+  clock: SliceClock,
+): Sliced<LinkGraph> {
   const resolver = new LinkResolver(outgoing.keys());
   const links = new Map<string, string[]>();
   const backlinks = new Map<string, string[]>();
   const linkProblems: LinkProblem[] = [];
+  if (clock.due()) yield;
   for (const from of [...outgoing.keys()].sort(byId)) {
+    if (clock.due()) yield;
     const { targets, problems } = resolvePage(resolver, from, outgoing.get(from) ?? []);
     linkProblems.push(...problems);
     links.set(from, targets);

@@ -4,7 +4,8 @@
  * opens only while `summary.json` still describes every shard and name file
  * on disk, and every `wiki/` folder is as the last walk of every page found
  * it (no page added, removed or renamed since; a stat of each). A page's
- * record is then found in its shard's bytes on first use, and names come
+ * record is then found in its shard file on first use (a bisection of its
+ * sorted keys, registry-shard-seek.ts), and names come
  * from the name table kept on disk. Anything that iterates the pages loads every
  * shard, so every answer is the one the full registry as last saved gives.
  * A page edited in place since is not seen: only a walk of every page
@@ -29,10 +30,8 @@ import {
   REGISTRY_SHARDS,
   type RegistryRecord,
   readShardAt,
-  recordInShard,
+  recordInShardFile,
   type ShardRecords,
-  shardBytes,
-  shardOf,
   shardStamp,
 } from "./registry-cache.ts";
 import { buildLinkGraph } from "./registry-links.ts";
@@ -166,15 +165,12 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
   const names = nameStampsNow(paths, summary.names.length - 1);
   if (names.some((stamp, i) => stamp !== summary.names[i])) return undefined;
 
-  const bytes: Buffer[] = [];
   const found = new Map<string, RegistryRecord | undefined>();
-  /** The accepted page `id`'s record, found in its shard's bytes (read on first use). */
+  /** The accepted page `id`'s record, sought in its shard file on first use. */
   const recordOf = (id: string): RegistryRecord | undefined => {
     if (found.has(id)) return found.get(id);
     const rel = `wiki/${id}.md`;
-    const shard = shardOf(rel);
-    bytes[shard] ??= shardBytes(paths, shard);
-    const rec = recordInShard(bytes[shard], rel);
+    const rec = recordInShardFile(paths, rel);
     const accepted = rec?.meta?.path === rel ? rec : undefined;
     found.set(id, accepted);
     return accepted;

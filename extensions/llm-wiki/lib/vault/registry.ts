@@ -12,6 +12,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { adoptNameTable, buildNameTable, pageNames } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { decisionVaultOf } from "./config.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
@@ -22,7 +23,7 @@ import { redactValue } from "./redaction.ts";
 import { backlinksText } from "./registry-backlinks.ts";
 import {
   type CacheSnapshot,
-  loadCache,
+  loadCacheSteps,
   type RegistryRecord,
   removeLegacyCache,
   type ShardRecords,
@@ -30,7 +31,7 @@ import {
   shardOf,
 } from "./registry-cache.ts";
 import {
-  buildLinkGraph,
+  buildLinkGraphSteps,
   type LinkGraph,
   type LinkProblem,
   patchLinkGraph,
@@ -43,7 +44,7 @@ import { DerivedRelationGraph, linkTargets } from "./relation-graph.ts";
 import { saveRelations } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { isReservedWikiFile } from "./reserved-names.ts";
-import { type FolderStamp, idOf, type WikiFile, walkWiki } from "./wiki-walk.ts";
+import { type FolderStamp, idOf, type WikiFile, walkWikiSteps } from "./wiki-walk.ts";
 
 export type { LinkProblem } from "./registry-links.ts";
 
@@ -203,8 +204,25 @@ export function refreshRegistry(
   last?: Registry,
   options: RefreshOptions = {},
 ): Registry {
+  return runWhole((clock) => refreshRegistrySteps(paths, last, options, clock));
+}
+
+/**
+ * `refreshRegistry` as sliced work (sliced-work.ts): it may yield while it
+ * reads the cache, walks `wiki/`, looks at each page and builds the link
+ * graph, so a server stays responsive through a refresh of 100k pages.
+ * Nothing of `last` is changed before the last yield; the cache files may
+ * be written before it (a run dropped there leaves a summary that no longer
+ * matches them, so the next process walks again).
+ */
+export function* refreshRegistrySteps(
+  paths: VaultPaths,
+  last: Registry | undefined,
+  options: RefreshOptions,
+  clock: SliceClock,
+): Sliced<Registry> {
   const diagnostics: Diagnostic[] = [];
-  const loaded = loadCache(paths, last?.snapshot.cache);
+  const loaded = yield* loadCacheSteps(paths, last?.snapshot.cache, clock);
   const previous = loaded.snapshot;
   const current = loaded.own && last !== undefined ? last : undefined;
   const targets =
@@ -280,14 +298,16 @@ export function refreshRegistry(
     stats.reused = stats.files - stats.parsed - stats.reread;
   } else {
     folders = [];
-    const files = walkWiki(paths, diagnostics, folders);
+    const files = yield* walkWikiSteps(paths, diagnostics, folders, clock);
     stats.files = files.length;
     const seen = new Set<string>();
     for (const file of files) {
+      if (clock.due()) yield;
       seen.add(file.rel);
       visitFile(file);
     }
-    shards.forEach((records, shard) => {
+    for (const [shard, records] of shards.entries()) {
+      if (clock.due()) yield;
       for (const rel of Object.keys(records)) {
         if (seen.has(rel)) continue;
         const before = records[rel];
@@ -295,7 +315,7 @@ export function refreshRegistry(
         if (before) touched.set(rel, { before });
         stats.removed += 1;
       }
-    });
+    }
   }
 
   const changed = dirty.size > 0;
@@ -395,6 +415,7 @@ export function refreshRegistry(
   const secretPages = new Set<string>();
   const outgoing = new Map<string, RawLink[]>();
   for (const { rec } of records) {
+    if (clock.due()) yield;
     if (rec.diagnostics) diagnostics.push(...rec.diagnostics);
     if (rec.meta) {
       pages.set(rec.meta.id, rec.meta);
@@ -408,7 +429,7 @@ export function refreshRegistry(
   const { graph, linksMoved } =
     current && sameVault
       ? patchLinkGraphIds(current.snapshot.graph, outgoing, ...idChanges(touched))
-      : { graph: buildLinkGraph(outgoing), linksMoved: false };
+      : { graph: yield* buildLinkGraphSteps(outgoing, clock), linksMoved: false };
   const relationGraph = DerivedRelationGraph.build(
     pages,
     graph.links,

@@ -8,6 +8,7 @@
 import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { isInside } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fileStamp } from "./registry-cache.ts";
@@ -102,6 +103,16 @@ export function walkWiki(
   diagnostics: Diagnostic[],
   folders?: FolderStamp[],
 ): WikiFile[] {
+  return runWhole((clock) => walkWikiSteps(paths, diagnostics, folders, clock));
+}
+
+/** `walkWiki` as sliced work: yields when `clock` is due (a stat per page: seconds at 100k pages). */
+export function* walkWikiSteps(
+  paths: VaultPaths,
+  diagnostics: Diagnostic[],
+  folders: FolderStamp[] | undefined,
+  clock: SliceClock,
+): Sliced<WikiFile[]> {
   const out: WikiFile[] = [];
   let vaultReal: string;
   try {
@@ -112,7 +123,7 @@ export function walkWiki(
   }
   // Paths are built by joining names, not by `relative()` for each of 100k
   // entries: a listed name holds no separator, so the result is the same.
-  const visit = (dir: string, dirRel: string): void => {
+  const visit = function* (dir: string, dirRel: string): Sliced<void> {
     // Before the listing: whatever changes in the folder after this bumps its stamp.
     folders?.push([dirRel, fileStamp(dir)]);
     let entries: Dirent[];
@@ -122,6 +133,7 @@ export function walkWiki(
       return;
     }
     for (const entry of entries) {
+      if (clock.due()) yield;
       if (entry.name.startsWith(".")) continue;
       const abs = `${dir}${sep}${entry.name}`;
       const rel = `${dirRel}/${entry.name}`;
@@ -159,14 +171,14 @@ export function walkWiki(
         }
         continue;
       }
-      if (entry.isDirectory()) visit(abs, rel);
+      if (entry.isDirectory()) yield* visit(abs, rel);
       else if (entry.isFile() && entry.name.endsWith(".md")) {
         const st = statOrSkip(rel, () => lstatSync(abs), diagnostics);
         if (st) out.push({ rel, abs, size: st.size, mtimeMs: st.mtimeMs });
       }
     }
   };
-  visit(paths.wiki, relOf(paths, paths.wiki));
+  yield* visit(paths.wiki, relOf(paths, paths.wiki));
   // By id, not path: `a.md` sorts after `a-b.md`, yet `a` comes before `a-b`.
   const keyed = out.map((file) => ({ file, id: idOf(file.rel) }));
   keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
