@@ -127,7 +127,12 @@ export function createLexicalSearch(
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${FEEDBACK_DF_CAP})
     ) AS df
     FROM json_each(?) j`);
-  const dfStmt = db.prepare("SELECT count(*) AS df FROM documents_fts WHERE documents_fts MATCH ?");
+  // Exact document frequencies of a query's phrases, all in one statement.
+  const dfStmt = db.prepare(`
+    SELECT j.value AS fts, (
+      SELECT count(*) FROM documents_fts WHERE documents_fts MATCH j.value
+    ) AS df
+    FROM json_each(?) j`);
   const averagesStmt = db.prepare("SELECT block FROM documents_fts_data WHERE id = 1");
   const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
 
@@ -147,13 +152,16 @@ export function createLexicalSearch(
     return stats;
   };
 
-  /** Exact rows holding an FTS5 expression; cached until the next index write. */
-  const documentFrequency = (match: string): number => {
-    const cached = dfCache.get(match);
-    if (cached !== undefined) return cached;
-    const df = dfStmt.get<{ df: number }>(match)?.df ?? 0;
-    dfCache.set(match, df);
-    return df;
+  /**
+   * Exact rows holding each FTS5 expression, the ones not yet known counted
+   * in one statement; cached until the next index write.
+   */
+  const documentFrequencies = (expressions: readonly string[]): Map<string, number> => {
+    const asked = [...new Set(expressions.filter((fts) => !dfCache.has(fts)))];
+    if (asked.length > 0)
+      for (const r of dfStmt.all<{ fts: string; df: number }>(JSON.stringify(asked)))
+        dfCache.set(r.fts, r.df);
+    return dfCache;
   };
 
   /**
@@ -179,12 +187,14 @@ export function createLexicalSearch(
   };
 
   /** The query's terms as BM25 phrases with their frequencies. */
-  const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] =>
-    terms.slice(0, CONFIDENCE_TERMS).map((term) => {
+  const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] => {
+    const weighed = terms.slice(0, CONFIDENCE_TERMS);
+    const known = documentFrequencies(weighed.flatMap((term) => term.fts));
+    return weighed.map((term) => {
       const phrases = term.fts
         .map((fts) => ({
           terms: ftsTokens(fts.slice(1, -1).replace(/""/g, '"')),
-          df: documentFrequency(fts),
+          df: known.get(fts) ?? 0,
         }))
         .map((phrase) => ({ ...phrase, prior: backgroundShare(phrase.terms) }));
       const main = phrases[0];
@@ -196,6 +206,7 @@ export function createLexicalSearch(
         df: main?.df ?? 0,
       };
     });
+  };
 
   /** Excerpts by document id, for the given query words. */
   const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
