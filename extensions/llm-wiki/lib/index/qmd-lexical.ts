@@ -320,11 +320,13 @@ export function createLexicalSearch(
         if (!doc) break;
         let termScore = 0;
         let counts: [number, number, number] = [0, 0, 0];
-        t.phrases.forEach((phrase, i) => {
+        for (let i = 0; i < t.phrases.length; i += 1) {
+          const phrase = t.phrases[i];
+          if (!phrase) continue;
           const c = contribution(doc, phrase, stats, scoring.bm25);
           termScore += c.score;
           if (i === 0) counts = c.counts;
-        });
+        }
         if (termScore <= 0) continue;
         score += termScore;
         matches.push({

@@ -92,11 +92,12 @@ export interface PhraseContribution {
 
 function positionsOf(terms: readonly string[]): Map<string, number[]> {
   const map = new Map<string, number[]>();
-  terms.forEach((term, i) => {
+  for (let i = 0; i < terms.length; i += 1) {
+    const term = terms[i] as string;
     const list = map.get(term);
     if (list) list.push(i);
     else map.set(term, [i]);
-  });
+  }
   return map;
 }
 
@@ -145,14 +146,22 @@ function occurrences(
   column: readonly string[],
   positions: Map<string, number[]>,
 ): number {
-  const [first, ...rest] = terms;
+  const first = terms[0];
   if (first === undefined) return 0;
   const starts = positions.get(first);
   if (!starts) return 0;
-  if (rest.length === 0) return starts.length;
+  if (terms.length === 1) return starts.length;
+  // Runs for every candidate page and phrase of a query: no arrays or closures made here.
   let n = 0;
   for (const at of starts) {
-    if (rest.every((term, i) => column[at + 1 + i] === term)) n += 1;
+    let whole = true;
+    for (let i = 1; i < terms.length; i += 1) {
+      if (column[at + i] !== terms[i]) {
+        whole = false;
+        break;
+      }
+    }
+    if (whole) n += 1;
   }
   return n;
 }

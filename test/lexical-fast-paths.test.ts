@@ -1,0 +1,95 @@
+/**
+ * Lexical search's faster paths must answer exactly as the general ones:
+ * ASCII text is tokenized by scanning character codes rather than by the
+ * Unicode pattern, and must give the same terms as the index (SQLite's
+ * porter unicode61) and as the general path. Random texts, seeded per run
+ * (FAST_PATHS_SEED replays one).
+ */
+import { randomInt } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { CorpusRandom } from "./helpers/corpus-random.ts";
+
+const root = join(import.meta.dirname, "..");
+const SEED = Number(process.env.FAST_PATHS_SEED) || randomInt(1, 2 ** 31);
+const at = `seed ${SEED} (FAST_PATHS_SEED replays it)`;
+
+interface Db {
+  exec(sql: string): void;
+  prepare(sql: string): {
+    run(...a: unknown[]): void;
+    all(...a: unknown[]): Array<{ term: string }>;
+  };
+  close(): void;
+}
+
+/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
+function sqlite(): Db {
+  const qmdRequire = createRequire(
+    realpathSync(join(root, "node_modules", "@tobilu", "qmd", "package.json")),
+  );
+  const Database = qmdRequire("better-sqlite3") as new (path: string) => Db;
+  return new Database(":memory:");
+}
+
+const WORDS = [
+  "Flow",
+  "flows",
+  "BOUNDARY",
+  "layers",
+  "running",
+  "v1",
+  "0",
+  "21",
+  "rateLimit",
+  "x86_64",
+  "aerodynamically",
+  "caresses",
+  "ponies",
+  "generalizations",
+];
+const GLUE = [" ", "  ", "\n", "\t", ".", "-", "_", "/", ":", "'", '"', "(", ")", "#", "", "~"];
+
+function asciiText(random: CorpusRandom): string {
+  let text = "";
+  for (let i = random.between(0, 80); i > 0; i -= 1) {
+    text +=
+      random.int(4) === 0 ? random.chars("aBcXyZ0189", random.between(1, 6)) : random.pick(WORDS);
+    text += random.pick(GLUE);
+  }
+  return text;
+}
+
+describe("lexical fast paths", () => {
+  it("tokenizes ASCII text as the general path and as the index do", () => {
+    const random = new CorpusRandom(SEED);
+    const db = sqlite();
+    try {
+      db.exec(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61'); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');",
+      );
+      const insert = db.prepare("INSERT INTO t(x) VALUES (?)");
+      const texts: string[] = [];
+      for (let round = 0; round < 300; round += 1) {
+        const text = asciiText(random);
+        texts.push(text);
+        insert.run(text);
+        // A character past ASCII sends the same text down the general path.
+        expect(ftsTokens(text), `${at}: ${JSON.stringify(text)}`).toEqual(
+          ftsTokens(`${text} é`).slice(0, -1),
+        );
+      }
+      const index = db
+        .prepare("SELECT term FROM v")
+        .all()
+        .map((r) => r.term)
+        .sort();
+      expect([...new Set(texts.flatMap((t) => ftsTokens(t)))].sort(), at).toEqual(index);
+    } finally {
+      db.close();
+    }
+  });
+});
