@@ -10,6 +10,13 @@ import { realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  contribution,
+  DEFAULT_BM25,
+  idf,
+  phraseScore,
+  tokenizedDoc,
+} from "../extensions/llm-wiki/lib/lexical/bm25.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
 
@@ -90,6 +97,37 @@ describe("lexical fast paths", () => {
       expect([...new Set(texts.flatMap((t) => ftsTokens(t)))].sort(), at).toEqual(index);
     } finally {
       db.close();
+    }
+  });
+
+  it("counts a phrase's occurrences per column as a plain scan does, and scores it once per page", () => {
+    const random = new CorpusRandom(SEED + 1);
+    const vocabulary = ["flow", "layer", "shock", "wave", "heat"];
+    const column = () =>
+      Array.from({ length: random.between(0, 40) }, () => random.pick(vocabulary));
+    const scan = (tokens: readonly string[], phrase: readonly string[]) => {
+      let n = 0;
+      for (let i = 0; i + phrase.length <= tokens.length; i += 1)
+        if (phrase.every((t, k) => tokens[i + k] === t)) n += 1;
+      return n;
+    };
+    const stats = { documents: 50, averageLength: 30, fieldAverages: [3, 5, 22] as const };
+    const params = [DEFAULT_BM25, { ...DEFAULT_BM25, heading: 2, perField: true }];
+    const scratch: [number, number, number] = [0, 0, 0];
+    for (let round = 0; round < 500; round += 1) {
+      const fields = [column(), column(), column()] as const;
+      const doc = tokenizedDoc(fields[0], fields[1], fields[2], fields[2].slice(0, 5));
+      const terms = Array.from({ length: random.between(1, 3) }, () => random.pick(vocabulary));
+      const phrase = { terms, df: random.between(0, 50) };
+      const expected = fields.map((f) => scan(f, terms));
+      for (const p of params) {
+        const c = contribution(doc, phrase, stats, p);
+        expect(c.counts, at).toEqual(expected);
+        expect(c.score > 0, at).toBe(expected.some((n) => n > 0) || scan(doc.headings, terms) > 0);
+        const w = idf(stats.documents, phrase.df);
+        expect(phraseScore(doc, phrase, w, stats, p, scratch), at).toBe(c.score);
+        expect(scratch, at).toEqual(expected);
+      }
     }
   });
 });

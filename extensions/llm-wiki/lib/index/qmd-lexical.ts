@@ -15,7 +15,7 @@
  * Structural types only: qmd-store.ts hands in QMD's database connection.
  */
 import { backgroundShare } from "../lexical/background.ts";
-import { type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
+import { type Bm25Phrase, type CorpusStats, idf, phraseScore } from "../lexical/bm25.ts";
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
@@ -80,6 +80,8 @@ interface ScoredTerm {
   term: LexTerm;
   stems: string[];
   phrases: Bm25Phrase[];
+  /** Each phrase's IDF, in `phrases` order. */
+  idfs: number[];
   /** The IDF of the term as written (its first phrase): its weight in the confidence. */
   weight: number;
   df: number;
@@ -198,11 +200,14 @@ export function createLexicalSearch(
         }))
         .map((phrase) => ({ ...phrase, prior: backgroundShare(phrase.terms) }));
       const main = phrases[0];
+      const documents = corpus().documents;
+      const searched = phrases.filter((p) => p.terms.length > 0);
       return {
         term,
         stems: main?.terms.slice() ?? [],
-        phrases: phrases.filter((p) => p.terms.length > 0),
-        weight: idf(corpus().documents, main?.df ?? 0, main?.prior),
+        phrases: searched,
+        idfs: searched.map((p) => idf(documents, p.df, p.prior)),
+        weight: idf(documents, main?.df ?? 0, main?.prior),
         df: main?.df ?? 0,
       };
     });
@@ -312,6 +317,10 @@ export function createLexicalSearch(
           JSON.stringify(ids),
         ),
     );
+    // Every page of the pool times every phrase of the query: counts go
+    // through one scratch array, and a term's object is made only for a
+    // term the page holds.
+    const phraseCounts: [number, number, number] = [0, 0, 0];
     const scored = rows.map((row) => {
       const doc = texts.get(row.id);
       let score = 0;
@@ -319,13 +328,18 @@ export function createLexicalSearch(
       for (const t of terms) {
         if (!doc) break;
         let termScore = 0;
-        let counts: [number, number, number] = [0, 0, 0];
+        let inPath = 0;
+        let inTitle = 0;
+        let inBody = 0;
         for (let i = 0; i < t.phrases.length; i += 1) {
           const phrase = t.phrases[i];
           if (!phrase) continue;
-          const c = contribution(doc, phrase, stats, scoring.bm25);
-          termScore += c.score;
-          if (i === 0) counts = c.counts;
+          termScore += phraseScore(doc, phrase, t.idfs[i] ?? 0, stats, scoring.bm25, phraseCounts);
+          if (i === 0) {
+            inPath = phraseCounts[0];
+            inTitle = phraseCounts[1];
+            inBody = phraseCounts[2];
+          }
         }
         if (termScore <= 0) continue;
         score += termScore;
@@ -335,7 +349,7 @@ export function createLexicalSearch(
           df: t.df,
           documents: stats.documents,
           idf: Math.round(t.weight * 1e4) / 1e4,
-          counts,
+          counts: [inPath, inTitle, inBody],
           score: Math.round(termScore * 1e4) / 1e4,
         });
       }

@@ -166,15 +166,6 @@ function occurrences(
   return n;
 }
 
-/** Occurrences of a phrase per column (path, title, body). */
-function phraseCounts(doc: TokenizedDoc, terms: readonly string[]): [number, number, number] {
-  return [
-    occurrences(terms, doc.fields[0], doc.positions[0]),
-    occurrences(terms, doc.fields[1], doc.positions[1]),
-    occurrences(terms, doc.fields[2], doc.positions[2]),
-  ];
-}
-
 /**
  * BM25's saturated term frequency for a weighted frequency `f` in a row of
  * `length` terms: 0 for none, 1 for one body occurrence in a row of
@@ -220,6 +211,38 @@ function fieldFrequency(
   return f;
 }
 
+/**
+ * One phrase's score in one document, its occurrences per column written
+ * into `counts`, with its IDF `w` given (computed once per query, not per
+ * page): what `contribution` returns, without making objects. A phrase the
+ * page lacks scores 0 at once.
+ */
+export function phraseScore(
+  doc: TokenizedDoc,
+  phrase: Bm25Phrase,
+  w: number,
+  stats: CorpusStats,
+  params: Readonly<Bm25Params>,
+  counts: [number, number, number],
+): number {
+  counts[0] = occurrences(phrase.terms, doc.fields[0], doc.positions[0]);
+  counts[1] = occurrences(phrase.terms, doc.fields[1], doc.positions[1]);
+  counts[2] = occurrences(phrase.terms, doc.fields[2], doc.positions[2]);
+  const inHeadings =
+    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
+  if (counts[0] === 0 && counts[1] === 0 && counts[2] === 0 && inHeadings === 0) return 0;
+  if (params.perField && stats.fieldAverages) {
+    const f = fieldFrequency(counts, inHeadings, doc, stats, params);
+    return f > 0 ? (w * f * (params.k1 + 1)) / (f + params.k1) : 0;
+  }
+  const f =
+    counts[0] * params.weights[0] +
+    counts[1] * params.weights[1] +
+    counts[2] * params.weights[2] +
+    inHeadings * params.heading;
+  return w * saturated(f, doc.length, stats, params);
+}
+
 /** One phrase's contribution to one document. */
 export function contribution(
   doc: TokenizedDoc,
@@ -227,18 +250,7 @@ export function contribution(
   stats: CorpusStats,
   params: Readonly<Bm25Params> = DEFAULT_BM25,
 ): PhraseContribution {
-  const counts = phraseCounts(doc, phrase.terms);
-  const inHeadings =
-    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
+  const counts: [number, number, number] = [0, 0, 0];
   const w = idf(stats.documents, phrase.df, phrase.prior);
-  if (params.perField && stats.fieldAverages) {
-    const f = fieldFrequency(counts, inHeadings, doc, stats, params);
-    return { counts, idf: w, score: f > 0 ? (w * f * (params.k1 + 1)) / (f + params.k1) : 0 };
-  }
-  const f =
-    counts[0] * params.weights[0] +
-    counts[1] * params.weights[1] +
-    counts[2] * params.weights[2] +
-    inHeadings * params.heading;
-  return { counts, idf: w, score: w * saturated(f, doc.length, stats, params) };
+  return { counts, idf: w, score: phraseScore(doc, phrase, w, stats, params, counts) };
 }
