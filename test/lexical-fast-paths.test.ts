@@ -18,6 +18,7 @@ import {
   tokenizedDoc,
 } from "../extensions/llm-wiki/lib/lexical/bm25.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -128,6 +129,27 @@ describe("lexical fast paths", () => {
         expect(phraseScore(doc, phrase, w, stats, p, scratch), at).toBe(c.score);
         expect(scratch, at).toEqual(expected);
       }
+    }
+  });
+
+  it("scores proximity on a query's distinct terms, each list of terms on its own", () => {
+    const random = new CorpusRandom(SEED + 2);
+    const vocabulary = ["flow", "layer", "shock", "wave", "heat", "plate", "wing"];
+    for (let round = 0; round < 200; round += 1) {
+      const body = Array.from({ length: random.between(0, 60) }, () => random.pick(vocabulary));
+      const doc = tokenizedDoc([], [random.pick(vocabulary)], body);
+      // Repeated stems (a word and its plural) count once, at their first weight.
+      const terms = Array.from({ length: random.between(0, 9) }, () => ({
+        stem: random.pick(vocabulary),
+        weight: random.between(1, 9) / 3,
+      }));
+      const firsts = terms.filter((t, i) => terms.findIndex((u) => u.stem === t.stem) === i);
+      const score = proximityScore(doc, terms, 1.2);
+      expect(proximityScore(doc, firsts, 1.2), at).toBe(score);
+      expect(proximityScore(doc, terms, 1.2), at).toBe(score);
+      // Another list is read afresh, never taken for one seen before.
+      const other = terms.map((t) => ({ ...t, weight: t.weight * 2 }));
+      if (score > 0) expect(proximityScore(doc, other, 1.2), at).toBeCloseTo(score * 2, 9);
     }
   });
 });
