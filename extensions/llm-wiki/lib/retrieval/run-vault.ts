@@ -6,7 +6,7 @@
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { LexEvidenceFloor, QmdHit } from "../index/qmd-store-types.ts";
-import { matchNames } from "../name-match.ts";
+import { matchNames, type NameMatches } from "../name-match.ts";
 import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
@@ -71,25 +71,27 @@ const EVIDENCE_ROUNDING = 1e-4;
  * (recall cuts its excerpts from the page itself). A page whose name the
  * query only contains takes its confidence from the list, and `--explain`
  * shows each page's matched terms, so either keeps the search; a
- * model-backed list is fused with the lexical one, so it has no gate.
+ * model-backed list is fused with the lexical one, so it has no gate. The
+ * pages named are handed on, so scoring does not match the names again.
  */
 function evidenceFloor(
   vault: RetrievalVault,
   req: RetrievalRequest,
   query: string,
   onSkip: () => void,
-): { floor: LexEvidenceFloor; named: boolean } | undefined {
+): { floor?: LexEvidenceFloor; names?: NameMatches } {
   const min = req.policy.minEvidence;
-  if (min === undefined || !(req.mode === "lexical" || vault.lexicalOnly)) return undefined;
-  const { exact, contained } = matchNames(vault.pages, query, vault.names);
-  if (contained.size > 0 || (exact.size > 0 && req.explain === true)) return undefined;
+  if (min === undefined || !(req.mode === "lexical" || vault.lexicalOnly)) return {};
+  const names = matchNames(vault.pages, query, vault.names);
+  const { exact, contained } = names;
+  if (contained.size > 0 || (exact.size > 0 && req.explain === true)) return { names };
   return {
     floor: {
       min,
       bound: (match) => termEvidence({ ...match, score: match.idf }).evidence + EVIDENCE_ROUNDING,
       onSkip,
     },
-    named: exact.size > 0,
+    names,
   };
 }
 
@@ -156,19 +158,23 @@ export async function runVault(
   });
   const lex = await timed(
     "lexical",
-    () => store.searchLex(searched, { limit, ...(gate ? { evidence: gate.floor } : {}) }),
+    () => store.searchLex(searched, { limit, ...(gate.floor ? { evidence: gate.floor } : {}) }),
     deadlines.lexical,
   );
   if (skipped) {
     const entry = trace.at(-1);
     if (entry?.step === "lexical") {
       entry.tooCommon = true;
-      entry.note = gate?.named
+      entry.note = gate.names?.exact.size
         ? "not searched: this prompt names its page, and its words are on too many of the vault's pages to add another"
         : "not searched: this prompt's words are on too many of the vault's pages to be evidence";
     }
   }
-  let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
+  let current: VaultRun = {
+    candidates: candidatesOf(lex),
+    mode: "lexical",
+    ...(gate.names ? { names: gate.names } : {}),
+  };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
   if (!req.capabilities.vectors) {
