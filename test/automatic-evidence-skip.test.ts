@@ -120,27 +120,74 @@ describe("automatic recall and words on most pages", () => {
     }
   });
 
-  it("still answers a prompt that names a page, however common its words", async () => {
-    const common = [randomWord(7, 10), randomWord(7, 10)];
+  it("answers a prompt that names a page exactly, however common its words, as the full search does", async () => {
+    const seed = Number(process.env.EVIDENCE_SKIP_SEED) || Math.floor(Math.random() * 2 ** 31);
+    const random = rng(seed);
+    const word = () =>
+      Array.from({ length: 7 + Math.floor(random() * 4) }, () =>
+        String.fromCharCode(97 + Math.floor(random() * 26)),
+      ).join("");
+    const common = [word(), word()];
     const pages: Record<string, string> = {};
     for (let i = 0; i < 30; i += 1) {
       const title = i === 0 ? `${common[0]} ${common[1]}` : `Page ${i}`;
       pages[`concepts/page-${i}`] =
-        `---\ntitle: ${title}\ntype: concept\n---\n# ${title}\n\n${common.join(" ")} ${randomWord(9, 12)}.\n`;
+        `---\ntitle: ${title}\ntype: concept\n---\n# ${title}\n\n${common.join(" ")} ${word()}.\n`;
     }
     const vault = makeTempVault({ pages });
     const service = createWikiService({ cwd: vault.root, vault: vault.root });
+    const context = `seed ${seed} (EVIDENCE_SKIP_SEED replays it)`;
     try {
       await service.reindex({ scope: "all" });
       const view = retrievalVault(service.handles.get(vault.paths));
-      const out = await retrieve([view], {
+      const req = {
         query: `${common[0]} ${common[1]}`,
         policy: AUTOMATIC_POLICY,
-        mode: "lexical",
+        mode: "lexical" as const,
         capabilities: capabilities(service.handles),
-      });
-      expect(out.trace.some((t) => t.tooCommon)).toBe(false);
-      expect(out.hits.map((h) => h.id)).toContain("concepts/page-0");
+      };
+      const gated = await retrieve([view], req);
+      const full = await retrieve([ungated(view)], req);
+      // Not searched: the named page answers, and no other page could pass the gate.
+      const lexical = gated.trace.find((t) => t.step === "lexical");
+      expect(lexical?.tooCommon, context).toBe(true);
+      expect(lexical?.note, context).toMatch(/names its page/);
+      expect(
+        full.trace.some((t) => t.tooCommon),
+        context,
+      ).toBe(false);
+      // The same answer as the full search's, but for the store's excerpt.
+      const shown = (hits: typeof gated.hits) => hits.map(({ excerpt: _e, ...hit }) => hit);
+      expect(shown(gated.hits), context).toEqual(shown(full.hits));
+      expect(
+        gated.hits.map((h) => h.id),
+        context,
+      ).toEqual(["concepts/page-0"]);
+      // Recall cuts its excerpts from the page itself: its answer is the same either way.
+      const recalled = (explain: boolean) =>
+        service.recall({ query: req.query, policy: "automatic", mode: "lexical", explain });
+      const quick = await recalled(false);
+      const searched = await recalled(true);
+      expect(
+        searched.trace.some((t) => t.tooCommon),
+        context,
+      ).toBe(false);
+      expect(
+        quick.results.map(({ why: _w, ...item }) => item),
+        context,
+      ).toEqual(searched.results.map(({ why: _w, ...item }) => item));
+      expect(quick.rendered, context).toBe(searched.rendered);
+      expect(quick.results[0]?.excerpt, context).toBeTruthy();
+      // A page whose name the prompt only contains takes its confidence from the list: searched.
+      const contained = await retrieve([view], { ...req, query: `notes on ${req.query} today` });
+      expect(
+        contained.trace.some((t) => t.tooCommon),
+        context,
+      ).toBe(false);
+      expect(
+        contained.hits.map((h) => h.id),
+        context,
+      ).toContain("concepts/page-0");
     } finally {
       await service.close();
     }

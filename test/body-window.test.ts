@@ -16,6 +16,7 @@ import {
   WINDOW_BEFORE,
   WINDOW_CHARS,
 } from "../extensions/llm-wiki/lib/index/qmd-excerpts.ts";
+import { CorpusRandom } from "./helpers/corpus-random.ts";
 
 const root = join(import.meta.dirname, "..");
 
@@ -83,6 +84,49 @@ describe("excerpt windows cut in JavaScript", () => {
         if (words.length === 0) words.push("boundary");
         const expected = stmt.get(doc, doc, JSON.stringify(words));
         expect(bodyWindow(doc, words), JSON.stringify({ doc, words })).toEqual(expected);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it("equal SQLite's windows on long pages, words found at, across and past where a page's start ends", () => {
+    // A page's first 512 characters are searched before the whole page is folded.
+    const seed = Number(process.env.BODY_WINDOW_SEED) || randomInt(1, 2 ** 31);
+    const random = new CorpusRandom(seed);
+    const db = sqlite();
+    const stmt = db.prepare(WINDOW_SQL);
+    const words = ["flow", "boundary layer", "é", "召回", "😀", "v1.0.21", "x"];
+    try {
+      for (let round = 0; round < 300; round += 1) {
+        let text = "";
+        const n = random.between(100, 500);
+        for (let i = 0; i < n; i += 1) text += random.pick(PIECES.filter((p) => p !== "flow"));
+        // One of the words placed just before, across or after character 512.
+        const word = random.pick(words).toUpperCase();
+        const at = Math.min(text.length, random.between(480, 530));
+        const doc = `${text.slice(0, at)}${word}${text.slice(at)}`;
+        const asked = words.filter(() => random.int(2) === 1);
+        if (asked.length === 0) asked.push(random.pick(words));
+        const expected = stmt.get(doc, doc, JSON.stringify(asked));
+        expect(bodyWindow(doc, asked), `seed ${seed} (BODY_WINDOW_SEED replays it)`).toEqual(
+          expected,
+        );
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it("find a word that begins in a page's start and ends past it, before a shorter one inside it", () => {
+    const db = sqlite();
+    try {
+      const stmt = db.prepare(WINDOW_SQL);
+      for (const at of [494, 500, 504, 508]) {
+        const doc = `${"z ".repeat(at / 2)}RATE-LIMITING ${"tail ".repeat(200)}`;
+        const words = ["limit", "rate-limiting"];
+        expect(bodyWindow(doc, words)).toEqual(stmt.get(doc, doc, JSON.stringify(words)));
+        expect(bodyWindow(doc, words).start).toBe(at + 1 - WINDOW_BEFORE);
       }
     } finally {
       db.close();

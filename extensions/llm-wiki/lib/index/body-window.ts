@@ -42,18 +42,46 @@ export interface BodyWindow {
   length: number;
 }
 
+/** Where the first of `words` starts in `low`, or -1. */
+function firstIn(low: string, words: readonly string[]): number {
+  let first = -1;
+  for (const word of words) {
+    if (first === 0) break;
+    // Only an occurrence before the first found so far changes the answer:
+    // the rest of the text is not scanned again for each word.
+    const at = first < 0 ? low.indexOf(word) : low.slice(0, first - 1 + word.length).indexOf(word);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  return first;
+}
+
+/** Characters of a page's start looked through before the whole page is folded and scanned. */
+const HEAD_CHARS = 512;
+
+/**
+ * Where the first of `words` starts in `doc` folded as SQLite folds it. A
+ * word found whole within the page's start ends the search there (folding
+ * is character by character, and any earlier occurrence ends before that
+ * one's last word could), so a long page is folded whole only when its
+ * start holds none.
+ */
+function firstWord(doc: string, words: readonly string[]): number {
+  if (doc.length > HEAD_CHARS) {
+    const first = firstIn(sqliteLower(doc.slice(0, HEAD_CHARS)), words);
+    let longest = 0;
+    for (const word of words) longest = Math.max(longest, word.length);
+    if (first >= 0 && first + longest <= HEAD_CHARS) return first;
+  }
+  return firstIn(sqliteLower(doc), words);
+}
+
 /**
  * The window of `doc` around the first of `words` found (case folded as
  * SQLite folds it): from WINDOW_BEFORE characters before it, WINDOW_CHARS
  * long; from the start when none is found.
  */
 export function bodyWindow(doc: string, words: readonly string[]): BodyWindow {
-  const low = sqliteLower(doc);
-  let first = -1;
-  for (const word of words) {
-    const at = low.indexOf(word);
-    if (at >= 0 && (first < 0 || at < first)) first = at;
-  }
+  const first = firstWord(doc, words);
   // SQLite's substr and length read the text up to its first NUL; instr reads it all.
   const nul = doc.indexOf("\u0000");
   const head = nul < 0 ? doc : doc.slice(0, nul);
@@ -63,7 +91,7 @@ export function bodyWindow(doc: string, words: readonly string[]): BodyWindow {
     const start = Math.max(1, at - WINDOW_BEFORE);
     return { text: head.slice(start - 1, start - 1 + WINDOW_CHARS), start, length: head.length };
   }
-  const at = first < 0 ? 1 : codePointsBefore(low, first) + 1;
+  const at = first < 0 ? 1 : codePointsBefore(doc, first) + 1;
   const start = Math.max(1, at - WINDOW_BEFORE);
   const points = Array.from(head);
   const text = points.slice(start - 1, start - 1 + WINDOW_CHARS).join("");

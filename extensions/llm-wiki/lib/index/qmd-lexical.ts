@@ -15,7 +15,7 @@
  * Structural types only: qmd-store.ts hands in QMD's database connection.
  */
 import { backgroundShare } from "../lexical/background.ts";
-import { type Bm25Phrase, type CorpusStats, contribution, idf } from "../lexical/bm25.ts";
+import { type Bm25Phrase, type CorpusStats, idf, phraseScore } from "../lexical/bm25.ts";
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
@@ -80,6 +80,8 @@ interface ScoredTerm {
   term: LexTerm;
   stems: string[];
   phrases: Bm25Phrase[];
+  /** Each phrase's IDF, in `phrases` order. */
+  idfs: number[];
   /** The IDF of the term as written (its first phrase): its weight in the confidence. */
   weight: number;
   df: number;
@@ -127,7 +129,12 @@ export function createLexicalSearch(
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${FEEDBACK_DF_CAP})
     ) AS df
     FROM json_each(?) j`);
-  const dfStmt = db.prepare("SELECT count(*) AS df FROM documents_fts WHERE documents_fts MATCH ?");
+  // Exact document frequencies of a query's phrases, all in one statement.
+  const dfStmt = db.prepare(`
+    SELECT j.value AS fts, (
+      SELECT count(*) FROM documents_fts WHERE documents_fts MATCH j.value
+    ) AS df
+    FROM json_each(?) j`);
   const averagesStmt = db.prepare("SELECT block FROM documents_fts_data WHERE id = 1");
   const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
 
@@ -147,13 +154,16 @@ export function createLexicalSearch(
     return stats;
   };
 
-  /** Exact rows holding an FTS5 expression; cached until the next index write. */
-  const documentFrequency = (match: string): number => {
-    const cached = dfCache.get(match);
-    if (cached !== undefined) return cached;
-    const df = dfStmt.get<{ df: number }>(match)?.df ?? 0;
-    dfCache.set(match, df);
-    return df;
+  /**
+   * Exact rows holding each FTS5 expression, the ones not yet known counted
+   * in one statement; cached until the next index write.
+   */
+  const documentFrequencies = (expressions: readonly string[]): Map<string, number> => {
+    const asked = [...new Set(expressions.filter((fts) => !dfCache.has(fts)))];
+    if (asked.length > 0)
+      for (const r of dfStmt.all<{ fts: string; df: number }>(JSON.stringify(asked)))
+        dfCache.set(r.fts, r.df);
+    return dfCache;
   };
 
   /**
@@ -179,23 +189,29 @@ export function createLexicalSearch(
   };
 
   /** The query's terms as BM25 phrases with their frequencies. */
-  const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] =>
-    terms.slice(0, CONFIDENCE_TERMS).map((term) => {
+  const scoredTerms = (terms: readonly LexTerm[]): ScoredTerm[] => {
+    const weighed = terms.slice(0, CONFIDENCE_TERMS);
+    const known = documentFrequencies(weighed.flatMap((term) => term.fts));
+    return weighed.map((term) => {
       const phrases = term.fts
         .map((fts) => ({
           terms: ftsTokens(fts.slice(1, -1).replace(/""/g, '"')),
-          df: documentFrequency(fts),
+          df: known.get(fts) ?? 0,
         }))
         .map((phrase) => ({ ...phrase, prior: backgroundShare(phrase.terms) }));
       const main = phrases[0];
+      const documents = corpus().documents;
+      const searched = phrases.filter((p) => p.terms.length > 0);
       return {
         term,
         stems: main?.terms.slice() ?? [],
-        phrases: phrases.filter((p) => p.terms.length > 0),
-        weight: idf(corpus().documents, main?.df ?? 0, main?.prior),
+        phrases: searched,
+        idfs: searched.map((p) => idf(documents, p.df, p.prior)),
+        weight: idf(documents, main?.df ?? 0, main?.prior),
         df: main?.df ?? 0,
       };
     });
+  };
 
   /** Excerpts by document id, for the given query words. */
   const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
@@ -301,6 +317,10 @@ export function createLexicalSearch(
           JSON.stringify(ids),
         ),
     );
+    // Every page of the pool times every phrase of the query: counts go
+    // through one scratch array, and a term's object is made only for a
+    // term the page holds.
+    const phraseCounts: [number, number, number] = [0, 0, 0];
     const scored = rows.map((row) => {
       const doc = texts.get(row.id);
       let score = 0;
@@ -308,12 +328,19 @@ export function createLexicalSearch(
       for (const t of terms) {
         if (!doc) break;
         let termScore = 0;
-        let counts: [number, number, number] = [0, 0, 0];
-        t.phrases.forEach((phrase, i) => {
-          const c = contribution(doc, phrase, stats, scoring.bm25);
-          termScore += c.score;
-          if (i === 0) counts = c.counts;
-        });
+        let inPath = 0;
+        let inTitle = 0;
+        let inBody = 0;
+        for (let i = 0; i < t.phrases.length; i += 1) {
+          const phrase = t.phrases[i];
+          if (!phrase) continue;
+          termScore += phraseScore(doc, phrase, t.idfs[i] ?? 0, stats, scoring.bm25, phraseCounts);
+          if (i === 0) {
+            inPath = phraseCounts[0];
+            inTitle = phraseCounts[1];
+            inBody = phraseCounts[2];
+          }
+        }
         if (termScore <= 0) continue;
         score += termScore;
         matches.push({
@@ -322,7 +349,7 @@ export function createLexicalSearch(
           df: t.df,
           documents: stats.documents,
           idf: Math.round(t.weight * 1e4) / 1e4,
-          counts,
+          counts: [inPath, inTitle, inBody],
           score: Math.round(termScore * 1e4) / 1e4,
         });
       }

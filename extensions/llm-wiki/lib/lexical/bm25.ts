@@ -92,11 +92,12 @@ export interface PhraseContribution {
 
 function positionsOf(terms: readonly string[]): Map<string, number[]> {
   const map = new Map<string, number[]>();
-  terms.forEach((term, i) => {
+  for (let i = 0; i < terms.length; i += 1) {
+    const term = terms[i] as string;
     const list = map.get(term);
     if (list) list.push(i);
     else map.set(term, [i]);
-  });
+  }
   return map;
 }
 
@@ -145,25 +146,24 @@ function occurrences(
   column: readonly string[],
   positions: Map<string, number[]>,
 ): number {
-  const [first, ...rest] = terms;
+  const first = terms[0];
   if (first === undefined) return 0;
   const starts = positions.get(first);
   if (!starts) return 0;
-  if (rest.length === 0) return starts.length;
+  if (terms.length === 1) return starts.length;
+  // Runs for every candidate page and phrase of a query: no arrays or closures made here.
   let n = 0;
   for (const at of starts) {
-    if (rest.every((term, i) => column[at + 1 + i] === term)) n += 1;
+    let whole = true;
+    for (let i = 1; i < terms.length; i += 1) {
+      if (column[at + i] !== terms[i]) {
+        whole = false;
+        break;
+      }
+    }
+    if (whole) n += 1;
   }
   return n;
-}
-
-/** Occurrences of a phrase per column (path, title, body). */
-function phraseCounts(doc: TokenizedDoc, terms: readonly string[]): [number, number, number] {
-  return [
-    occurrences(terms, doc.fields[0], doc.positions[0]),
-    occurrences(terms, doc.fields[1], doc.positions[1]),
-    occurrences(terms, doc.fields[2], doc.positions[2]),
-  ];
 }
 
 /**
@@ -211,6 +211,38 @@ function fieldFrequency(
   return f;
 }
 
+/**
+ * One phrase's score in one document, its occurrences per column written
+ * into `counts`, with its IDF `w` given (computed once per query, not per
+ * page): what `contribution` returns, without making objects. A phrase the
+ * page lacks scores 0 at once.
+ */
+export function phraseScore(
+  doc: TokenizedDoc,
+  phrase: Bm25Phrase,
+  w: number,
+  stats: CorpusStats,
+  params: Readonly<Bm25Params>,
+  counts: [number, number, number],
+): number {
+  counts[0] = occurrences(phrase.terms, doc.fields[0], doc.positions[0]);
+  counts[1] = occurrences(phrase.terms, doc.fields[1], doc.positions[1]);
+  counts[2] = occurrences(phrase.terms, doc.fields[2], doc.positions[2]);
+  const inHeadings =
+    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
+  if (counts[0] === 0 && counts[1] === 0 && counts[2] === 0 && inHeadings === 0) return 0;
+  if (params.perField && stats.fieldAverages) {
+    const f = fieldFrequency(counts, inHeadings, doc, stats, params);
+    return f > 0 ? (w * f * (params.k1 + 1)) / (f + params.k1) : 0;
+  }
+  const f =
+    counts[0] * params.weights[0] +
+    counts[1] * params.weights[1] +
+    counts[2] * params.weights[2] +
+    inHeadings * params.heading;
+  return w * saturated(f, doc.length, stats, params);
+}
+
 /** One phrase's contribution to one document. */
 export function contribution(
   doc: TokenizedDoc,
@@ -218,18 +250,7 @@ export function contribution(
   stats: CorpusStats,
   params: Readonly<Bm25Params> = DEFAULT_BM25,
 ): PhraseContribution {
-  const counts = phraseCounts(doc, phrase.terms);
-  const inHeadings =
-    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
+  const counts: [number, number, number] = [0, 0, 0];
   const w = idf(stats.documents, phrase.df, phrase.prior);
-  if (params.perField && stats.fieldAverages) {
-    const f = fieldFrequency(counts, inHeadings, doc, stats, params);
-    return { counts, idf: w, score: f > 0 ? (w * f * (params.k1 + 1)) / (f + params.k1) : 0 };
-  }
-  const f =
-    counts[0] * params.weights[0] +
-    counts[1] * params.weights[1] +
-    counts[2] * params.weights[2] +
-    inHeadings * params.heading;
-  return { counts, idf: w, score: w * saturated(f, doc.length, stats, params) };
+  return { counts, idf: w, score: phraseScore(doc, phrase, w, stats, params, counts) };
 }

@@ -16,6 +16,7 @@ const HEADING = /^ {0,3}#{1,6}[ \t]+(.+)$/gm;
 /** The text of a Markdown body's ATX heading lines, one per line. */
 export function headingLines(body: string): string {
   let out = "";
+  if (!body.includes("#")) return out;
   for (const match of body.matchAll(HEADING)) out += `${match[1]}\n`;
   return out;
 }

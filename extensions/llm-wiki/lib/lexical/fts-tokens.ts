@@ -34,8 +34,38 @@ function stemToken(raw: string): string {
   return stem;
 }
 
+/** ASCII letters and digits: unicode61's token characters below U+0080. */
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+}
+
+/**
+ * `ftsTokens` of an all-ASCII text, or undefined at its first other
+ * character: on ASCII the token pattern is [A-Za-z0-9]+ and no run is CJK,
+ * and scanning character codes makes no match objects (every candidate
+ * page is tokenized when first seen).
+ */
+function asciiTokens(text: string): string[] | undefined {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return undefined;
+    if (isAsciiWordChar(c)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(stemToken(text.slice(start, i)));
+      start = -1;
+    }
+  }
+  if (start >= 0) out.push(stemToken(text.slice(start)));
+  return out;
+}
+
 /** The index terms of `text`, in order (CJK: one term per character). */
 export function ftsTokens(text: string): string[] {
+  const ascii = asciiTokens(text);
+  if (ascii) return ascii;
   const out: string[] = [];
   for (const match of text.matchAll(TOKEN)) {
     const run = match[0];

@@ -36,6 +36,21 @@ function nearness(a: readonly number[], b: readonly number[], window: number): n
 }
 
 /**
+ * `terms` without repeated stems (first kept), worked out once per query:
+ * the same list is scored against every page of the pool.
+ */
+const distinctOf = new WeakMap<readonly ProximityTerm[], readonly ProximityTerm[]>();
+function distinct(terms: readonly ProximityTerm[]): readonly ProximityTerm[] {
+  let out = distinctOf.get(terms);
+  if (!out) {
+    const seen = new Set<string>();
+    out = terms.filter((t) => !seen.has(t.stem) && seen.add(t.stem) !== undefined);
+    distinctOf.set(terms, out);
+  }
+  return out;
+}
+
+/**
  * The proximity score of a page for a query's terms: Σ over term pairs of
  * min(IDF) × saturated nearness (at most k1 + 1 per pair).
  */
@@ -46,13 +61,12 @@ export function proximityScore(
   window = PROXIMITY_WINDOW,
 ): number {
   const found: Array<{ weight: number; lists: Array<number[] | undefined> }> = [];
-  const seen = new Set<string>();
-  for (const term of terms) {
+  for (const term of distinct(terms)) {
     if (found.length >= MAX_TERMS) break;
-    if (seen.has(term.stem)) continue;
-    seen.add(term.stem);
-    const lists = [doc.positions[1].get(term.stem), doc.positions[2].get(term.stem)];
-    if (lists.some((l) => l !== undefined)) found.push({ weight: term.weight, lists });
+    const title = doc.positions[1].get(term.stem);
+    const body = doc.positions[2].get(term.stem);
+    if (title !== undefined || body !== undefined)
+      found.push({ weight: term.weight, lists: [title, body] });
   }
   let score = 0;
   for (let i = 0; i < found.length; i += 1) {

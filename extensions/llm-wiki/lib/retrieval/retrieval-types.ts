@@ -4,9 +4,11 @@
  * Every retrieval stage (run-vault.ts, score-vault.ts, retrieval.ts) names
  * these without importing another stage.
  */
+
 import type { Diagnostic } from "../diagnostics.ts";
 import type { IndexStatus } from "../index/index-state.ts";
 import type { QmdHit, QmdStore } from "../index/qmd-store-types.ts";
+import type { NameMatches } from "../name-match.ts";
 import type { PageEvidence } from "../recall-evidence.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
 import type { RetrievalMode } from "../settings.ts";
@@ -163,4 +165,6 @@ export interface VaultRun {
   mode: RetrievalMode;
   /** The list came from QMD's reranker (expanded search). */
   reranked?: boolean;
+  /** The pages the query names, when the search already matched them (scoring reuses them). */
+  names?: NameMatches;
 }

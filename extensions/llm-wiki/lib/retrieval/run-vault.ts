@@ -6,7 +6,7 @@
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { LexEvidenceFloor, QmdHit } from "../index/qmd-store-types.ts";
-import { matchNames } from "../name-match.ts";
+import { matchNames, type NameMatches } from "../name-match.ts";
 import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
@@ -62,26 +62,36 @@ const EVIDENCE_ROUNDING = 1e-4;
 
 /**
  * Automatic recall's evidence gate for the lexical search, when the lexical
- * list is the answer's only source and the query names no page: then a page
- * shows only with that much evidence, so a search no page could pass can be
- * skipped with the same answer. A named page answers whatever its words'
- * evidence, and a model-backed list is fused with the lexical one, so
- * neither is given the gate.
+ * list is the answer's only source: then a page shows only with that much
+ * evidence or when the query names it, so a search no page could pass can
+ * be skipped with the same answer. A page the query names exactly shows
+ * whatever the list says of it (confidence 1, first place), so such a query
+ * keeps the gate too: skipped, its answer is the named pages (scoreVault
+ * adds a named page the list lacks), each with no excerpt of the store's
+ * (recall cuts its excerpts from the page itself). A page whose name the
+ * query only contains takes its confidence from the list, and `--explain`
+ * shows each page's matched terms, so either keeps the search; a
+ * model-backed list is fused with the lexical one, so it has no gate. The
+ * pages named are handed on, so scoring does not match the names again.
  */
 function evidenceFloor(
   vault: RetrievalVault,
   req: RetrievalRequest,
   query: string,
   onSkip: () => void,
-): LexEvidenceFloor | undefined {
+): { floor?: LexEvidenceFloor; names?: NameMatches } {
   const min = req.policy.minEvidence;
-  if (min === undefined || !(req.mode === "lexical" || vault.lexicalOnly)) return undefined;
-  const { exact, contained } = matchNames(vault.pages, query, vault.names);
-  if (exact.size > 0 || contained.size > 0) return undefined;
+  if (min === undefined || !(req.mode === "lexical" || vault.lexicalOnly)) return {};
+  const names = matchNames(vault.pages, query, vault.names);
+  const { exact, contained } = names;
+  if (contained.size > 0 || (exact.size > 0 && req.explain === true)) return { names };
   return {
-    min,
-    bound: (match) => termEvidence({ ...match, score: match.idf }).evidence + EVIDENCE_ROUNDING,
-    onSkip,
+    floor: {
+      min,
+      bound: (match) => termEvidence({ ...match, score: match.idf }).evidence + EVIDENCE_ROUNDING,
+      onSkip,
+    },
+    names,
   };
 }
 
@@ -143,23 +153,28 @@ export async function runVault(
   // Lexical first: about a millisecond, model-free, and always the result in hand.
   const searched = req.searchQuery ?? query;
   let skipped = false;
-  const evidence = evidenceFloor(vault, req, query, () => {
+  const gate = evidenceFloor(vault, req, query, () => {
     skipped = true;
   });
   const lex = await timed(
     "lexical",
-    () => store.searchLex(searched, { limit, ...(evidence ? { evidence } : {}) }),
+    () => store.searchLex(searched, { limit, ...(gate.floor ? { evidence: gate.floor } : {}) }),
     deadlines.lexical,
   );
   if (skipped) {
     const entry = trace.at(-1);
     if (entry?.step === "lexical") {
       entry.tooCommon = true;
-      entry.note =
-        "not searched: this prompt's words are on too many of the vault's pages to be evidence";
+      entry.note = gate.names?.exact.size
+        ? "not searched: this prompt names its page, and its words are on too many of the vault's pages to add another"
+        : "not searched: this prompt's words are on too many of the vault's pages to be evidence";
     }
   }
-  let current: VaultRun = { candidates: candidatesOf(lex), mode: "lexical" };
+  let current: VaultRun = {
+    candidates: candidatesOf(lex),
+    mode: "lexical",
+    ...(gate.names ? { names: gate.names } : {}),
+  };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
   if (!req.capabilities.vectors) {

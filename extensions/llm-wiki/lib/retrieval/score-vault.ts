@@ -62,7 +62,8 @@ export function scoreVault(
   explain: boolean,
   window?: TimeWindow,
 ): RetrievalHit[] {
-  const { exact, contained, span } = matchNames(vault.pages, query, vault.names);
+  // The search may have matched them already (automatic recall's gate): the same query, the same pages.
+  const { exact, contained, span } = run.names ?? matchNames(vault.pages, query, vault.names);
   // "before the v2 release" dates the question; it does not ask about the release.
   if (window?.anchor !== undefined) {
     contained.delete(window.anchor);

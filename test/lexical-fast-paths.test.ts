@@ -1,0 +1,155 @@
+/**
+ * Lexical search's faster paths must answer exactly as the general ones:
+ * ASCII text is tokenized by scanning character codes rather than by the
+ * Unicode pattern, and must give the same terms as the index (SQLite's
+ * porter unicode61) and as the general path. Random texts, seeded per run
+ * (FAST_PATHS_SEED replays one).
+ */
+import { randomInt } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  contribution,
+  DEFAULT_BM25,
+  idf,
+  phraseScore,
+  tokenizedDoc,
+} from "../extensions/llm-wiki/lib/lexical/bm25.ts";
+import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
+import { CorpusRandom } from "./helpers/corpus-random.ts";
+
+const root = join(import.meta.dirname, "..");
+const SEED = Number(process.env.FAST_PATHS_SEED) || randomInt(1, 2 ** 31);
+const at = `seed ${SEED} (FAST_PATHS_SEED replays it)`;
+
+interface Db {
+  exec(sql: string): void;
+  prepare(sql: string): {
+    run(...a: unknown[]): void;
+    all(...a: unknown[]): Array<{ term: string }>;
+  };
+  close(): void;
+}
+
+/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
+function sqlite(): Db {
+  const qmdRequire = createRequire(
+    realpathSync(join(root, "node_modules", "@tobilu", "qmd", "package.json")),
+  );
+  const Database = qmdRequire("better-sqlite3") as new (path: string) => Db;
+  return new Database(":memory:");
+}
+
+const WORDS = [
+  "Flow",
+  "flows",
+  "BOUNDARY",
+  "layers",
+  "running",
+  "v1",
+  "0",
+  "21",
+  "rateLimit",
+  "x86_64",
+  "aerodynamically",
+  "caresses",
+  "ponies",
+  "generalizations",
+];
+const GLUE = [" ", "  ", "\n", "\t", ".", "-", "_", "/", ":", "'", '"', "(", ")", "#", "", "~"];
+
+function asciiText(random: CorpusRandom): string {
+  let text = "";
+  for (let i = random.between(0, 80); i > 0; i -= 1) {
+    text +=
+      random.int(4) === 0 ? random.chars("aBcXyZ0189", random.between(1, 6)) : random.pick(WORDS);
+    text += random.pick(GLUE);
+  }
+  return text;
+}
+
+describe("lexical fast paths", () => {
+  it("tokenizes ASCII text as the general path and as the index do", () => {
+    const random = new CorpusRandom(SEED);
+    const db = sqlite();
+    try {
+      db.exec(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61'); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');",
+      );
+      const insert = db.prepare("INSERT INTO t(x) VALUES (?)");
+      const texts: string[] = [];
+      for (let round = 0; round < 300; round += 1) {
+        const text = asciiText(random);
+        texts.push(text);
+        insert.run(text);
+        // A character past ASCII sends the same text down the general path.
+        expect(ftsTokens(text), `${at}: ${JSON.stringify(text)}`).toEqual(
+          ftsTokens(`${text} é`).slice(0, -1),
+        );
+      }
+      const index = db
+        .prepare("SELECT term FROM v")
+        .all()
+        .map((r) => r.term)
+        .sort();
+      expect([...new Set(texts.flatMap((t) => ftsTokens(t)))].sort(), at).toEqual(index);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("counts a phrase's occurrences per column as a plain scan does, and scores it once per page", () => {
+    const random = new CorpusRandom(SEED + 1);
+    const vocabulary = ["flow", "layer", "shock", "wave", "heat"];
+    const column = () =>
+      Array.from({ length: random.between(0, 40) }, () => random.pick(vocabulary));
+    const scan = (tokens: readonly string[], phrase: readonly string[]) => {
+      let n = 0;
+      for (let i = 0; i + phrase.length <= tokens.length; i += 1)
+        if (phrase.every((t, k) => tokens[i + k] === t)) n += 1;
+      return n;
+    };
+    const stats = { documents: 50, averageLength: 30, fieldAverages: [3, 5, 22] as const };
+    const params = [DEFAULT_BM25, { ...DEFAULT_BM25, heading: 2, perField: true }];
+    const scratch: [number, number, number] = [0, 0, 0];
+    for (let round = 0; round < 500; round += 1) {
+      const fields = [column(), column(), column()] as const;
+      const doc = tokenizedDoc(fields[0], fields[1], fields[2], fields[2].slice(0, 5));
+      const terms = Array.from({ length: random.between(1, 3) }, () => random.pick(vocabulary));
+      const phrase = { terms, df: random.between(0, 50) };
+      const expected = fields.map((f) => scan(f, terms));
+      for (const p of params) {
+        const c = contribution(doc, phrase, stats, p);
+        expect(c.counts, at).toEqual(expected);
+        expect(c.score > 0, at).toBe(expected.some((n) => n > 0) || scan(doc.headings, terms) > 0);
+        const w = idf(stats.documents, phrase.df);
+        expect(phraseScore(doc, phrase, w, stats, p, scratch), at).toBe(c.score);
+        expect(scratch, at).toEqual(expected);
+      }
+    }
+  });
+
+  it("scores proximity on a query's distinct terms, each list of terms on its own", () => {
+    const random = new CorpusRandom(SEED + 2);
+    const vocabulary = ["flow", "layer", "shock", "wave", "heat", "plate", "wing"];
+    for (let round = 0; round < 200; round += 1) {
+      const body = Array.from({ length: random.between(0, 60) }, () => random.pick(vocabulary));
+      const doc = tokenizedDoc([], [random.pick(vocabulary)], body);
+      // Repeated stems (a word and its plural) count once, at their first weight.
+      const terms = Array.from({ length: random.between(0, 9) }, () => ({
+        stem: random.pick(vocabulary),
+        weight: random.between(1, 9) / 3,
+      }));
+      const firsts = terms.filter((t, i) => terms.findIndex((u) => u.stem === t.stem) === i);
+      const score = proximityScore(doc, terms, 1.2);
+      expect(proximityScore(doc, firsts, 1.2), at).toBe(score);
+      expect(proximityScore(doc, terms, 1.2), at).toBe(score);
+      // Another list is read afresh, never taken for one seen before.
+      const other = terms.map((t) => ({ ...t, weight: t.weight * 2 }));
+      if (score > 0) expect(proximityScore(doc, other, 1.2), at).toBeCloseTo(score * 2, 9);
+    }
+  });
+});
