@@ -14,6 +14,7 @@ import { adoptNameTable, buildNameTable, pageNames } from "../name-match.ts";
 import { countTotal, redactSecrets } from "../safety/redact.ts";
 import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { decisionVaultOf } from "./config.ts";
+import { detachedStrings } from "./detached-strings.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
 import type { RawLink } from "./links.ts";
 import { extractLinks } from "./links.ts";
@@ -141,7 +142,7 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   const id = idOf(file.rel);
   const result = parsePage(id, file.rel, bytes);
   const base = { size: file.size, mtimeMs: file.mtimeMs, hash };
-  if (!result.ok) return { ...base, diagnostics: result.diagnostics };
+  if (!result.ok) return detachedStrings({ ...base, diagnostics: result.diagnostics });
   // One detector pass over the whole text, here where every changed page
   // passes once: its verdict travels with the record, so the mirror copies
   // clean pages without a pass of its own.
@@ -153,7 +154,8 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   };
   if (secrets) rec.secrets = true;
   if (result.diagnostics.length > 0) rec.diagnostics = result.diagnostics;
-  return rec;
+  // The registry keeps this record for the whole build: nothing in it may pin the page's text.
+  return detachedStrings(rec);
 }
 
 /** `abs` relative to the vault's folder when it lies under `wiki/` (directly or through symlinks). */
