@@ -24,9 +24,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { reindexDiagnostics } from "../extensions/llm-wiki/lib/reindex-diagnostics.ts";
 import { isCancelled } from "../extensions/llm-wiki/lib/sliced-work.ts";
-import { legacyLayoutAt } from "../extensions/llm-wiki/lib/vault/legacy-layout.ts";
-import type { Registry } from "../extensions/llm-wiki/lib/vault/registry.ts";
-import type { VaultHandle } from "../extensions/llm-wiki/lib/vault-handles.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 
 /** How long a recall waits for the first index of a vault before answering without it. */
@@ -88,14 +85,10 @@ export function createStartupIndex(
    */
   let checking: Promise<void> | undefined;
 
-  /** The active vault, and its registry as `fresh` gives it (a doubled layout's is only read: nothing is written there before migrate). */
-  const activeState = (fresh: (handle: VaultHandle) => Registry) => {
-    const [active] = service.resolveVaults("active");
-    if (!active) return undefined;
-    const handle = service.handles.get(active);
-    const doubled = legacyLayoutAt(active.root)?.kind === "doubled";
-    const registry = doubled ? handle.peek() : fresh(handle);
-    return { root: active.root, state: handle.index.status(registry).state };
+  /** The active vault's root and index state (`refresh` false: its registry as held). */
+  const activeState = (refresh: boolean) => {
+    const found = service.indexStatus({ refresh });
+    return found && { root: found.root, state: found.index.state };
   };
 
   /** Updates the active vault's index in the background when the check found it not ready. */
@@ -131,7 +124,7 @@ export function createStartupIndex(
     if (controller.signal.aborted) return;
     let found: ReturnType<typeof activeState>;
     try {
-      found = activeState((handle) => handle.refresh());
+      found = activeState(true);
     } catch (error) {
       cannotRead(error);
       return;
@@ -149,7 +142,7 @@ export function createStartupIndex(
         if (handle.answersFromSaved()) await handle.refreshInSlices(controller.signal);
       }
       // Refreshed just now (or by a call meanwhile): read as it is.
-      found = activeState((handle) => handle.registry());
+      found = activeState(false);
     } catch (error) {
       // Stopped by shutdown between two slices: nothing to report.
       if (!isCancelled(error)) cannotRead(error);

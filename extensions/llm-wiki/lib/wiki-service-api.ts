@@ -178,6 +178,15 @@ export interface WikiService {
    */
   status(input?: { vault?: VaultSelector; now?: Date; code?: boolean }): StatusResult;
   /**
+   * A vault's index status and root alone, none of the rest of `status`.
+   * `refresh: false` reads the registry as held (a caller that has just
+   * refreshed it, in slices); undefined when no vault is found.
+   */
+  indexStatus(input?: {
+    vault?: VaultSelector;
+    refresh?: boolean;
+  }): { root: string; index: IndexStatus } | undefined;
+  /**
    * Writes the digest of the last day or week (sources, pages, lint trend)
    * to `.llm-wiki/outputs/digest-YYYY-MM-DD.md` (never over an existing
    * file: `-2`, `-3`… the same day) and logs `digest_generated`.

@@ -170,6 +170,17 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   let prefetch: (GitPrefetch & { at: number }) | undefined;
 
   const registry = (vault: VaultPaths): Registry => handles.get(vault).refresh();
+  /**
+   * The registry a status reads: refreshed (or as held, `refresh` false),
+   * except in a doubled layout, whose outer folder is not the vault yet and
+   * gets nothing written before migrate.
+   */
+  const statusRegistry = (vault: VaultPaths, refresh: boolean) => {
+    const handle = handles.get(vault);
+    const doubled = legacyLayoutAt(vault.root)?.kind === "doubled";
+    const reg = doubled ? handle.peek() : refresh ? handle.refresh() : handle.registry();
+    return { doubled, reg };
+  };
 
   /** A bundle folder made absolute; one a model named (`confined`) must stay in the project. */
   const okfPlacement = (dir: string, confined: boolean | undefined) => {
@@ -609,15 +620,20 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return cronLine(vault.root, interval);
     },
 
+    indexStatus({ vault = "active", refresh = true } = {}) {
+      const [v] = resolveVaults(vault);
+      if (!v) return undefined;
+      const { reg } = statusRegistry(v, refresh);
+      return { root: v.root, index: handles.get(v).index.status(reg) };
+    },
+
     status({ vault = "active", now = new Date(), code = false } = {}) {
       const [v] = resolveVaults(vault);
       const retrieval = { mode: settings.retrievalMode, models: modelsSummary() };
       if (!v) return { ok: false, retrieval, diagnostics: missing() };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
-      // A doubled layout's outer folder is not the vault yet: nothing is written there before migrate.
-      const doubled = legacyLayoutAt(v.root)?.kind === "doubled";
-      const reg = doubled ? handle.peek() : handle.refresh();
+      const { doubled, reg } = statusRegistry(v, true);
       const index = handle.index.status(reg);
       // A Map: any type name is accepted (OKF), and "constructor" or "__proto__" must count like any other.
       const byType = new Map<string, number>();
