@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { tokenizedDoc } from "../extensions/llm-wiki/lib/lexical/bm25.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
-import { proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
+import { distinctTerms, proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
 import { feedbackTerms } from "../extensions/llm-wiki/lib/lexical/relevance-feedback.ts";
 import {
   DEFAULT_SCORING,
@@ -23,10 +23,10 @@ describe("lexical second pass", () => {
   it("scores two query words higher the closer they stand, and nothing for one word", () => {
     const [a, b] = [randomWord(6, 9), randomWord(6, 9)];
     const filler = randomWords(8, 5, 8);
-    const terms = [
+    const terms = distinctTerms([
       { stem: ftsTokens(a)[0] ?? a, weight: 2 },
       { stem: ftsTokens(b)[0] ?? b, weight: 1 },
-    ];
+    ]);
     const near = proximityScore(doc(`${a} ${b} ${filler}`), terms, 1.2);
     const apart = proximityScore(doc(`${a} ${randomWords(3, 5, 8)} ${b} ${filler}`), terms, 1.2);
     const far = proximityScore(doc(`${a} ${filler} ${b}`), terms, 1.2);

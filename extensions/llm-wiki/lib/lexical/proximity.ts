@@ -35,19 +35,20 @@ function nearness(a: readonly number[], b: readonly number[], window: number): n
   return sum;
 }
 
+declare const distinctBrand: unique symbol;
+/** A query's proximity terms with no stem repeated: what `proximityScore` reads. */
+export type DistinctTerms = readonly ProximityTerm[] & { readonly [distinctBrand]: true };
+
 /**
- * `terms` without repeated stems (first kept), worked out once per query:
- * the same list is scored against every page of the pool.
+ * `terms` without repeated stems (a word and its plural), the first kept:
+ * worked out once per query by the caller, since the same list is scored
+ * against every page of the pool.
  */
-const distinctOf = new WeakMap<readonly ProximityTerm[], readonly ProximityTerm[]>();
-function distinct(terms: readonly ProximityTerm[]): readonly ProximityTerm[] {
-  let out = distinctOf.get(terms);
-  if (!out) {
-    const seen = new Set<string>();
-    out = terms.filter((t) => !seen.has(t.stem) && seen.add(t.stem) !== undefined);
-    distinctOf.set(terms, out);
-  }
-  return out;
+export function distinctTerms(terms: readonly ProximityTerm[]): DistinctTerms {
+  const seen = new Set<string>();
+  return terms.filter(
+    (t) => !seen.has(t.stem) && seen.add(t.stem) !== undefined,
+  ) as readonly ProximityTerm[] as DistinctTerms;
 }
 
 /**
@@ -56,12 +57,12 @@ function distinct(terms: readonly ProximityTerm[]): readonly ProximityTerm[] {
  */
 export function proximityScore(
   doc: TokenizedDoc,
-  terms: readonly ProximityTerm[],
+  terms: DistinctTerms,
   k1: number,
   window = PROXIMITY_WINDOW,
 ): number {
   const found: Array<{ weight: number; lists: Array<number[] | undefined> }> = [];
-  for (const term of distinct(terms)) {
+  for (const term of terms) {
     if (found.length >= MAX_TERMS) break;
     const title = doc.positions[1].get(term.stem);
     const body = doc.positions[2].get(term.stem);

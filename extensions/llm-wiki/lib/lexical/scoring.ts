@@ -6,7 +6,7 @@
 
 import type { TokenizedDoc } from "./bm25.ts";
 import { type Bm25Params, type CorpusStats, DEFAULT_BM25, idf, saturated } from "./bm25.ts";
-import { proximityScore } from "./proximity.ts";
+import { distinctTerms, proximityScore } from "./proximity.ts";
 import { type FeedbackParams, feedbackTerms } from "./relevance-feedback.ts";
 
 /** Everything lexical ranking can vary. */
@@ -109,8 +109,10 @@ export function secondPass(
   const k1 = scoring.bm25.k1;
   const scores = pool.map((p) => p.score);
   if (scoring.proximity > 0 && terms.length > 1) {
-    const near = terms.flatMap((t) =>
-      t.stems.length === 1 && t.stems[0] ? [{ stem: t.stems[0], weight: t.weight }] : [],
+    const near = distinctTerms(
+      terms.flatMap((t) =>
+        t.stems.length === 1 && t.stems[0] ? [{ stem: t.stems[0], weight: t.weight }] : [],
+      ),
     );
     pool.forEach((p, i) => {
       if (p.doc && p.score > 0)
