@@ -81,15 +81,6 @@ export interface Bm25Phrase {
   prior?: number;
 }
 
-/** What one phrase added to one document's score. */
-export interface PhraseContribution {
-  /** Occurrences per column (path, title, body). */
-  counts: [number, number, number];
-  idf: number;
-  /** idf × saturated weighted frequency. */
-  score: number;
-}
-
 function positionsOf(terms: readonly string[]): Map<string, number[]> {
   const map = new Map<string, number[]>();
   for (let i = 0; i < terms.length; i += 1) {
@@ -214,8 +205,7 @@ function fieldFrequency(
 /**
  * One phrase's score in one document, its occurrences per column written
  * into `counts`, with its IDF `w` given (computed once per query, not per
- * page): what `contribution` returns, without making objects. A phrase the
- * page lacks scores 0 at once.
+ * page), without making objects. A phrase the page lacks scores 0 at once.
  */
 export function phraseScore(
   doc: TokenizedDoc,
@@ -241,16 +231,4 @@ export function phraseScore(
     counts[2] * params.weights[2] +
     inHeadings * params.heading;
   return w * saturated(f, doc.length, stats, params);
-}
-
-/** One phrase's contribution to one document. */
-export function contribution(
-  doc: TokenizedDoc,
-  phrase: Bm25Phrase,
-  stats: CorpusStats,
-  params: Readonly<Bm25Params> = DEFAULT_BM25,
-): PhraseContribution {
-  const counts: [number, number, number] = [0, 0, 0];
-  const w = idf(stats.documents, phrase.df, phrase.prior);
-  return { counts, idf: w, score: phraseScore(doc, phrase, w, stats, params, counts) };
 }

@@ -15,7 +15,6 @@ import type { Diagnostic } from "../diagnostics.ts";
 import { diagnostic, errorMessage } from "../diagnostics.ts";
 import { runWhole, type SliceClock, type Sliced } from "../sliced-work.ts";
 import { writeFileAtomic } from "./fs-safe.ts";
-import { memberValue } from "./json-slice.ts";
 import type { RawLink } from "./links.ts";
 import type { PageMeta } from "./page.ts";
 import type { VaultPaths } from "./paths.ts";
@@ -77,33 +76,11 @@ export function shardStamp(paths: VaultPaths, shard: number): string {
   return fileStamp(shardPath(paths, shard));
 }
 
-/** The bytes of one shard file, empty when it cannot be read. */
-export function shardBytes(paths: VaultPaths, shard: number): Buffer {
-  try {
-    return readFileSync(shardPath(paths, shard));
-  } catch {
-    return Buffer.alloc(0);
-  }
-}
-
-/**
- * The record of `rel` in a shard file's bytes (as `saveCache` writes them),
- * decoded and parsed alone (see json-slice.ts): a cold lookup of one page
- * costs a byte search, not a parse of every record in the shard. Undefined
- * when the shard is not of this version or holds no such record. Records
- * have no members of their own named like a path.
- */
-export function recordInShard(bytes: Buffer, rel: string): RegistryRecord | undefined {
-  const head = `{"version":${CACHE_VERSION},"files":{`;
-  if (bytes.toString("utf8", 0, head.length) !== head) return undefined;
-  const rec = memberValue(bytes, rel, "{", head.length) as RegistryRecord | undefined;
-  return typeof rec?.hash === "string" ? rec : undefined;
-}
-
 /**
  * The record of `rel` in its shard file as on disk now, found by bisecting
  * the file's sorted keys (registry-shard-seek.ts): a few small reads, not
- * the whole shard. Undefined as for `recordInShard`.
+ * the whole shard. Undefined when the shard is not of this version or
+ * holds no such record.
  */
 export function recordInShardFile(paths: VaultPaths, rel: string): RegistryRecord | undefined {
   const rec = seekShardRecord(
