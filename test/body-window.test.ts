@@ -90,6 +90,43 @@ describe("excerpt windows cut in JavaScript", () => {
     }
   });
 
+  it("find words made of pattern characters as plain text, and none when no word is asked", () => {
+    const seed = Number(process.env.BODY_WINDOW_SEED) || randomInt(1, 2 ** 31);
+    const random = new CorpusRandom(seed);
+    const db = sqlite();
+    const stmt = db.prepare(WINDOW_SQL);
+    const specials = [
+      "c++",
+      "a.b",
+      "(x)",
+      "[y]",
+      "$",
+      "^",
+      "|",
+      "\\",
+      "?",
+      "*",
+      "{2}",
+      "/",
+      "-",
+      ".*",
+    ];
+    const pieces = [...specials, "cxx", "ab", "x", "y", " ", "\n", "é", "😀", "A.B", "C++"];
+    try {
+      for (let round = 0; round < 300; round += 1) {
+        let doc = "";
+        const n = random.between(0, 300);
+        for (let i = 0; i < n; i += 1) doc += random.pick(pieces);
+        const words = specials.filter(() => random.int(3) === 0);
+        expect(bodyWindow(doc, words), `seed ${seed} (BODY_WINDOW_SEED replays it)`).toEqual(
+          stmt.get(doc, doc, JSON.stringify(words)),
+        );
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it("equal SQLite's windows on long pages, words found at, across and past where a page's start ends", () => {
     // A page's first 512 characters are searched before the whole page is folded.
     const seed = Number(process.env.BODY_WINDOW_SEED) || randomInt(1, 2 ** 31);

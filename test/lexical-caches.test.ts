@@ -89,6 +89,38 @@ describe("lexical search's kept page terms", () => {
     expect(hit?.bestChunk).toContain(added);
   });
 
+  it("cuts excerpts from the page text: a kept body, or the page read when its index body spaces CJK apart", async () => {
+    const { writer, write } = await fixture();
+    const [topic, other] = words(2) as [string, string];
+    await write("concepts/plain.md", `# Plain\n\nThe ${topic} is kept   here with ${other}.\n`);
+    await write("concepts/cjk.md", `# 记忆\n\n召回测试 ${topic} 的结果。\n`);
+    for (let round = 0; round < 2; round += 1) {
+      const hits = await writer.searchLex(topic, { limit: 5 });
+      const chunk = (id: string) => hits.find((h) => h.pageId === id)?.bestChunk;
+      expect(chunk("concepts/plain")).toBe(`# Plain The ${topic} is kept here with ${other}.`);
+      expect(chunk("concepts/cjk")).toBe(`# 记忆 召回测试 ${topic} 的结果。`);
+    }
+  });
+
+  it("keeps a page's text with its terms unless its body is not the page text", () => {
+    const cache = createDocTokenCache();
+    cache.get(
+      [
+        { id: 1, version: "a" },
+        { id: 2, version: "a" },
+      ],
+      () => [
+        { id: 1, path: "p1.md", title: "T", body: "plain body" },
+        { id: 2, path: "p2.md", title: "T", body: "召 回 body" },
+      ],
+    );
+    expect(cache.pageText(1)).toBe("plain body");
+    expect(cache.pageText(2)).toBeUndefined();
+    expect(cache.pageText(3)).toBeUndefined();
+    cache.clear();
+    expect(cache.pageText(1)).toBeUndefined();
+  });
+
   it("reads a kept page's text once while its version stands, again when it changes", () => {
     const cache = createDocTokenCache();
     const reads: number[][] = [];

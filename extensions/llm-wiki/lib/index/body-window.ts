@@ -42,18 +42,30 @@ export interface BodyWindow {
   length: number;
 }
 
-/** Where the first of `words` starts in `low`, or -1. */
-function firstIn(low: string, words: readonly string[]): number {
-  let first = -1;
-  for (const word of words) {
-    if (first === 0) break;
-    // Only an occurrence before the first found so far changes the answer:
-    // the rest of the text is not scanned again for each word.
-    const at = first < 0 ? low.indexOf(word) : low.slice(0, first - 1 + word.length).indexOf(word);
-    if (at >= 0 && (first < 0 || at < first)) first = at;
-  }
-  return first;
+/**
+ * A query's words compiled once for every page of its answer: one pattern
+ * of the words as alternatives, whose leftmost match is where the first of
+ * them starts (a scan of the text per word cost more than the search).
+ */
+export interface WordFinder {
+  readonly pattern: RegExp;
+  /** The longest word's length, in UTF-16 code units. */
+  readonly longest: number;
 }
+
+const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/-]/g;
+
+/** The finder of `words` (already folded as SQLite folds: see `sqliteLower`). */
+export function wordFinder(words: readonly string[]): WordFinder {
+  let longest = 0;
+  for (const word of words) longest = Math.max(longest, word.length);
+  // No `u` flag: positions are UTF-16 code units, as `indexOf` counts them.
+  const source = words.map((w) => w.replace(REGEX_SPECIAL, "\\$&")).join("|");
+  return { pattern: new RegExp(words.length === 0 ? "[^\\s\\S]" : source), longest };
+}
+
+const finderOf = (words: readonly string[] | WordFinder): WordFinder =>
+  "pattern" in words ? words : wordFinder(words);
 
 /** Characters of a page's start looked through before the whole page is folded and scanned. */
 const HEAD_CHARS = 512;
@@ -65,14 +77,12 @@ const HEAD_CHARS = 512;
  * one's last word could), so a long page is folded whole only when its
  * start holds none.
  */
-function firstWord(doc: string, words: readonly string[]): number {
+function firstWord(doc: string, finder: WordFinder): number {
   if (doc.length > HEAD_CHARS) {
-    const first = firstIn(sqliteLower(doc.slice(0, HEAD_CHARS)), words);
-    let longest = 0;
-    for (const word of words) longest = Math.max(longest, word.length);
-    if (first >= 0 && first + longest <= HEAD_CHARS) return first;
+    const first = sqliteLower(doc.slice(0, HEAD_CHARS)).search(finder.pattern);
+    if (first >= 0 && first + finder.longest <= HEAD_CHARS) return first;
   }
-  return firstIn(sqliteLower(doc), words);
+  return sqliteLower(doc).search(finder.pattern);
 }
 
 /**
@@ -80,8 +90,8 @@ function firstWord(doc: string, words: readonly string[]): number {
  * SQLite folds it): from WINDOW_BEFORE characters before it, WINDOW_CHARS
  * long; from the start when none is found.
  */
-export function bodyWindow(doc: string, words: readonly string[]): BodyWindow {
-  const first = firstWord(doc, words);
+export function bodyWindow(doc: string, words: readonly string[] | WordFinder): BodyWindow {
+  const first = firstWord(doc, finderOf(words));
   // SQLite's substr and length read the text up to its first NUL; instr reads it all.
   const nul = doc.indexOf("\u0000");
   const head = nul < 0 ? doc : doc.slice(0, nul);
@@ -99,7 +109,10 @@ export function bodyWindow(doc: string, words: readonly string[]): BodyWindow {
 }
 
 /** The excerpt of `doc` for `words` (tidied, ellipses where cut), or undefined for an empty window. */
-export function bodyExcerpt(doc: string, words: readonly string[]): string | undefined {
+export function bodyExcerpt(
+  doc: string,
+  words: readonly string[] | WordFinder,
+): string | undefined {
   const w = bodyWindow(doc, words);
   if (!w.text) return undefined;
   // As before: the window's UTF-16 length against the page's length in characters.

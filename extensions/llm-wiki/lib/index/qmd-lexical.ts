@@ -20,7 +20,7 @@ import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-ca
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scoring.ts";
-import { bodyExcerpt } from "./body-window.ts";
+import { bodyExcerpt, wordFinder } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
 import { type Candidate, surfaces } from "./qmd-excerpts.ts";
 import type { LexEvidenceFloor, TermMatch } from "./qmd-store-types.ts";
@@ -213,15 +213,29 @@ export function createLexicalSearch(
     });
   };
 
-  /** Excerpts by document id, for the given query words. */
+  /**
+   * Excerpts by document id, for the given query words: cut from the page
+   * texts the token cache keeps, the others read in one statement.
+   */
   const excerpts = (terms: LexTerm[], ids: number[]): Map<number, string> => {
     const out = new Map<number, string>();
     if (ids.length === 0 || terms.length === 0) return out;
-    const words = surfaces(terms);
-    for (const row of pageTextStmt.all<{ id: number; doc: string | null }>(JSON.stringify(ids))) {
-      const excerpt = row.doc ? bodyExcerpt(row.doc, words) : undefined;
-      if (excerpt) out.set(row.id, excerpt);
+    const words = wordFinder(surfaces(terms));
+    const cut = (id: number, doc: string | null) => {
+      const excerpt = doc ? bodyExcerpt(doc, words) : undefined;
+      if (excerpt) out.set(id, excerpt);
+    };
+    const unread: number[] = [];
+    for (const id of ids) {
+      const kept = docs.pageText(id);
+      if (kept === undefined) unread.push(id);
+      else cut(id, kept);
     }
+    if (unread.length > 0)
+      for (const row of pageTextStmt.all<{ id: number; doc: string | null }>(
+        JSON.stringify(unread),
+      ))
+        cut(row.id, row.doc);
     return out;
   };
 

@@ -6,7 +6,8 @@
  * so a kept page costs no text read at all, and a row id reused by another
  * page, or a page changed by another process's index write, never gives
  * stale terms. Bounded by pages and by terms kept (least recently used
- * goes first).
+ * goes first). A page's text is kept with its terms, so the excerpts of an
+ * answer read nothing more.
  */
 import { type TokenizedDoc, tokenizedDoc } from "./bm25.ts";
 import { ftsTokens } from "./fts-tokens.ts";
@@ -45,7 +46,16 @@ export interface VersionedRow {
 interface Entry {
   version: string;
   doc: TokenizedDoc;
+  /** The body as read, when it is the page text itself (see `pageText`). */
+  text: string | undefined;
 }
+
+/**
+ * QMD's FTS row holds the page text as its body, except that CJK characters
+ * are spaced apart (its `normalizeCjkForFTS`): a body with none is the page
+ * text character for character.
+ */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 export interface DocTokenCache {
   /**
@@ -53,6 +63,11 @@ export interface DocTokenCache {
    * version) with `read`; rows `read` does not return are absent.
    */
   get(rows: readonly VersionedRow[], read: (ids: number[]) => Row[]): Map<number, TokenizedDoc>;
+  /**
+   * The page text of a kept row (the text excerpts are cut from), when its
+   * FTS body is that text; undefined otherwise, and the caller reads it.
+   */
+  pageText(id: number): string | undefined;
   clear(): void;
   /** Pages kept now. */
   readonly size: number;
@@ -92,7 +107,7 @@ export function createDocTokenCache(max = MAX_DOCS, maxTerms = MAX_TERMS): DocTo
             ftsTokens(row.body),
             ftsTokens(headingLines(row.body)),
           );
-          entries.set(row.id, { version, doc });
+          entries.set(row.id, { version, doc, text: CJK.test(row.body) ? undefined : row.body });
           terms += doc.length;
           out.set(row.id, doc);
         }
@@ -103,6 +118,9 @@ export function createDocTokenCache(max = MAX_DOCS, maxTerms = MAX_TERMS): DocTo
         drop(oldest);
       }
       return out;
+    },
+    pageText(id) {
+      return entries.get(id)?.text;
     },
     clear() {
       entries.clear();
