@@ -76,6 +76,24 @@ describe("lexical search's kept page terms", () => {
     expect(after[0]?.bestChunk).toContain(added);
   });
 
+  it("a reader finds a page another process added with a word that was on no page", async () => {
+    const { dbPath, collections, write } = await fixture();
+    const [topic, fresh] = words(2) as [string, string];
+    await write("concepts/a.md", `# Notes\n\nThe ${topic} appears once here.\n`);
+    const reader = await openQmdStoreReadOnly({ dbPath, collections });
+    open.push(reader);
+    // The reader counts the fresh word on no page, and remembers it.
+    expect(await reader.searchLex(fresh, { limit: 5 })).toEqual([]);
+    expect((await reader.searchLex(`${topic} ${fresh}`, { limit: 5 }))[0]?.matches).toHaveLength(1);
+
+    await write("concepts/b.md", `# New\n\nThe ${fresh} arrives.\n`);
+    const found = await reader.searchLex(fresh, { limit: 5 });
+    expect(found.map((h) => h.pageId)).toEqual(["concepts/b"]);
+    expect(found[0]?.matches?.[0]?.df).toBe(1);
+    const both = await reader.searchLex(`${topic} ${fresh}`, { limit: 5 });
+    expect(both.map((h) => h.pageId).sort()).toEqual(["concepts/a", "concepts/b"]);
+  });
+
   it("this process's own write is seen at once, terms and excerpt", async () => {
     const { writer, write } = await fixture();
     const [topic, added] = words(2) as [string, string];

@@ -135,6 +135,9 @@ export function createLexicalSearch(
       SELECT count(*) FROM documents_fts WHERE documents_fts MATCH j.value
     ) AS df
     FROM json_each(?) j`);
+  // Changes when another connection commits to the index (this one's own
+  // writes call `invalidate`): counts kept from before are then stale.
+  const dataVersionStmt = db.prepare("PRAGMA data_version");
   const averagesStmt = db.prepare("SELECT block FROM documents_fts_data WHERE id = 1");
   const rowCountStmt = db.prepare("SELECT count(*) AS n FROM documents WHERE active = 1");
 
@@ -142,6 +145,27 @@ export function createLexicalSearch(
   const feedbackDfCache = new Map<string, number>();
   const docs: DocTokenCache = createDocTokenCache();
   let stats: CorpusStats | undefined;
+  let seenVersion: number | undefined;
+
+  /** Forgets frequencies and statistics; kept page terms carry their own version. */
+  const forgetCounts = () => {
+    dfCache.clear();
+    feedbackDfCache.clear();
+    stats = undefined;
+  };
+
+  /**
+   * Drops the counts another process's write made stale: a word once on no
+   * page is left out of the search (`searchedMatch`), so a count of 0 kept
+   * past a write that added the word would hide the page that holds it.
+   */
+  const freshen = () => {
+    const version = dataVersionStmt.get<{ data_version: number }>()?.data_version;
+    if (version !== seenVersion) {
+      if (seenVersion !== undefined) forgetCounts();
+      seenVersion = version;
+    }
+  };
 
   const corpus = (): CorpusStats => {
     if (stats) return stats;
@@ -261,10 +285,23 @@ export function createLexicalSearch(
     return { terms: rarest, match: [...new Set(rarest.flatMap((t) => t.fts))].join(" OR ") };
   };
 
-  /** FTS5's candidates for a query, at most `pool`. */
-  const candidateRows = (built: LexQuery, pool: number): LexRow[] => {
+  /**
+   * The query's FTS5 expressions the index holds: one counted on no page
+   * adds nothing to any row's BM25 (FTS5 sums over phrases), yet FTS5 looks
+   * each up, and a question's joined words (`heattransfer`) are mostly on no
+   * page. Expressions not counted yet stay. Empty when none is left.
+   */
+  const searchedMatch = (built: LexQuery): string => {
+    const kept = new Set<string>();
+    for (const term of built.terms)
+      for (const fts of term.fts) if (dfCache.get(fts) !== 0) kept.add(fts);
+    return [...kept].join(" OR ");
+  };
+
+  /** FTS5's candidates for an OR expression, at most `pool`. */
+  const candidateRows = (match: string, pool: number): LexRow[] => {
     try {
-      return lexStmt.all<LexRow>(built.match, pool + 20, collectionsJson, pool);
+      return lexStmt.all<LexRow>(match, pool + 20, collectionsJson, pool);
     } catch (error) {
       // Every term is quoted, so this should be unreachable; a user string must never throw.
       if (/fts5/i.test(String(error))) return [];
@@ -307,18 +344,19 @@ export function createLexicalSearch(
   ): { terms: LexTerm[]; list: LexCandidate[] } => {
     const parsed = buildLexQuery(query, { joinWords: scoring.joinWords });
     if (!parsed || limit === 0) return { terms: [], list: [] };
+    freshen();
     const built = selectTerms(parsed);
     if (built.terms.length === 0) return { terms: [], list: [] };
     // Every term of the query weighs in the confidence, including those too rare to search for.
-    const gateTerms = evidence ? scoredTerms(parsed.terms) : undefined;
-    if (evidence && gateTerms && beneathFloor(gateTerms, evidence)) {
+    const terms = scoredTerms(parsed.terms);
+    if (evidence && beneathFloor(terms, evidence)) {
       evidence.onSkip();
       return { terms: built.terms, list: [] };
     }
-    const rows = candidateRows(built, limit + POOL_SLACK);
+    const match = searchedMatch(built);
+    const rows = match ? candidateRows(match, limit + POOL_SLACK) : [];
     if (rows.length === 0) return { terms: built.terms, list: [] };
     const stats = corpus();
-    const terms = gateTerms ?? scoredTerms(parsed.terms);
     // The most this query can score on any page: every term at BM25's saturation.
     const ceiling = (scoring.bm25.k1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
     const texts = docs.get(
@@ -430,10 +468,8 @@ export function createLexicalSearch(
     excerpts,
     /** Forgets cached frequencies, statistics and page terms: the index changed. */
     invalidate(): void {
-      dfCache.clear();
-      feedbackDfCache.clear();
+      forgetCounts();
       docs.clear();
-      stats = undefined;
     },
   };
 }
