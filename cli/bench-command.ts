@@ -73,6 +73,10 @@ function renderBeirReport(report: BeirReport, baseline: Omit<BeirComparison, "ou
       `${report.latencyMs.p95} ms (${report.ratioToRawFts5.p95}× raw FTS5's ${report.rawFts5Ms.p95} ms)`,
     ],
     [
+      "warm p50 / p95",
+      `${report.warm.latencyMs.p50} / ${report.warm.latencyMs.p95} ms (${report.warm.ratioToRawFts5.p50}× / ${report.warm.ratioToRawFts5.p95}× raw FTS5's ${report.warm.rawFts5Ms.p50} / ${report.warm.rawFts5Ms.p95} ms; every query asked again, ${report.warm.changedAnswers} answers changed)`,
+    ],
+    [
       "CPU time p50 / p95",
       `${report.cpuMs.retrieve.p50} / ${report.cpuMs.retrieve.p95} ms (${report.cpuMs.ratio.p50}× / ${report.cpuMs.ratio.p95}× raw FTS5's ${report.cpuMs.rawFts5.p50} / ${report.cpuMs.rawFts5.p95} ms)`,
     ],

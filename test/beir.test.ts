@@ -152,6 +152,14 @@ describe("llm-wiki bench beir", () => {
     expect(report.rawFts5Ms.p95).toBeGreaterThanOrEqual(report.rawFts5Ms.p50);
     expect(report.ratioToRawFts5.p50).toBeCloseTo(report.latencyMs.p50 / report.rawFts5Ms.p50, 1);
     expect(report.ratioToRawFts5.p95).toBeCloseTo(report.latencyMs.p95 / report.rawFts5Ms.p95, 1);
+    // Every query again, warm: the same answers, and the same figures beside raw FTS5.
+    expect(report.warm.changedAnswers).toBe(0);
+    expect(report.warm.latencyMs.p95).toBeGreaterThanOrEqual(report.warm.latencyMs.p50);
+    expect(report.warm.rawFts5Ms.p50).toBeGreaterThan(0);
+    expect(report.warm.ratioToRawFts5.p50).toBeCloseTo(
+      report.warm.latencyMs.p50 / report.warm.rawFts5Ms.p50,
+      1,
+    );
     expect(report.cpuMs.retrieve.p95).toBeGreaterThanOrEqual(report.cpuMs.retrieve.p50);
     expect(report.cpuMs.rawFts5.p95).toBeGreaterThanOrEqual(report.cpuMs.rawFts5.p50);
     // Where retrieve's time went, part by part.
