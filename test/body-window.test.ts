@@ -6,9 +6,6 @@
  * run on random texts with accents, emoji, CJK, NULs and mixed case.
  */
 import { randomInt } from "node:crypto";
-import { realpathSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bodyWindow, sqliteLower } from "../extensions/llm-wiki/lib/index/body-window.ts";
 import {
@@ -17,21 +14,14 @@ import {
   WINDOW_CHARS,
 } from "../extensions/llm-wiki/lib/index/qmd-excerpts.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
-
-const root = join(import.meta.dirname, "..");
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 
 interface Db {
   prepare(sql: string): { get(...a: unknown[]): unknown };
   close(): void;
 }
 
-function sqlite(): Db {
-  const qmdRequire = createRequire(
-    realpathSync(join(root, "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (path: string) => Db;
-  return new Database(":memory:");
-}
+const sqlite = () => openQmdSqlite<Db>();
 
 /** The statement excerpts were cut with, for one page and its words. */
 const WINDOW_SQL = `

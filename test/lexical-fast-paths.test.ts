@@ -6,9 +6,6 @@
  * (FAST_PATHS_SEED replays one).
  */
 import { randomInt } from "node:crypto";
-import { realpathSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_BM25,
@@ -20,8 +17,8 @@ import {
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 import { distinctTerms, proximityScore } from "../extensions/llm-wiki/lib/lexical/proximity.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 
-const root = join(import.meta.dirname, "..");
 const SEED = Number(process.env.FAST_PATHS_SEED) || randomInt(1, 2 ** 31);
 const at = `seed ${SEED} (FAST_PATHS_SEED replays it)`;
 
@@ -34,14 +31,7 @@ interface Db {
   close(): void;
 }
 
-/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
-function sqlite(): Db {
-  const qmdRequire = createRequire(
-    realpathSync(join(root, "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (path: string) => Db;
-  return new Database(":memory:");
-}
+const sqlite = () => openQmdSqlite<Db>();
 
 const WORDS = [
   "Flow",

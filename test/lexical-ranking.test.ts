@@ -5,8 +5,7 @@
  * coding prompts kept out, and the tokenizer and background model they rest on.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +20,7 @@ import { poissonSurprise, termEvidence } from "../extensions/llm-wiki/lib/recall
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { buildModel, pinnedPackages, renderModel } from "../scripts/build-background-model.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 
 const root = join(import.meta.dirname, "..");
 const dir = mkdtempSync(join(tmpdir(), "llm-wiki-lexical-ranking-"));
@@ -204,21 +204,14 @@ describe("scoring parts", () => {
   });
 
   it("tokenizes as the index does (SQLite's porter unicode61) on every word of the vault", () => {
-    // The SQLite QMD itself loads (better-sqlite3 is QMD's dependency, not ours).
-    const qmdRequire = createRequire(
-      realpathSync(join(root, "node_modules", "@tobilu", "qmd", "package.json")),
-    );
-    const Database = qmdRequire("better-sqlite3") as new (
-      path: string,
-    ) => {
+    const db = openQmdSqlite<{
       exec(sql: string): void;
       prepare(sql: string): {
         run(...a: unknown[]): void;
         all(...a: unknown[]): Array<{ term: string }>;
       };
       close(): void;
-    };
-    const db = new Database(":memory:");
+    }>();
     db.exec(
       "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61'); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');",
     );
