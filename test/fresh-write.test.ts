@@ -3,6 +3,8 @@
  * (lib/index/fresh-write.ts): never through a symbolic link, never over
  * anything already there, and the content lands whole.
  */
+
+import { createHook } from "node:async_hooks";
 import {
   existsSync,
   mkdirSync,
@@ -80,5 +82,50 @@ describe("freshFileWriter", () => {
     expect(() => writer.write(join(root, "b.md"), randomWords(5))).toThrow(/EEXIST/);
     expect(readFileSync(file, "utf8")).toBe(first);
     expect(existsSync(join(root, "b.md"))).toBe(false);
+  });
+
+  it("waits on its running writes at a cost per file that does not grow with how many run", async () => {
+    // A rebuild drains to two slices' worth after each slice. Racing every
+    // running write at each wake-up made promises per file grow with that
+    // number (~250 per file here), all kept alive until the writes ended.
+    const root = temp();
+    const writer = freshFileWriter();
+    const files = 600;
+    const batch = 100;
+    const text = randomWords(40);
+    let promises = 0;
+    const hook = createHook({
+      init(_id, type) {
+        if (type === "PROMISE") promises += 1;
+      },
+    });
+    hook.enable();
+    try {
+      for (let at = 0; at < files; at += batch) {
+        for (let i = at; i < at + batch; i += 1)
+          writer.write(join(root, `d${i % 7}`, `p${i}.md`), text);
+        await writer.drain(2 * batch);
+      }
+      await writer.drain();
+    } finally {
+      hook.disable();
+    }
+    expect(promises / files).toBeLessThan(60);
+    for (const i of [0, 299, files - 1]) {
+      expect(readFileSync(join(root, `d${i % 7}`, `p${i}.md`), "utf8")).toBe(text);
+    }
+  });
+
+  it("wakes every waiting drain once its own bound is met", async () => {
+    const root = temp();
+    const writer = freshFileWriter();
+    for (let i = 0; i < 50; i += 1) writer.write(join(root, `p${i}.md`), randomWords(10));
+    const order: string[] = [];
+    await Promise.all([
+      writer.drain().then(() => order.push("all")),
+      writer.drain(25).then(() => order.push("half")),
+    ]);
+    expect(order).toEqual(["half", "all"]);
+    await writer.drain(10); // nothing running: returns at once
   });
 });

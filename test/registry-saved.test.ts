@@ -112,6 +112,61 @@ describe("the registry as last saved", () => {
     ]);
   });
 
+  it("writes each name bucket as the JSON of its keys in order, number-like keys first by number", () => {
+    const numbered = {
+      "concepts/y2024": pageText({
+        type: "concept",
+        title: '"2024"',
+        aliases: '["9", "10", "007"]',
+      }),
+      "concepts/max": pageText({
+        type: "concept",
+        title: '"4294967295"',
+        aliases: '["4294967294"]',
+      }),
+      "concepts/mixed": pageText({ type: "concept", title: "10 rules of 9 lives" }),
+    };
+    const vault = makeTempVault({ pages: { ...pages(), ...numbered } });
+    const reg = refreshRegistry(vault.paths);
+    const dir = join(vault.paths.registryCache, "names");
+    const sorted = (o: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.keys(o)
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          .map((k) => [k, o[k]]),
+      );
+    let numberKeys = 0;
+    for (const name of readdirSync(dir).filter((n) => /^\d+\.json$/.test(n))) {
+      const text = readFileSync(join(dir, name), "utf8");
+      const data = JSON.parse(text) as {
+        version: number;
+        exact: Record<string, unknown>;
+        words: Record<string, unknown>;
+      };
+      numberKeys += [...Object.keys(data.exact), ...Object.keys(data.words)].filter((k) =>
+        /^\d+$/.test(k),
+      ).length;
+      // What serialising the sorted maps as objects gives, byte for byte.
+      const expected = `${JSON.stringify({ version: data.version, exact: sorted(data.exact), words: sorted(data.words) })}\n`;
+      expect(text).toBe(expected);
+    }
+    expect(numberKeys).toBeGreaterThanOrEqual(6);
+    const saved = savedOf(vault);
+    for (const query of [
+      "2024",
+      "9",
+      "10",
+      "007",
+      "4294967295",
+      "4294967294",
+      "10 rules of 9 lives",
+    ]) {
+      const built = builtMatches(reg, query);
+      expect(built.exact.size + built.contained.size).toBeGreaterThan(0);
+      expectSameMatches(matchNames(saved.pages, query, saved.names), built);
+    }
+  });
+
   it("opens only while no wiki/ folder changed since the last walk of every page", () => {
     const vault = makeTempVault({ pages: pages() });
     refreshRegistry(vault.paths);

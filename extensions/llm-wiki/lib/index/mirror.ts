@@ -498,9 +498,7 @@ export function applyMirror(
       const bytes = readFileSync(join(vault.dir, meta.path));
       const hash = hashContent(bytes);
       const body =
-        hash === registry.hashes.get(id)
-          ? bodyAfterFrontmatter(Buffer.from(bytes).toString("utf8"))
-          : undefined;
+        hash === registry.hashes.get(id) ? bodyAfterFrontmatter(bytes.toString("utf8")) : undefined;
       if (body !== undefined) {
         // The registry parsed these very bytes: reuse its metadata, skip a second YAML parse.
         page = { ...meta, body, hash };

@@ -49,7 +49,6 @@ import {
   shardsOf,
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
-import type { DocumentUpsert } from "./qmd-documents.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
 import { applyCounting, countable } from "./store-counts.ts";
 
@@ -78,9 +77,7 @@ export interface ReindexReport {
   diagnostics: Diagnostic[];
 }
 
-/** Documents a rebuild writes per transaction. */
-const REBUILD_BATCH = 1_000;
-/** Pages a rebuild mirrors between two looks at its cancel signal. */
+/** Pages a rebuild mirrors and indexes per transaction, between two looks at its cancel signal. */
 const MIRROR_BATCH = 250;
 
 /**
@@ -309,12 +306,14 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     let embedded = 0;
     try {
       // Mirrored and indexed a slice at a time: a slice's texts are let go
-      // once SQLite holds them, so memory holds one batch, not the vault
+      // once SQLite holds them, so memory holds one slice, not the vault
       // (1.7 GB at 100k pages when every text waited for the last page).
-      // Each slice is its own synchronous pass, so a cancel is seen between
-      // them; batches bound the transaction (and SQLite's memory for it).
+      // A slice is indexed in the same synchronous pass that read it, so its
+      // texts die young: held across turns (a batch of four slices) they were
+      // promoted to V8's old space and piled up there as garbage until a full
+      // collection, ~490 MB of the peak at 100k pages. A cancel is seen
+      // between slices; each slice is its own transaction.
       const total = all.write.length;
-      let pending: DocumentUpsert[] = [];
       let indexed = 0;
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
@@ -331,15 +330,13 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
           writeFresh.write,
         );
         Object.assign(manifest.entries, part.manifest.entries);
-        pending.push(...part.upserts);
         diagnostics.push(...part.diagnostics);
-        if (pending.length >= REBUILD_BATCH || at + MIRROR_BATCH >= total) {
-          await nextTurn(opts.signal);
-          await store.applyDocuments(pending, []);
-          indexed += pending.length;
-          pending = [];
-          opts.onProgress?.({ phase: "index", current: indexed, total });
-        }
+        // Not awaited before the call: the store writes synchronously on it.
+        const applied = store.applyDocuments(part.upserts, []);
+        indexed += part.upserts.length;
+        part.upserts.length = 0;
+        await applied;
+        opts.onProgress?.({ phase: "index", current: indexed, total });
       }
       await writeFresh.drain();
       crashPoint("after-mirror");

@@ -146,7 +146,9 @@ function record(file: WikiFile, bytes: Uint8Array, hash: string): RegistryRecord
   // One detector pass over the whole text, here where every changed page
   // passes once: its verdict travels with the record, so the mirror copies
   // clean pages without a pass of its own.
-  const secrets = countTotal(redactSecrets(Buffer.from(bytes).toString("utf8")).counts) > 0;
+  // Decoded through a view of the bytes: a copy of every page was garbage at once.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const secrets = countTotal(redactSecrets(text).counts) > 0;
   const rec: RegistryRecord = {
     ...base,
     meta: shownMeta(result.page, secrets),

@@ -1,0 +1,82 @@
+/**
+ * A rebuild mirrors and indexes its pages a slice at a time, each slice
+ * written to the new database in the pass that read it (its own
+ * transaction), so no slice's texts wait across turns for the next ones
+ * (lib/index/qmd-indexing.ts): held that long they were promoted to V8's old
+ * space and made most of a 100k-page rebuild's peak memory.
+ */
+import { readdirSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(async () => {
+  await closeServices();
+  removeTempDirs();
+});
+
+interface Db {
+  prepare(sql: string): { get(): unknown };
+  close(): void;
+}
+
+/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
+function connect(path: string): Db {
+  const qmdRequire = createRequire(
+    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
+  );
+  const Database = qmdRequire("better-sqlite3") as new (
+    path: string,
+    options: { readonly: boolean },
+  ) => Db;
+  return new Database(path, { readonly: true });
+}
+
+describe("a rebuild's slices", () => {
+  it("are each committed before the next slice is read", async () => {
+    const pages = 560 + Math.floor(Math.random() * 80);
+    const marker = randomWord(9, 12);
+    const marked = Math.floor(Math.random() * pages);
+    const entries: Record<string, string> = {};
+    for (let i = 0; i < pages; i += 1) {
+      const id = `concepts/p${String(i).padStart(4, "0")}`;
+      entries[id] = pageText(
+        { type: "concept", title: `Page ${i} ${randomWord()}` },
+        `${i === marked ? marker : randomWord()} ${randomWord()} ${randomWord()}\n`,
+      );
+    }
+    const vault = makeTempVault({ pages: entries });
+    const service = serviceFor(vault.root);
+    const qmdDir = vault.paths.qmd;
+    const seen: Array<{ current: number; committed: number }> = [];
+    const report = await service.reindex({
+      scope: "all",
+      onProgress: ({ phase, current }) => {
+        if (phase !== "index") return;
+        // The generation being built is the only one in a fresh vault.
+        const gen = readdirSync(qmdDir).find((name) => name.startsWith("gen-"));
+        if (!gen) throw new Error("no generation being built");
+        const db = connect(join(qmdDir, gen, "index.sqlite"));
+        try {
+          const row = db.prepare("SELECT COUNT(*) AS n FROM documents WHERE active = 1").get();
+          seen.push({ current, committed: (row as { n: number }).n });
+        } finally {
+          db.close();
+        }
+      },
+    });
+    expect(report.ok).toBe(true);
+    const slices = Math.ceil(pages / 250);
+    expect(seen.map((s) => s.current)).toEqual(
+      Array.from({ length: slices }, (_, i) => Math.min(pages, (i + 1) * 250)),
+    );
+    for (const { current, committed } of seen) expect(committed).toBe(current);
+    const found = await service.recall({ query: marker, policy: "explicit", mode: "lexical" });
+    expect(found.results.map((r) => r.id)).toContain(
+      `concepts/p${String(marked).padStart(4, "0")}`,
+    );
+  });
+});
