@@ -3,13 +3,13 @@
  * (lib/index/bulk-load.ts) and made durable once, by `close()`: from then on
  * it is the WAL database QMD keeps, whole in its file, and reopens as usual.
  */
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import { openQmdStore, type QmdStore } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 import { randomWord } from "./helpers/random-text.ts";
 
 const dirs: string[] = [];
@@ -25,13 +25,7 @@ interface Db {
   close(): void;
 }
 
-function connect(path: string): Db {
-  const qmdRequire = createRequire(
-    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (path: string) => Db;
-  return new Database(path);
-}
+const connect = (path: string) => openQmdSqlite<Db>(path);
 
 async function loaded(bulkLoad: boolean) {
   const root = mkdtempSync(join(tmpdir(), "llm-wiki-bulk-"));

@@ -3,8 +3,7 @@
  * against the real QMD SDK: they must leave the index exactly as QMD's own
  * rescan of the same mirror files would, so the two paths mix freely.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import {
   type QmdCollectionSpec,
   type QmdStore,
 } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 import { CorpusRandom, corpusSeed, corpusSeedNote } from "./helpers/secret-corpus.ts";
 
 const open: QmdStore[] = [];
@@ -59,14 +59,7 @@ interface Db {
 
 /** Every FTS row of the active documents, by file path: exactly the text FTS5 tokenised. */
 function ftsRows(dbPath: string): unknown[] {
-  const qmdRequire = createRequire(
-    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (
-    path: string,
-    opts: { readonly: boolean },
-  ) => Db;
-  const db = new Database(dbPath, { readonly: true });
+  const db = openQmdSqlite<Db>(dbPath, { readonly: true });
   try {
     const rows = db
       .prepare(
