@@ -124,6 +124,11 @@ export function createStartupIndex(
     if (controller.signal.aborted) return;
     let found: ReturnType<typeof activeState>;
     try {
+      // Vaults recall answers from as last saved (the personal one) get their walk now too.
+      for (const v of service.resolveVaults("all")) {
+        const handle = service.handles.get(v);
+        if (handle.answersFromSaved()) handle.refresh();
+      }
       found = activeState(true);
     } catch (error) {
       cannotRead(error);

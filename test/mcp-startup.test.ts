@@ -248,4 +248,19 @@ describe("the startup check, in process", () => {
     expect(lines).toEqual([`index stale at ${vault.root}; updating it in the background`]);
     await startup.stop();
   });
+
+  it("walks the personal vault answering from its saved registry in the check at once too", async () => {
+    const personal = await indexedVault();
+    const vault = await indexedVault();
+    vault.writePage("concepts/quasar", pageText({ type: "concept", title: "Quasar lantern" }));
+    const service = serviceFor(vault.root, { home: personal.root, discover: true });
+    const own = service.resolveVaults("all").find((v) => v.root === personal.root);
+    if (!own) throw new Error("the personal vault was not found");
+    const startup = createStartupIndex(service, () => undefined);
+    startup.start();
+    expect(activeHandle(service).answersFromSaved()).toBe(false);
+    // Walked now, not left on its saved registry until some later refresh.
+    expect(service.handles.get(own).answersFromSaved()).toBe(false);
+    await startup.stop();
+  });
 });
