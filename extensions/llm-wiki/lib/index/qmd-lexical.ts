@@ -266,23 +266,22 @@ export function createLexicalSearch(
   /**
    * A long query (a pasted prompt) searches with its MAX_QUERY_TERMS rarest
    * terms: OR-BM25 cost is driven by common terms' long posting lists, while
-   * BM25 gives those terms little weight. Terms absent from the index go
-   * first; ties keep query order.
+   * BM25 gives those terms little weight. Terms absent from the index are
+   * left out; ties keep query order.
    */
-  const selectTerms = (built: LexQuery): LexQuery => {
-    if (built.terms.length <= MAX_QUERY_TERMS) return built;
+  const selectTerms = (built: LexQuery): LexTerm[] => {
+    if (built.terms.length <= MAX_QUERY_TERMS) return built.terms;
     const probes = JSON.stringify(built.terms.map((term) => term.fts.join(" OR ")));
     const df = new Map(
       dfProbeStmt.all<{ term: number; df: number }>(probes).map((r) => [r.term, r.df]),
     );
-    const rarest = built.terms
+    return built.terms
       .map((term, order) => ({ term, order, df: df.get(order) ?? 0 }))
       .filter((t) => t.df > 0)
       .sort((a, b) => a.df - b.df || a.order - b.order)
       .slice(0, MAX_QUERY_TERMS)
       .sort((a, b) => a.order - b.order)
       .map((t) => t.term);
-    return { terms: rarest, match: [...new Set(rarest.flatMap((t) => t.fts))].join(" OR ") };
   };
 
   /**
@@ -291,9 +290,9 @@ export function createLexicalSearch(
    * each up, and a question's joined words (`heattransfer`) are mostly on no
    * page. Expressions not counted yet stay. Empty when none is left.
    */
-  const searchedMatch = (built: LexQuery): string => {
+  const searchedMatch = (searched: readonly LexTerm[]): string => {
     const kept = new Set<string>();
-    for (const term of built.terms)
+    for (const term of searched)
       for (const fts of term.fts) if (dfCache.get(fts) !== 0) kept.add(fts);
     return [...kept].join(" OR ");
   };
@@ -345,17 +344,17 @@ export function createLexicalSearch(
     const parsed = buildLexQuery(query, { joinWords: scoring.joinWords });
     if (!parsed || limit === 0) return { terms: [], list: [] };
     freshen();
-    const built = selectTerms(parsed);
-    if (built.terms.length === 0) return { terms: [], list: [] };
+    const searched = selectTerms(parsed);
+    if (searched.length === 0) return { terms: [], list: [] };
     // Every term of the query weighs in the confidence, including those too rare to search for.
     const terms = scoredTerms(parsed.terms);
     if (evidence && beneathFloor(terms, evidence)) {
       evidence.onSkip();
-      return { terms: built.terms, list: [] };
+      return { terms: searched, list: [] };
     }
-    const match = searchedMatch(built);
+    const match = searchedMatch(searched);
     const rows = match ? candidateRows(match, limit + POOL_SLACK) : [];
-    if (rows.length === 0) return { terms: built.terms, list: [] };
+    if (rows.length === 0) return { terms: searched, list: [] };
     const stats = corpus();
     // The most this query can score on any page: every term at BM25's saturation.
     const ceiling = (scoring.bm25.k1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
@@ -436,7 +435,7 @@ export function createLexicalSearch(
       .sort((a, b) => b - a);
     const chunks = withExcerpts
       ? excerpts(
-          built.terms,
+          searched,
           top.map((s) => s.row.id),
         )
       : new Map<number, string>();
@@ -456,7 +455,7 @@ export function createLexicalSearch(
         rowid: row.id,
       };
     });
-    return { terms: built.terms, list };
+    return { terms: searched, list };
   };
 
   return {
