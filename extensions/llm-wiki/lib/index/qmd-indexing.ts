@@ -331,11 +331,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         );
         Object.assign(manifest.entries, part.manifest.entries);
         diagnostics.push(...part.diagnostics);
-        // Not awaited before the call: the store writes synchronously on it.
-        const applied = store.applyDocuments(part.upserts, []);
+        await store.applyDocuments(part.upserts, []);
         indexed += part.upserts.length;
-        part.upserts.length = 0;
-        await applied;
         opts.onProgress?.({ phase: "index", current: indexed, total });
       }
       await writeFresh.drain();
