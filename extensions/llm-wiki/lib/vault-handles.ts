@@ -133,6 +133,14 @@ export function createVaultHandles(
       let saved: { registry: SavedRegistry; at: number } | undefined;
       /** Aborts a sliced refresh under way: a plain refresh took its place. */
       let slicing: AbortController | undefined;
+      /** A freshly refreshed registry becomes the one in hand; the saved one is let go. */
+      const adopt = (reg: Registry): Registry => {
+        saved = undefined;
+        registry = reg;
+        refreshedAt = performance.now();
+        intent = undefined;
+        return reg;
+      };
       /** The saved registry's status while the index still holds its pages. */
       const savedStatus = (): IndexStatus | undefined => {
         const status = saved && handle.index.statusBySummary(saved.registry.summary);
@@ -149,14 +157,11 @@ export function createVaultHandles(
         refresh(changed) {
           slicing?.abort();
           slicing = undefined;
-          saved = undefined;
           const walked = registry !== undefined && changed === undefined;
           const started = performance.now();
-          registry = refreshRegistry(paths, registry, changed ? { changed } : {});
-          refreshedAt = performance.now();
+          const reg = adopt(refreshRegistry(paths, registry, changed ? { changed } : {}));
           if (walked) walkMs = refreshedAt - started;
-          intent = undefined;
-          return registry;
+          return reg;
         },
         async refreshInSlices(signal) {
           if (registry) return handle.refresh();
@@ -172,11 +177,7 @@ export function createVaultHandles(
             );
             // A plain refresh between the last slice and here wins.
             if (own.signal.aborted && registry) return registry;
-            saved = undefined;
-            registry = reg;
-            refreshedAt = performance.now();
-            intent = undefined;
-            return reg;
+            return adopt(reg);
           } catch (error) {
             // A plain refresh replaced this one: its registry is the answer.
             if (own.signal.aborted && !signal?.aborted && registry) return registry;
