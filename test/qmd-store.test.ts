@@ -672,13 +672,14 @@ describe("reopening an index with other collections", () => {
     page("a2", "third", moved);
     const dbPath = join(base, "index.sqlite");
     const models = resolveModels({});
+    const first: QmdCollectionSpec[] = [
+      { name: "alpha", dir: join(base, "a"), role: "canonical" },
+      { name: "beta", dir: join(base, "b"), role: "evidence" },
+    ];
     const before = await openQmdStore({
       dbPath,
       models,
-      collections: [
-        { name: "alpha", dir: join(base, "a"), role: "canonical" },
-        { name: "beta", dir: join(base, "b"), role: "evidence" },
-      ],
+      collections: first,
     });
     await before.update();
     expect(ids(await before.searchLex(dropped))).toEqual(["second"]);
@@ -688,10 +689,7 @@ describe("reopening an index with other collections", () => {
     const same = await openQmdStore({
       dbPath,
       models,
-      collections: [
-        { name: "alpha", dir: join(base, "a"), role: "canonical" },
-        { name: "beta", dir: join(base, "b"), role: "evidence" },
-      ],
+      collections: first,
     });
     await same.close();
     expect(readFileSync(dbPath).equals(bytes)).toBe(true);
