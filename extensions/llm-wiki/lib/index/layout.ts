@@ -6,6 +6,7 @@
  *                    manifest.json (+ manifest.log, changes appended since), store.json
  *                    (its counts and vectors), COMPLETE; a
  *                    rebuild writes a new one beside the live one, live once CURRENT names it
+ *   retired-<stamp>/ a generation a swap replaced, being removed in the background
  *   journal.json     present only while a swap is in progress
  *   state.json       last build outcome and last error
  *
@@ -77,8 +78,11 @@ export function readCurrent(layout: IndexLayout): string | undefined {
   }
 }
 
-/** A new, sortable, unique folder name with `prefix` (`gen` or `staging`). */
-export function newGenerationName(prefix: "gen" | "staging", now: Date = new Date()): string {
+/** A new, sortable, unique folder name with `prefix` (`gen`, `staging`, or `retired`: see retired-generations.ts). */
+export function newGenerationName(
+  prefix: "gen" | "staging" | "retired",
+  now: Date = new Date(),
+): string {
   const stamp = now
     .toISOString()
     .replace(/[-:.TZ]/g, "")

@@ -50,6 +50,7 @@ import {
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
+import { isRetired, retireGeneration } from "./retired-generations.ts";
 import { applyCounting, countable } from "./store-counts.ts";
 
 export type ReindexScope = "changed" | "all";
@@ -165,8 +166,12 @@ function recover(layout: IndexLayout): boolean {
   }
   for (const name of entries) {
     if (/^(gen|staging)-/.test(name) && name !== live) {
+      // A crashed build's folder goes at once: the space is wanted by the build about to run.
       rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
       recovered = true;
+    } else if (isRetired(name)) {
+      // Left by a process that exited before its background removal ended: no interruption.
+      void retireGeneration(layout, name);
     }
   }
   return recovered;
@@ -284,6 +289,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   /** Removes the generation `name` unless the swap made it live. */
   const discardGeneration = (name: string): void => {
     if (readCurrent(layout) === name) return;
+    // At once, not in the background: a build that failed for lack of space gives it back.
     rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
     if (readJournal(layout)?.to === name) rmSync(layout.journal, { force: true });
   };
@@ -366,7 +372,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     crashPoint("after-journal");
     writeFileAtomic(layout.pointer, `${name}\n`);
     crashPoint("after-pointer");
-    if (from) rmSync(generationPaths(layout, from).dir, { recursive: true, force: true });
+    // The new index answers from here on; the old one's files go in the background.
+    if (from) void retireGeneration(layout, from);
     crashPoint("after-cleanup");
     rmSync(layout.journal, { force: true });
     removeTempLeftovers(layout.root);
