@@ -8,7 +8,7 @@
  * these hints on the secret corpora catches a pattern that outgrew them.
  */
 
-import { type FoundLiterals, literalFinder } from "./redact-literals.ts";
+import type { FoundLiterals } from "./redact-literals.ts";
 
 interface PresetHint {
   /** One of these occurs in every text the rule can report in. */
@@ -69,15 +69,11 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
   [`${S}tailscale`, { any: ["tskey-"] }],
 ]);
 
-const finder = literalFinder(
-  [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? [] : h.any)),
-  [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? h.any : [])),
-);
-
-/** The preset's literals found in `text` (one pass; the last text's answer is kept). */
-export function presetLiterals(text: string): FoundLiterals {
-  return finder(text);
-}
+/** The literals the preset's rules are looked up by: as written, and in lower case. */
+export const PRESET_LITERALS = {
+  exact: [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? [] : h.any)),
+  anyCase: [...PRESET_HINTS.values()].flatMap((h) => (h.anyCase ? h.any : [])),
+};
 
 /** Whether the rule `id` cannot report in a text whose literals are `found`. */
 export function presetRuledOut(id: string, found: FoundLiterals): boolean {

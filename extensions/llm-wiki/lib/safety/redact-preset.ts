@@ -36,7 +36,8 @@ import type {
 } from "@secretlint/types";
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { presetKind, type SecretSpan } from "./redact-kinds.ts";
-import { presetLiterals, presetRuledOut } from "./redact-preset-hints.ts";
+import type { FoundLiterals } from "./redact-literals.ts";
+import { presetRuledOut } from "./redact-preset-hints.ts";
 
 const PRESET = "@secretlint/secretlint-rule-preset-recommend";
 
@@ -171,14 +172,14 @@ function valueRange(text: string, range: readonly [number, number]): [number, nu
 
 /**
  * Every secret the preset reports in `text`, as spans with short kinds.
- * `prefilter` (the default) skips the rules `text` has none of the literals
- * of (redact-preset-hints.ts); false runs them all, for the spec.
+ * With `literals` (those of redact-preset-hints.ts found in `text`), the
+ * rules `text` has none of the literals of are skipped; without, every rule
+ * runs, for the spec.
  */
-export function presetSpans(text: string, prefilter = true): SecretSpan[] {
+export function presetSpans(text: string, literals?: FoundLiterals): SecretSpan[] {
   const rules = presetRules();
   const source = sourceOf(text);
   const spans: SecretSpan[] = [];
-  const literals = prefilter ? presetLiterals(text) : undefined;
   for (const rule of rules) {
     if (literals !== undefined && presetRuledOut(rule.id, literals)) continue;
     const found: SecretSpan[] = [];

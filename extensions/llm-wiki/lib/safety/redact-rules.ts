@@ -13,7 +13,7 @@
  * `process.env.X`, `${SECRET}`, `<your-token>`, `********`, a type name).
  */
 import { isRedactionMark, type SecretSpan } from "./redact-kinds.ts";
-import { type FoundLiterals, literalFinder } from "./redact-literals.ts";
+import type { FoundLiterals } from "./redact-literals.ts";
 
 /** Machine-made values mix letters and digits; words and prose do not. */
 function looksRandom(value: string): boolean {
@@ -542,15 +542,16 @@ function pemBlockSpans(text: string): SecretSpan[] {
 const hintsOf = (rule: Rule): readonly string[] =>
   rule.hint === undefined ? [] : typeof rule.hint === "string" ? [rule.hint] : rule.hint;
 
-const literalsIn = literalFinder(
-  GENERIC_RULES.flatMap((r) => (r.anyCase ? [] : hintsOf(r))),
-  GENERIC_RULES.flatMap((r) => (r.anyCase ? hintsOf(r) : [])),
-);
+/** The literals the generic rules are looked up by: as written, and in lower case. */
+export const GENERIC_LITERALS = {
+  exact: GENERIC_RULES.flatMap((r) => (r.anyCase ? [] : hintsOf(r))),
+  anyCase: GENERIC_RULES.flatMap((r) => (r.anyCase ? hintsOf(r) : [])),
+};
 
 /**
  * Whether `rule` cannot match `text`: none of its literals is there, or its
- * needed pattern is not. Only ever a shortcut; `genericSpans(text, false)`
- * runs every rule, and a spec holds both to the same answers.
+ * needed pattern is not. Only ever a shortcut; `genericSpans(text)` without
+ * literals runs every rule, and a spec holds both to the same answers.
  */
 function ruledOut(rule: Rule, text: string, found: FoundLiterals): boolean {
   if (rule.need !== undefined && !rule.need.test(text)) return true;
@@ -559,12 +560,12 @@ function ruledOut(rule: Rule, text: string, found: FoundLiterals): boolean {
 }
 
 /**
- * Every secret the generic rules find in `text`. `prefilter` (the default)
- * skips the rules `text` rules out; false runs them all, for the spec.
+ * Every secret the generic rules find in `text`. With `found` (the
+ * literals of GENERIC_LITERALS in `text`), the rules `text` rules out are
+ * skipped; without, every rule runs, for the spec.
  */
-export function genericSpans(text: string, prefilter = true): SecretSpan[] {
+export function genericSpans(text: string, found?: FoundLiterals): SecretSpan[] {
   const spans: SecretSpan[] = pemBlockSpans(text);
-  const found = prefilter ? literalsIn(text) : undefined;
   for (const rule of GENERIC_RULES) {
     if (found !== undefined && ruledOut(rule, text, found)) continue;
     rule.pattern.lastIndex = 0;
