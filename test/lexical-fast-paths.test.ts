@@ -91,6 +91,28 @@ describe("lexical fast paths", () => {
     }
   });
 
+  it("packs each column's positions: every term's positions ascending, as a scan finds them", () => {
+    const random = new CorpusRandom(SEED + 3);
+    const vocabulary = ["flow", "layer", "shock", "wave", "heat", "plate"];
+    for (let round = 0; round < 300; round += 1) {
+      const body = Array.from({ length: random.between(0, 80) }, () => random.pick(vocabulary));
+      const doc = tokenizedDoc([], [], body);
+      const firsts = [...new Set(body)];
+      const seen: Array<[string, number]> = [];
+      doc.positions[2].forEachCount((count, term) => seen.push([term, count]));
+      // Terms in order of first occurrence, each with its count.
+      expect(seen, at).toEqual(firsts.map((t) => [t, body.filter((b) => b === t).length]));
+      for (const term of [...vocabulary, "absent"]) {
+        const expected = body.flatMap((t, i) => (t === term ? [i] : []));
+        const got = doc.positions[2].get(term);
+        expect(got === undefined ? undefined : [...got], at).toEqual(
+          expected.length > 0 ? expected : undefined,
+        );
+        expect(doc.positions[2].count(term), at).toBe(expected.length);
+      }
+    }
+  });
+
   it("counts a phrase's occurrences per column as a plain scan does, and scores it once per page", () => {
     const random = new CorpusRandom(SEED + 1);
     const vocabulary = ["flow", "layer", "shock", "wave", "heat"];

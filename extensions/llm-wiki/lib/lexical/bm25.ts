@@ -48,6 +48,21 @@ export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({
   perField: false,
 });
 
+/**
+ * Where each term of one column occurs. Packed in two integer arrays: a
+ * page's terms are kept between recalls (doc-token-cache.ts), and an array
+ * per distinct term made every page first seen hundreds of small objects
+ * for the young-generation collector to copy while the cache kept them.
+ */
+export interface TermPositions {
+  /** Positions of `term`, ascending; undefined when the column lacks it. */
+  get(term: string): Int32Array | undefined;
+  /** Occurrences of `term` (0 when absent), without making an array. */
+  count(term: string): number;
+  /** Calls `fn` with each term and its occurrences, in order of first occurrence. */
+  forEachCount(fn: (count: number, term: string) => void): void;
+}
+
 /** A document's index terms per column, with where each term occurs. */
 export interface TokenizedDoc {
   /** Terms per column (path, title, body). */
@@ -55,10 +70,10 @@ export interface TokenizedDoc {
   /** Every column's terms together (FTS5's row length). */
   length: number;
   /** Positions of each term per column. */
-  positions: readonly [Map<string, number[]>, Map<string, number[]>, Map<string, number[]>];
+  positions: readonly [TermPositions, TermPositions, TermPositions];
   /** Terms of the body's heading lines, in order, and their positions there. */
   headings: readonly string[];
-  headingPositions: Map<string, number[]>;
+  headingPositions: TermPositions;
 }
 
 /** Corpus statistics BM25 needs. */
@@ -81,15 +96,60 @@ export interface Bm25Phrase {
   prior?: number;
 }
 
-function positionsOf(terms: readonly string[]): Map<string, number[]> {
-  const map = new Map<string, number[]>();
+/** Positions grouped by term: group g's positions are `at[starts[g]]` to `at[starts[g + 1] - 1]`. */
+class PackedPositions implements TermPositions {
+  private readonly groups: Map<string, number>;
+  private readonly starts: Int32Array;
+  private readonly at: Int32Array;
+
+  constructor(groups: Map<string, number>, starts: Int32Array, at: Int32Array) {
+    this.groups = groups;
+    this.starts = starts;
+    this.at = at;
+  }
+
+  get(term: string): Int32Array | undefined {
+    const g = this.groups.get(term);
+    return g === undefined ? undefined : this.at.subarray(this.starts[g], this.starts[g + 1]);
+  }
+
+  count(term: string): number {
+    const g = this.groups.get(term);
+    return g === undefined ? 0 : (this.starts[g + 1] ?? 0) - (this.starts[g] ?? 0);
+  }
+
+  forEachCount(fn: (count: number, term: string) => void): void {
+    for (const [term, g] of this.groups)
+      fn((this.starts[g + 1] ?? 0) - (this.starts[g] ?? 0), term);
+  }
+}
+
+function positionsOf(terms: readonly string[]): TermPositions {
+  const groups = new Map<string, number>();
+  const groupOf = new Int32Array(terms.length);
+  const counts: number[] = [];
   for (let i = 0; i < terms.length; i += 1) {
     const term = terms[i] as string;
-    const list = map.get(term);
-    if (list) list.push(i);
-    else map.set(term, [i]);
+    let g = groups.get(term);
+    if (g === undefined) {
+      g = counts.length;
+      groups.set(term, g);
+      counts.push(0);
+    }
+    counts[g] = (counts[g] ?? 0) + 1;
+    groupOf[i] = g;
   }
-  return map;
+  const starts = new Int32Array(counts.length + 1);
+  for (let g = 0; g < counts.length; g += 1) starts[g + 1] = (starts[g] ?? 0) + (counts[g] ?? 0);
+  // Filled in token order, so each term's positions come out ascending.
+  const next = starts.slice(0, counts.length);
+  const at = new Int32Array(terms.length);
+  for (let i = 0; i < terms.length; i += 1) {
+    const g = groupOf[i] ?? 0;
+    at[next[g] ?? 0] = i;
+    next[g] = (next[g] ?? 0) + 1;
+  }
+  return new PackedPositions(groups, starts, at);
 }
 
 /** Indexes one document's columns for phrase counting. */
@@ -135,13 +195,13 @@ export function idf(documents: number, df: number, prior?: number): number {
 function occurrences(
   terms: readonly string[],
   column: readonly string[],
-  positions: Map<string, number[]>,
+  positions: TermPositions,
 ): number {
   const first = terms[0];
   if (first === undefined) return 0;
+  if (terms.length === 1) return positions.count(first);
   const starts = positions.get(first);
   if (!starts) return 0;
-  if (terms.length === 1) return starts.length;
   // Runs for every candidate page and phrase of a query: no arrays or closures made here.
   let n = 0;
   for (const at of starts) {

@@ -20,10 +20,11 @@ export interface ProximityTerm {
 }
 
 /** Σ 1/d² over occurrence pairs of two sorted position lists at most `window` apart. */
-function nearness(a: readonly number[], b: readonly number[], window: number): number {
+function nearness(a: ArrayLike<number>, b: ArrayLike<number>, window: number): number {
   let sum = 0;
   let from = 0;
-  for (const x of a) {
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] ?? 0;
     while (from < b.length && (b[from] ?? 0) < x - window) from += 1;
     for (let k = from; k < b.length; k += 1) {
       const y = b[k] ?? 0;
@@ -61,7 +62,7 @@ export function proximityScore(
   k1: number,
   window = PROXIMITY_WINDOW,
 ): number {
-  const found: Array<{ weight: number; lists: Array<number[] | undefined> }> = [];
+  const found: Array<{ weight: number; lists: Array<Int32Array | undefined> }> = [];
   for (const term of terms) {
     if (found.length >= MAX_TERMS) break;
     const title = doc.positions[1].get(term.stem);

@@ -71,10 +71,10 @@ export function feedbackTerms(
     if (length === 0 || score <= 0) continue;
     const share = score / total / length;
     for (const column of [doc.positions[1], doc.positions[2]]) {
-      for (const [stem, at] of column) {
-        if (stem.length < 3 || exclude.has(stem) || NUMERIC.test(stem)) continue;
-        mass.set(stem, (mass.get(stem) ?? 0) + share * at.length);
-      }
+      column.forEachCount((count, stem) => {
+        if (stem.length < 3 || exclude.has(stem) || NUMERIC.test(stem)) return;
+        mass.set(stem, (mass.get(stem) ?? 0) + share * count);
+      });
     }
   }
   const best = [...mass].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);

@@ -153,8 +153,8 @@ export function secondPass(
     let add = 0;
     for (const e of expansion) {
       const f =
-        (p.doc.positions[1].get(e.stem)?.length ?? 0) * scoring.bm25.weights[1] +
-        (p.doc.positions[2].get(e.stem)?.length ?? 0) * scoring.bm25.weights[2];
+        p.doc.positions[1].count(e.stem) * scoring.bm25.weights[1] +
+        p.doc.positions[2].count(e.stem) * scoring.bm25.weights[2];
       if (f > 0)
         add += ((e.share * e.idf) / meanIdf) * saturated(f, p.doc.length, stats, scoring.bm25);
     }
