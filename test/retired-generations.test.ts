@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import {
+  generationRetirer,
   isRetired,
-  retireGeneration,
 } from "../extensions/llm-wiki/lib/index/retired-generations.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
@@ -44,10 +44,33 @@ describe("retired generations", () => {
     const layout = indexLayout(vault.paths);
     const name = `gen-${Date.now().toString(36)}-old`;
     fakeGeneration(join(layout.root, name), 1 + Math.floor(Math.random() * 300));
-    const gone = retireGeneration(layout, name);
+    const gone = generationRetirer(layout).retire(name);
     expect(existsSync(join(layout.root, name))).toBe(false);
     await gone;
     expect(readdirSync(layout.root).filter((n) => n === name || isRetired(n))).toEqual([]);
+  });
+
+  it("are removed once: a sweep while their removal runs starts no second one", async () => {
+    const vault = indexedVault();
+    const layout = indexLayout(vault.paths);
+    const retirer = generationRetirer(layout);
+    const name = `gen-${Date.now().toString(36)}-old`;
+    fakeGeneration(join(layout.root, name), 1 + Math.floor(Math.random() * 300));
+    const leftover = `retired-${Date.now().toString(36)}-left`;
+    fakeGeneration(join(layout.root, leftover), 1 + Math.floor(Math.random() * 50));
+    const gone = retirer.retire(name);
+    // The folder just retired is being removed; only the leftover is started.
+    expect(retirer.sweep(readdirSync(layout.root))).toBe(1);
+    // Both removals are under way now: nothing more to start.
+    expect(retirer.sweep(readdirSync(layout.root))).toBe(0);
+    await gone;
+    await vi.waitFor(
+      () => expect(readdirSync(layout.root).filter((n) => isRetired(n))).toEqual([]),
+      {
+        timeout: 60_000,
+        interval: 20,
+      },
+    );
   });
 
   it("a full rebuild returns with only its new generation left under a generation's name", async () => {

@@ -50,7 +50,7 @@ import {
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
-import { isRetired, retireGeneration } from "./retired-generations.ts";
+import { type GenerationRetirer, generationRetirer } from "./retired-generations.ts";
 import { applyCounting, countable } from "./store-counts.ts";
 
 export type ReindexScope = "changed" | "all";
@@ -142,7 +142,7 @@ function readJournal(layout: IndexLayout): Journal | undefined {
  * Finishes or undoes an interrupted swap and removes abandoned generations.
  * Runs under the lock, so no other process is building a generation now.
  */
-function recover(layout: IndexLayout): boolean {
+function recover(layout: IndexLayout, retirer: GenerationRetirer): boolean {
   let recovered = false;
   if (existsSync(layout.journal)) {
     const journal = readJournal(layout);
@@ -169,17 +169,17 @@ function recover(layout: IndexLayout): boolean {
       // A crashed build's folder goes at once: the space is wanted by the build about to run.
       rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
       recovered = true;
-    } else if (isRetired(name)) {
-      // Left by a process that exited before its background removal ended: no interruption.
-      void retireGeneration(layout, name);
     }
   }
+  // Retired folders a process that exited first left: no interruption to report.
+  retirer.sweep(entries);
   return recovered;
 }
 
 /** Opens the index handle of `vault`; nothing is read or opened until used. */
 export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): VaultIndex {
   const layout = indexLayout(vault);
+  const retirer = generationRetirer(layout);
   // The store being opened or open: concurrent callers (a background reindex
   // and a recall) share one open instead of each opening, and leaking, a store.
   let open: { generation: string; readOnly: boolean; store: Promise<QmdStore> } | undefined;
@@ -373,7 +373,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     writeFileAtomic(layout.pointer, `${name}\n`);
     crashPoint("after-pointer");
     // The new index answers from here on; the old one's files go in the background.
-    if (from) void retireGeneration(layout, from);
+    if (from) void retirer.retire(from);
     crashPoint("after-cleanup");
     rmSync(layout.journal, { force: true });
     removeTempLeftovers(layout.root);
@@ -517,7 +517,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       try {
         opts.signal?.throwIfAborted();
         const before = readCurrent(layout);
-        recovered = recover(layout);
+        recovered = recover(layout, retirer);
         if (readCurrent(layout) !== before) await closeOpen();
         const wantRebuild = opts.scope === "all" || opts.force === true;
         const done = wantRebuild ? undefined : await incremental(registry, opts, diagnostics);

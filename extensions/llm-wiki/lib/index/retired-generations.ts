@@ -19,25 +19,52 @@ export function isRetired(name: string): boolean {
   return RETIRED.test(name);
 }
 
-/** Removes a retired folder without blocking; a failure leaves it to the next recovery. */
-function removeLater(dir: string): Promise<void> {
-  return rm(dir, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined);
+/** One vault index's retirements, and the removals it has under way. */
+export interface GenerationRetirer {
+  /**
+   * Takes generation `name` out of the index at once and removes it in the
+   * background; the promise settles when it is gone (or the removal gave
+   * up, leaving it to a later sweep). A folder that cannot be renamed is
+   * removed in place.
+   */
+  retire(name: string): Promise<void>;
+  /**
+   * Starts removing the retired folders among `names` (the index root's
+   * entries) that no removal of this retirer is already working on: every
+   * reindex recovers, and a long-lived host reindexes again while a
+   * removal of 100k files is still running. Returns how many it started.
+   */
+  sweep(names: readonly string[]): number;
 }
 
-/**
- * Takes folder `name` of the index root out of the index and removes it in
- * the background; the returned promise settles when it is gone (or the
- * removal gave up). A folder that cannot be renamed is removed in place.
- */
-export function retireGeneration(layout: IndexLayout, name: string): Promise<void> {
-  const dir = join(layout.root, name);
-  if (isRetired(name)) return removeLater(dir);
-  const retired = join(layout.root, newGenerationName("retired"));
-  try {
-    renameSync(dir, retired);
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return Promise.resolve();
-  }
-  return removeLater(retired);
+/** The retirer of the index at `layout`. */
+export function generationRetirer(layout: IndexLayout): GenerationRetirer {
+  const removing = new Set<string>();
+  const removeLater = (name: string): Promise<void> => {
+    removing.add(name);
+    return rm(join(layout.root, name), { recursive: true, force: true, maxRetries: 2 })
+      .catch(() => undefined)
+      .finally(() => removing.delete(name));
+  };
+  return {
+    retire(name) {
+      const retired = newGenerationName("retired");
+      try {
+        renameSync(join(layout.root, name), join(layout.root, retired));
+      } catch {
+        rmSync(join(layout.root, name), { recursive: true, force: true });
+        return Promise.resolve();
+      }
+      return removeLater(retired);
+    },
+    sweep(names) {
+      let started = 0;
+      for (const name of names) {
+        if (!isRetired(name) || removing.has(name)) continue;
+        void removeLater(name);
+        started += 1;
+      }
+      return started;
+    },
+  };
 }
