@@ -202,28 +202,43 @@ const HANDLERS: Record<string, Handler> = {
     // links over every page: most of a cold recall's time at 100k pages).
     const [active] = service.resolveVaults("active");
     const handle = active && vaultExists(active) ? service.handles.get(active) : undefined;
-    if (handle && values.auto) {
-      // What a hook injects, answered as the hook answers: from the registry
-      // as last saved while no page was added, removed or renamed, read by
-      // key, instead of walking every page.
+    if (handle) {
+      // From the registry as last saved while no page was added, removed or
+      // renamed, read by key, instead of walking every page: what a hook
+      // injects, always; an asked recall only in a vault too large to walk
+      // within a cold answer's budget (the pages it shows are checked, and
+      // one edited since makes it walk and answer again).
       try {
-        handle.answerFromSaved();
+        handle.answerFromSaved(
+          values.auto ? {} : { minPages: service.settings.recallWalkMaxPages + 1 },
+        );
       } catch {
         // The walk answers instead.
       }
     }
     const index = handle?.recallView().status;
     if (index && index.state !== "ready") await service.reindex({ scope: "changed" });
-    const result = await service.recall({
-      query,
-      policy: values.auto ? "automatic" : "explicit",
-      maxResults: max,
-      ...(mode ? { mode } : {}),
-      ...(values.explain ? { explain: true } : {}),
-      ...(typeof values.since === "string" ? { since: values.since } : {}),
-      ...(typeof values.until === "string" ? { until: values.until } : {}),
-      ...nowOption(values.now),
-    });
+    const ask = () =>
+      service.recall({
+        query,
+        policy: values.auto ? "automatic" : "explicit",
+        maxResults: max,
+        ...(mode ? { mode } : {}),
+        ...(values.explain ? { explain: true } : {}),
+        ...(typeof values.since === "string" ? { since: values.since } : {}),
+        ...(typeof values.until === "string" ? { until: values.until } : {}),
+        ...nowOption(values.now),
+      });
+    let result = await ask();
+    if (!values.auto && handle?.answersFromSaved()) {
+      // A page it shows was edited in place since the registry was saved:
+      // walk every page, then answer from the pages as they are.
+      const shown = result.results.filter((r) => r.vault === handle.paths.kind).map((r) => r.id);
+      if (!handle.savedCurrent(shown)) {
+        handle.refresh();
+        result = await ask();
+      }
+    }
     rememberShown(service, result);
     return {
       ok: result.ok,

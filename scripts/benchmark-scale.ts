@@ -52,6 +52,7 @@ const BUDGETS_100K = {
   oneChangeToSearchableMs: 300,
   automaticRecallP95Ms: 20,
   coldCliRecallAutoMs: 500,
+  coldCliRecallMs: 500,
   hookUserPromptMs: 500,
   mcpSpawnToFirstRecallMs: 500,
 };
@@ -215,6 +216,11 @@ for (const pages of sizes) {
     const cold = measureColdRecall(dir, cliBin);
     entry.coldCliRecallAutoMs = round(cold.ms);
     if (cold.peakRssMb !== undefined) entry.coldCliRecallAutoPeakRssMb = cold.peakRssMb;
+    // A cold asked `llm-wiki recall`: walks every page first only in a vault
+    // within `recallWalkMaxPages` (the default, 5,000).
+    const asked = measureColdRecall(dir, cliBin, 5, false);
+    entry.coldCliRecallMs = round(asked.ms);
+    if (asked.peakRssMb !== undefined) entry.coldCliRecallPeakRssMb = asked.peakRssMb;
     results[String(pages)] = entry;
     process.stderr.write(`${pages} pages: ${JSON.stringify(entry)}\n`);
     // Priming's budget is at 10k pages; each of its runs starts a fresh
@@ -292,6 +298,12 @@ for (const [pages, r] of Object.entries(results)) {
       big ? BUDGETS_100K.coldCliRecallAutoMs : undefined,
     ],
     ["cold CLI recall --auto RSS (MB)", r.coldCliRecallAutoPeakRssMb, undefined],
+    [
+      "cold CLI recall, asked (ms)",
+      r.coldCliRecallMs,
+      big ? BUDGETS_100K.coldCliRecallMs : undefined,
+    ],
+    ["cold CLI recall, asked, RSS (MB)", r.coldCliRecallPeakRssMb, undefined],
     [
       "hook session-start, spawn → exit (ms)",
       r.hookSessionStartMs,

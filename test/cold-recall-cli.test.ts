@@ -5,10 +5,21 @@
  * saved, stats and reads only the page files it answers with, and loads
  * none of QMD's modules. A
  * page added since is still found (the saved registry no longer describes
- * the folder, so the walk answers); an explicit recall still walks (stats)
- * every page, so it sees an edit made in place.
+ * the folder, so the walk answers). An explicit recall walks (stats) every
+ * page, so it sees an edit made in place, in a vault of at most
+ * `recallWalkMaxPages` pages; in a larger one it answers as `--auto` does,
+ * and a page it would show that was edited since makes it walk and answer
+ * again.
  */
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,8 +79,11 @@ afterAll(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-function recall(args: string[]) {
-  const run = runCli(["recall", ...args], { cwd: root, env: { ...env, NODE_OPTIONS: PROBE } });
+function recall(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  const run = runCli(["recall", ...args], {
+    cwd: root,
+    env: { ...env, ...extraEnv, NODE_OPTIONS: PROBE },
+  });
   const lines = run.stderr.split("\n");
   return {
     ...run,
@@ -108,5 +122,57 @@ describe("a cold automatic recall from the command line", () => {
     const run = recall(["--auto", `${word} ${word} ledger`]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain("concepts/added-later");
+  });
+});
+
+describe("a cold asked recall from the command line", () => {
+  /** Settings that make this vault "too large to walk": every page count is above 0. */
+  const large = (): NodeJS.ProcessEnv => {
+    const file = join(base, "walk-none.json");
+    writeFileSync(file, JSON.stringify({ "llm-wiki": { recallWalkMaxPages: 0 } }));
+    return { LLM_WIKI_SETTINGS: file };
+  };
+  const pagesShown = (stdout: string): string[] =>
+    [...stdout.matchAll(/\/wiki\/(\S+)\.md$/gm)].map((m) => m[1] as string).sort();
+
+  it("walks every page in a vault within recallWalkMaxPages, and answers as --auto does above it", () => {
+    const walked = recall(["--json", ASKED]);
+    expect(walked.status, walked.stderr).toBe(0);
+    expect(walked.pagesTouched.size).toBeGreaterThan(FILLERS);
+
+    const saved = recall(["--json", ASKED], large());
+    expect(saved.status, saved.stderr).toBe(0);
+    // Only the pages it answers with are read, and the answer is the walk's.
+    expect(saved.pagesTouched.size).toBeLessThan(walked.pagesTouched.size / 10);
+    const items = (stdout: string) =>
+      (
+        JSON.parse(stdout) as { results: Array<{ id: string; title: string; score: number }> }
+      ).results.map(({ id, title, score }) => ({ id, title, score }));
+    expect(items(saved.stdout)).toEqual(items(walked.stdout));
+    expect(items(saved.stdout).map((i) => i.id)).toContain("concepts/cache-invalidation");
+  });
+
+  it("walks and answers again when a page it would show was edited in place since", () => {
+    // The saved registry is current (a walk just saved it).
+    expect(recall([ASKED]).status).toBe(0);
+    const file = join(root, ".llm-wiki", "wiki", "concepts", "cache-invalidation.md");
+    const word = `Zq${randomWords(1).replace(/\W/g, "")}renamed`;
+    const text = readFileSync(file, "utf8");
+    // Same length, other words: only the text tells the edit apart.
+    writeFileSync(file, text.replace('title: "Cache invalidation"', `title: "${word}"`));
+
+    const run = recall([ASKED], large());
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain(word);
+    expect(run.stdout).not.toContain('Cache invalidation"');
+    // It found the edit by walking every page.
+    expect(run.pagesTouched.size).toBeGreaterThan(FILLERS);
+    expect(pagesShown(run.stdout)).toContain("concepts/cache-invalidation");
+
+    // The walk saved the registry again: the next asked recall reads only what it shows.
+    const next = recall([ASKED], large());
+    expect(next.stdout).toContain(word);
+    expect(next.pagesTouched.size).toBeLessThan(FILLERS / 10);
+    writeFileSync(file, text);
   });
 });

@@ -27,6 +27,8 @@ describe("resolveSettings: defaults and valid values", () => {
       turnBudgetMs: 1_500,
       includePersonal: true,
       recallMaxChars: 8_000,
+      // A cold CLI recall walks every page up to here (its half-second budget).
+      recallWalkMaxPages: 5_000,
       models: {},
       ingestSubagent: true,
       // The sub-agents run on the session's model unless /wiki-model chose another.
@@ -49,6 +51,7 @@ describe("resolveSettings: defaults and valid values", () => {
       turnBudgetMs: 50,
       includePersonal: false,
       recallMaxChars: 100_000,
+      recallWalkMaxPages: 0,
       models: { embed: "embed.gguf", rerank: "rerank.gguf", generate: "gen.gguf" },
       ingestSubagent: false,
       // Pi's ids may hold slashes of their own.
@@ -97,6 +100,9 @@ describe("resolveSettings: invalid values", () => {
     ["includePersonal", 1],
     ["recallMaxChars", 499],
     ["recallMaxChars", null],
+    ["recallWalkMaxPages", -1],
+    ["recallWalkMaxPages", 2.5],
+    ["recallWalkMaxPages", 10_000_001],
     ["models", { embed: "" }],
     ["models", { embedder: "x.gguf" }],
     ["models", "x.gguf"],

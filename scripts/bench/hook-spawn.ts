@@ -161,18 +161,19 @@ export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpaw
   return Object.keys(quiet).length > 0 ? { ...times, quiet } : times;
 }
 
-/** Median spawn → exit of a cold `llm-wiki recall --auto`, and the largest peak RSS of those runs. */
+/** Median spawn → exit of a cold `llm-wiki recall` (`--auto` unless `auto` is false), and the largest peak RSS of those runs. */
 export function measureColdRecall(
   vault: string,
   bin: string,
   runs = 5,
+  auto = true,
 ): { ms: number; peakRssMb?: number } {
   const samples: number[] = [];
   let peak: number | undefined;
   // GNU time reports the child's peak RSS; without it only the time is measured.
   const gnuTime = spawnSync("/usr/bin/time", ["-f", "%M", "true"]).status === 0;
   for (let i = 0; i <= runs; i += 1) {
-    const args = [bin, "recall", "--auto", TOPIC.prompt];
+    const args = [bin, "recall", ...(auto ? ["--auto"] : []), TOPIC.prompt];
     const t = performance.now();
     const r = gnuTime
       ? spawnSync("/usr/bin/time", ["-f", "rss-kb %M", process.execPath, ...args], {
@@ -182,7 +183,7 @@ export function measureColdRecall(
         })
       : spawnSync(process.execPath, args, { cwd: vault, encoding: "utf8", env: process.env });
     const ms = performance.now() - t;
-    if (r.status !== 0) throw new Error(`recall --auto exited ${r.status}: ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`recall exited ${r.status}: ${r.stderr}`);
     const kb = /rss-kb (\d+)/.exec(r.stderr)?.[1];
     if (kb !== undefined) peak = Math.max(peak ?? 0, Math.round(Number(kb) / 1024));
     if (i > 0) samples.push(ms);

@@ -6,6 +6,8 @@
  * (`answerFromSaved`) until its first refresh.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { createVaultFeedback, type VaultFeedback } from "./feedback/vault-feedback.ts";
 import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
@@ -13,6 +15,7 @@ import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
 import { runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
+import { hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry, refreshRegistrySteps } from "./vault/registry.ts";
 import {
@@ -65,10 +68,19 @@ export interface VaultHandle {
    * of every page and the index holds exactly the saved pages. A page edited
    * in place since is not seen until the next refresh, which ends it. For a
    * server's first answers; it refreshes right after. True when it does.
+   * `minPages`: only in a vault of at least that many pages as saved (a
+   * smaller one is walked, which finds such edits at little cost).
    */
-  answerFromSaved(): boolean;
+  answerFromSaved(options?: { minPages?: number }): boolean;
   /** True while recall answers from the saved registry. */
   answersFromSaved(): boolean;
+  /**
+   * False when recall answers from the saved registry and one of these
+   * pages no longer holds the text saved for it (edited in place since, or
+   * gone): an answer that shows it should refresh first. A read and a hash
+   * per page, only while answering from saved.
+   */
+  savedCurrent(ids: Iterable<string>): boolean;
   /**
    * What recall reads and the index status against it: the saved registry
    * while it answers (opened at most `maxAgeMs` ago, the index still holding
@@ -102,6 +114,15 @@ export const SLOW_WALK_MS = 250;
 /** How old a registry a caller asking for `maxAgeMs` accepts when the last walk took `walkMs`. */
 export function registryMaxAge(maxAgeMs: number, walkMs: number): number {
   return walkMs < SLOW_WALK_MS ? maxAgeMs : Math.max(maxAgeMs, walkMs / WALK_TIME_SHARE);
+}
+
+/** The hash of page `id`'s file as it is now; undefined when it cannot be read. */
+function pageHashNow(paths: VaultPaths, id: string): string | undefined {
+  try {
+    return hashContent(readFileSync(join(paths.wiki, `${id}.md`)));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -204,14 +225,23 @@ export function createVaultHandles(
             return registry;
           return handle.refresh();
         },
-        answerFromSaved() {
+        answerFromSaved({ minPages = 0 } = {}) {
           if (registry) return false;
           const opened = openSavedRegistry(paths);
-          if (!opened) return false;
+          if (!opened || opened.summary.pages < minPages) return false;
           saved = { registry: opened, at: performance.now() };
           return savedStatus() !== undefined;
         },
         answersFromSaved: () => saved !== undefined,
+        savedCurrent(ids) {
+          if (!saved) return true;
+          const hashes = saved.registry.hashes;
+          for (const id of ids) {
+            const want = hashes.get(id);
+            if (want === undefined || pageHashNow(paths, id) !== want) return false;
+          }
+          return true;
+        },
         recallView(maxAgeMs = Number.POSITIVE_INFINITY) {
           if (saved && performance.now() - saved.at <= maxAgeMs) {
             const status = savedStatus();

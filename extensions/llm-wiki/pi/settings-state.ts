@@ -75,6 +75,9 @@ const ABOUT: Record<SettingKey, { about: string; live?: true }> = {
   turnBudgetMs: { about: "wall-clock bound of automatic recall, in ms (50–60000)" },
   includePersonal: { about: "explicit recall also searches the personal vault" },
   recallMaxChars: { about: "character budget of the recall block (500–100000)" },
+  recallWalkMaxPages: {
+    about: "CLI recall looks for outside edits in every page up to this many pages (0–10000000)",
+  },
   models: { about: "model for this role: an absolute GGUF path or an hf: URI; empty clears" },
   ingestSubagent: { about: "wiki_ingest writes pages with a sub-agent of the session's model" },
   subagentModel: {
