@@ -94,14 +94,21 @@ describe("lexical fast paths", () => {
   it("packs each column's positions: every term's positions ascending, as a scan finds them", () => {
     const random = new CorpusRandom(SEED + 3);
     const vocabulary = ["flow", "layer", "shock", "wave", "heat", "plate"];
+    const words = (most: number) =>
+      Array.from({ length: random.between(0, most) }, () => random.pick([...vocabulary, "wing"]));
     for (let round = 0; round < 300; round += 1) {
+      // The page's other columns share its term numbers; the body's answers are its own.
+      const title = words(6);
       const body = Array.from({ length: random.between(0, 80) }, () => random.pick(vocabulary));
-      const doc = tokenizedDoc([], [], body);
+      const doc = tokenizedDoc(words(3), title, body, words(8));
       const firsts = [...new Set(body)];
       const seen: Array<[string, number]> = [];
       doc.positions[2].forEachCount((count, term) => seen.push([term, count]));
-      // Terms in order of first occurrence, each with its count.
-      expect(seen, at).toEqual(firsts.map((t) => [t, body.filter((b) => b === t).length]));
+      // Each term of the column once, with its count.
+      expect(seen.map(([t]) => t).sort(), at).toEqual([...firsts].sort());
+      for (const [term, count] of seen)
+        expect(count, at).toBe(body.filter((b) => b === term).length);
+      expect(doc.positions[1].length, at).toBe(title.length);
       for (const term of [...vocabulary, "absent"]) {
         const expected = body.flatMap((t, i) => (t === term ? [i] : []));
         const got = doc.positions[2].get(term);
@@ -110,6 +117,7 @@ describe("lexical fast paths", () => {
         );
         expect(doc.positions[2].count(term), at).toBe(expected.length);
       }
+      expect(doc.positions[2].length, at).toBe(body.length);
     }
   });
 
@@ -129,7 +137,8 @@ describe("lexical fast paths", () => {
     const scratch: [number, number, number] = [0, 0, 0];
     for (let round = 0; round < 500; round += 1) {
       const fields = [column(), column(), column()] as const;
-      const doc = tokenizedDoc(fields[0], fields[1], fields[2], fields[2].slice(0, 5));
+      const headings = fields[2].slice(0, 5);
+      const doc = tokenizedDoc(fields[0], fields[1], fields[2], headings);
       const terms = Array.from({ length: random.between(1, 3) }, () => random.pick(vocabulary));
       const phrase = { terms, df: random.between(0, 50) };
       const expected = fields.map((f) => scan(f, terms));
@@ -137,7 +146,7 @@ describe("lexical fast paths", () => {
       for (const p of params) {
         const score = phraseScore(doc, phrase, w, stats, p, scratch);
         expect(scratch, at).toEqual(expected);
-        expect(score > 0, at).toBe(expected.some((n) => n > 0) || scan(doc.headings, terms) > 0);
+        expect(score > 0, at).toBe(expected.some((n) => n > 0) || scan(headings, terms) > 0);
         if (!p.perField) {
           // One row length for every column: IDF × the saturated weighted count.
           const f = expected.reduce((sum, n, c) => sum + n * (p.weights[c] ?? 0), 0);

@@ -49,30 +49,32 @@ export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({
 });
 
 /**
- * Where each term of one column occurs. Packed in two integer arrays: a
- * page's terms are kept between recalls (doc-token-cache.ts), and an array
- * per distinct term made every page first seen hundreds of small objects
- * for the young-generation collector to copy while the cache kept them.
+ * Where each term of one column occurs. Packed in integer arrays: a page's
+ * terms are kept between recalls (doc-token-cache.ts), and an array per
+ * distinct term, or the column's terms as an array of strings, made every
+ * page first seen hundreds of objects and pointers for the young-generation
+ * collector to copy and scan while the cache kept them.
  */
 export interface TermPositions {
+  /** Terms in the column. */
+  readonly length: number;
   /** Positions of `term`, ascending; undefined when the column lacks it. */
   get(term: string): Int32Array | undefined;
   /** Occurrences of `term` (0 when absent), without making an array. */
   count(term: string): number;
-  /** Calls `fn` with each term and its occurrences, in order of first occurrence. */
+  /** Occurrences of `terms` one after another (a phrase), without making an array. */
+  phrase(terms: readonly string[]): number;
+  /** Calls `fn` with each term the column holds and its occurrences, in the order the page first holds them (over all its columns). */
   forEachCount(fn: (count: number, term: string) => void): void;
 }
 
 /** A document's index terms per column, with where each term occurs. */
 export interface TokenizedDoc {
-  /** Terms per column (path, title, body). */
-  fields: readonly [readonly string[], readonly string[], readonly string[]];
   /** Every column's terms together (FTS5's row length). */
   length: number;
-  /** Positions of each term per column. */
+  /** Where each term occurs, per column (path, title, body). */
   positions: readonly [TermPositions, TermPositions, TermPositions];
-  /** Terms of the body's heading lines, in order, and their positions there. */
-  headings: readonly string[];
+  /** Where each term of the body's heading lines occurs there. */
   headingPositions: TermPositions;
 }
 
@@ -96,60 +98,91 @@ export interface Bm25Phrase {
   prior?: number;
 }
 
-/** Positions grouped by term: group g's positions are `at[starts[g]]` to `at[starts[g + 1] - 1]`. */
+/**
+ * One column of a packed page. The page's terms are numbered once, in a
+ * `Map` all its columns share, and every column's arrays live in one
+ * `Int32Array` per page: from `starts`, T + 1 offsets (term t's positions
+ * are `data[at + data[starts + t]]` up to the next offset); from `at`, the
+ * positions grouped by term, ascending; from `sequence`, the column itself
+ * as term numbers.
+ */
 class PackedPositions implements TermPositions {
-  private readonly groups: Map<string, number>;
-  private readonly starts: Int32Array;
-  private readonly at: Int32Array;
+  private readonly terms: Map<string, number>;
+  private readonly data: Int32Array;
+  private readonly starts: number;
+  private readonly at: number;
+  private readonly sequence: number;
+  readonly length: number;
 
-  constructor(groups: Map<string, number>, starts: Int32Array, at: Int32Array) {
-    this.groups = groups;
+  constructor(
+    terms: Map<string, number>,
+    data: Int32Array,
+    starts: number,
+    at: number,
+    sequence: number,
+    length: number,
+  ) {
+    this.terms = terms;
+    this.data = data;
     this.starts = starts;
     this.at = at;
+    this.sequence = sequence;
+    this.length = length;
+  }
+
+  private from(t: number): number {
+    return this.data[this.starts + t] ?? 0;
+  }
+
+  private to(t: number): number {
+    return this.data[this.starts + t + 1] ?? 0;
   }
 
   get(term: string): Int32Array | undefined {
-    const g = this.groups.get(term);
-    return g === undefined ? undefined : this.at.subarray(this.starts[g], this.starts[g + 1]);
+    const t = this.terms.get(term);
+    if (t === undefined) return undefined;
+    const from = this.from(t);
+    const to = this.to(t);
+    return to > from ? this.data.subarray(this.at + from, this.at + to) : undefined;
   }
 
   count(term: string): number {
-    const g = this.groups.get(term);
-    return g === undefined ? 0 : (this.starts[g + 1] ?? 0) - (this.starts[g] ?? 0);
+    const t = this.terms.get(term);
+    return t === undefined ? 0 : this.to(t) - this.from(t);
+  }
+
+  phrase(terms: readonly string[]): number {
+    const first = terms[0];
+    if (first === undefined) return 0;
+    const t = this.terms.get(first);
+    if (t === undefined) return 0;
+    const from = this.from(t);
+    const to = this.to(t);
+    if (terms.length === 1 || to === from) return to - from;
+    // Runs for every candidate page and phrase of a query: no arrays or closures made here.
+    let n = 0;
+    for (let k = from; k < to; k += 1) {
+      const at = this.data[this.at + k] ?? 0;
+      let whole = true;
+      for (let i = 1; i < terms.length; i += 1) {
+        const next = this.terms.get(terms[i] as string);
+        if (next === undefined) return 0;
+        if (at + i >= this.length || this.data[this.sequence + at + i] !== next) {
+          whole = false;
+          break;
+        }
+      }
+      if (whole) n += 1;
+    }
+    return n;
   }
 
   forEachCount(fn: (count: number, term: string) => void): void {
-    for (const [term, g] of this.groups)
-      fn((this.starts[g + 1] ?? 0) - (this.starts[g] ?? 0), term);
-  }
-}
-
-function positionsOf(terms: readonly string[]): TermPositions {
-  const groups = new Map<string, number>();
-  const groupOf = new Int32Array(terms.length);
-  const counts: number[] = [];
-  for (let i = 0; i < terms.length; i += 1) {
-    const term = terms[i] as string;
-    let g = groups.get(term);
-    if (g === undefined) {
-      g = counts.length;
-      groups.set(term, g);
-      counts.push(0);
+    for (const [term, t] of this.terms) {
+      const n = this.to(t) - this.from(t);
+      if (n > 0) fn(n, term);
     }
-    counts[g] = (counts[g] ?? 0) + 1;
-    groupOf[i] = g;
   }
-  const starts = new Int32Array(counts.length + 1);
-  for (let g = 0; g < counts.length; g += 1) starts[g + 1] = (starts[g] ?? 0) + (counts[g] ?? 0);
-  // Filled in token order, so each term's positions come out ascending.
-  const next = starts.slice(0, counts.length);
-  const at = new Int32Array(terms.length);
-  for (let i = 0; i < terms.length; i += 1) {
-    const g = groupOf[i] ?? 0;
-    at[next[g] ?? 0] = i;
-    next[g] = (next[g] ?? 0) + 1;
-  }
-  return new PackedPositions(groups, starts, at);
 }
 
 /** Indexes one document's columns for phrase counting. */
@@ -159,12 +192,52 @@ export function tokenizedDoc(
   body: string[],
   headings: string[] = [],
 ): TokenizedDoc {
+  const columns = [path, title, body, headings] as const;
+  const terms = new Map<string, number>();
+  let tokens = 0;
+  for (const column of columns) {
+    tokens += column.length;
+    for (const term of column) if (!terms.has(term)) terms.set(term, terms.size);
+  }
+  const size = terms.size + 1;
+  const data = new Int32Array(columns.length * size + 2 * tokens);
+  const views: TermPositions[] = [];
+  let free = columns.length * size;
+  for (const [c, column] of columns.entries()) {
+    const starts = c * size;
+    const sequence = free;
+    const at = free + column.length;
+    free = at + column.length;
+    // Counts first (shifted by one), then their running sums: the offsets.
+    for (let i = 0; i < column.length; i += 1) {
+      const t = terms.get(column[i] as string) ?? 0;
+      data[sequence + i] = t;
+      data[starts + t + 1] = (data[starts + t + 1] ?? 0) + 1;
+    }
+    for (let t = 1; t < size; t += 1)
+      data[starts + t] = (data[starts + t] ?? 0) + (data[starts + t - 1] ?? 0);
+    // Filled in column order, so each term's positions come out ascending;
+    // the offsets serve as cursors and are shifted back after.
+    for (let i = 0; i < column.length; i += 1) {
+      const t = data[sequence + i] ?? 0;
+      const slot = data[starts + t] ?? 0;
+      data[at + slot] = i;
+      data[starts + t] = slot + 1;
+    }
+    for (let t = size - 1; t > 0; t -= 1) data[starts + t] = data[starts + t - 1] ?? 0;
+    data[starts] = 0;
+    views.push(new PackedPositions(terms, data, starts, at, sequence, column.length));
+  }
+  const [pathAt, titleAt, bodyAt, headingAt] = views as [
+    TermPositions,
+    TermPositions,
+    TermPositions,
+    TermPositions,
+  ];
   return {
-    fields: [path, title, body],
     length: path.length + title.length + body.length,
-    positions: [positionsOf(path), positionsOf(title), positionsOf(body)],
-    headings,
-    headingPositions: positionsOf(headings),
+    positions: [pathAt, titleAt, bodyAt],
+    headingPositions: headingAt,
   };
 }
 
@@ -189,32 +262,6 @@ export function idf(documents: number, df: number, prior?: number): number {
   const held = Math.min(Math.max(0, df), documents) + (missing > 0 ? missing * (prior ?? 0) : 0);
   const n = Math.min(held, pages);
   return Math.log(1 + (pages - n + 0.5) / (n + 0.5));
-}
-
-/** How often `terms` occur in order in one column. */
-function occurrences(
-  terms: readonly string[],
-  column: readonly string[],
-  positions: TermPositions,
-): number {
-  const first = terms[0];
-  if (first === undefined) return 0;
-  if (terms.length === 1) return positions.count(first);
-  const starts = positions.get(first);
-  if (!starts) return 0;
-  // Runs for every candidate page and phrase of a query: no arrays or closures made here.
-  let n = 0;
-  for (const at of starts) {
-    let whole = true;
-    for (let i = 1; i < terms.length; i += 1) {
-      if (column[at + i] !== terms[i]) {
-        whole = false;
-        break;
-      }
-    }
-    if (whole) n += 1;
-  }
-  return n;
 }
 
 /**
@@ -249,14 +296,14 @@ function fieldFrequency(
     if (n === 0) continue;
     const average = averages?.[c] ?? 0;
     const b = params.b[c] ?? 0;
-    const norm = average > 0 ? (doc.fields[c]?.length ?? 0) / average : 1;
+    const norm = average > 0 ? (doc.positions[c]?.length ?? 0) / average : 1;
     const w = params.weights[c] ?? 0;
     f += (w * n) / (1 - b + b * norm);
   }
   if (headingCount > 0) {
     const average = averages?.[2] ?? 0;
     const b = params.b[2];
-    const norm = average > 0 ? doc.fields[2].length / average : 1;
+    const norm = average > 0 ? doc.positions[2].length / average : 1;
     f += (params.heading * headingCount) / (1 - b + b * norm);
   }
   return f;
@@ -275,11 +322,10 @@ export function phraseScore(
   params: Readonly<Bm25Params>,
   counts: [number, number, number],
 ): number {
-  counts[0] = occurrences(phrase.terms, doc.fields[0], doc.positions[0]);
-  counts[1] = occurrences(phrase.terms, doc.fields[1], doc.positions[1]);
-  counts[2] = occurrences(phrase.terms, doc.fields[2], doc.positions[2]);
-  const inHeadings =
-    params.heading > 0 ? occurrences(phrase.terms, doc.headings, doc.headingPositions) : 0;
+  counts[0] = doc.positions[0].phrase(phrase.terms);
+  counts[1] = doc.positions[1].phrase(phrase.terms);
+  counts[2] = doc.positions[2].phrase(phrase.terms);
+  const inHeadings = params.heading > 0 ? doc.headingPositions.phrase(phrase.terms) : 0;
   if (counts[0] === 0 && counts[1] === 0 && counts[2] === 0 && inHeadings === 0) return 0;
   if (params.perField && stats.fieldAverages) {
     const f = fieldFrequency(counts, inHeadings, doc, stats, params);

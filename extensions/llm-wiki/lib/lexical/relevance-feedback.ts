@@ -67,7 +67,7 @@ export function feedbackTerms(
   if (total <= 0 || limit <= 0) return [];
   const mass = new Map<string, number>();
   for (const { doc, score } of weighed) {
-    const length = doc.fields[1].length + doc.fields[2].length;
+    const length = doc.positions[1].length + doc.positions[2].length;
     if (length === 0 || score <= 0) continue;
     const share = score / total / length;
     for (const column of [doc.positions[1], doc.positions[2]]) {
