@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { peakRssMb } from "../../extensions/llm-wiki/lib/bench/peak-rss.ts";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 import { syntheticPage, syntheticPageId } from "./synthetic-vault.ts";
 
@@ -123,5 +124,4 @@ async function run(): Promise<Record<string, number>> {
 
 const result = await run();
 await service.close();
-const rssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-process.stdout.write(`${JSON.stringify({ ...result, peakRssMb: rssMb })}\n`);
+process.stdout.write(`${JSON.stringify({ ...result, peakRssMb: peakRssMb() })}\n`);

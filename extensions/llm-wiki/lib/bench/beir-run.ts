@@ -30,6 +30,7 @@ import {
   readQueries,
 } from "./beir-reader.ts";
 import { ndcgAt, recallAt, reciprocalRank, roundMetric } from "./metrics.ts";
+import { peakRssMb } from "./peak-rss.ts";
 import { openRawFts } from "./raw-fts.ts";
 
 /** Results scored per query: Recall@100 needs the first 100. */
@@ -435,7 +436,7 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
         index: Math.round(t2 - t1),
         queries: Math.round(t3 - t2),
       },
-      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      peakRssMb: peakRssMb(),
       diagnostics: [...diagnostics.values()],
     };
   } finally {
