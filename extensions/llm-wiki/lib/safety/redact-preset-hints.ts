@@ -24,7 +24,9 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
   [
     `${S}aws`,
     {
-      // Access key ids; `(?:SECRET|secret|Secret)…` and `(ACCOUNT|account|Account)…`.
+      // Access key ids; `(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)…`
+      // (not "secret" alone: notes about secrets hold it on every page) and
+      // `(ACCOUNT|account|Account)…`.
       any: [
         "a3t",
         "akia",
@@ -35,7 +37,8 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
         "anpa",
         "anva",
         "asia",
-        "secret",
+        "secret_access",
+        "secretaccess",
         "account",
       ],
       anyCase: true,
