@@ -192,13 +192,16 @@ function expectSameVerdict(text: string, what: string): void {
 describe("literalFinder", () => {
   it("finds exactly the literals a scan per literal finds, overlapping, nested and in any case", () => {
     // A small alphabet makes literals overlap and contain one another often.
-    const alphabet = "abAB-_.İſ";
-    for (let round = 0; round < 200; round++) {
+    // Outside ASCII: İ and ſ, and the Kelvin sign, which lower-cases into "k".
+    const alphabet = "abkAB-_.İſ\u212a";
+    for (let round = 0; round < 400; round++) {
+      // ASCII literals (as the secret rules' are) half the time, found by another matcher.
+      const letters = rand.pick([alphabet, "abkAB-_."]);
       const exact = Array.from({ length: rand.between(1, 8) }, () =>
-        rand.chars(alphabet, rand.between(1, 4)),
+        rand.chars(letters, rand.between(1, 4)),
       );
       const folded = Array.from({ length: rand.between(0, 8) }, () =>
-        rand.chars(alphabet, rand.between(1, 4)).toLowerCase(),
+        rand.chars(letters, rand.between(1, 4)).toLowerCase(),
       );
       const find = literalFinder(exact, folded);
       for (let k = 0; k < 10; k++) {
@@ -211,6 +214,31 @@ describe("literalFinder", () => {
             text.toLowerCase().includes(l),
           );
       }
+    }
+  });
+
+  it("finds literals of every ASCII character, in any case, cut from the text itself", () => {
+    const printable = String.fromCharCode(...Array.from({ length: 95 }, (_, k) => 32 + k));
+    const flip = (t: string) =>
+      [...t].map((ch) => (rand.int(2) === 0 ? ch.toUpperCase() : ch.toLowerCase())).join("");
+    for (let round = 0; round < 300; round++) {
+      const source = rand.chars(printable, rand.between(1, 60));
+      const cut = () => {
+        const from = rand.int(source.length);
+        return source.slice(from, from + rand.between(1, 5));
+      };
+      const exact = Array.from({ length: rand.between(1, 6) }, () =>
+        rand.int(2) === 0 ? cut() : flip(cut()),
+      );
+      const folded = Array.from({ length: rand.between(1, 6) }, () => cut().toLowerCase());
+      const text = flip(source);
+      const found = literalFinder(exact, folded)(text);
+      for (const l of exact)
+        expect(found.has(l), `${JSON.stringify([text, l])}; ${NOTE}`).toBe(text.includes(l));
+      for (const l of folded)
+        expect(found.has(l, true), `${JSON.stringify([text, l])}; ${NOTE}`).toBe(
+          text.toLowerCase().includes(l),
+        );
     }
   });
 });

@@ -13,24 +13,32 @@ const escapeLiteral = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
 
 /**
  * A finder for `literals`, looked for as written, and `anyCase` (lower
- * case), looked for in the lower-cased text. A zero-width look-ahead tries
- * every position; longest first, so what it takes at a position is the
- * longest literal there, and every shorter one there is a prefix of it,
- * added with it. So no occurrence is missed, overlapping ones included.
+ * case), looked for in the lower-cased text. Every occurrence counts,
+ * overlapping ones included. All-ASCII sets (the secret rules' literals)
+ * are found by two automata in one pass over the text, lower-casing as it
+ * reads; any other by a regular expression.
  */
 export function literalFinder(
   literals: readonly string[],
   anyCase: readonly string[],
 ): (text: string) => FoundLiterals {
-  const exact = matcherOf(literals);
-  const folded = matcherOf(anyCase);
+  const exact = matcherOf(literals, "");
+  const folded = matcherOf(anyCase, "\u0000");
   let last: { text: string; found: FoundLiterals } | undefined;
   return (text) => {
     if (last?.text === text) return last.found;
     const hits = new Set<string>();
-    exact(text, hits, "");
-    // Lower-casing never takes an ASCII letter away, so a literal written in any case is found.
-    if (anyCase.length > 0) folded(text.toLowerCase(), hits, "\u0000");
+    // Lower-casing never takes an ASCII letter away, so a literal written in
+    // any case is found in the lower-cased text; a character outside ASCII
+    // may lower-case into one (the Kelvin sign into "k"), so a text holding
+    // one is also lower-cased whole and read again for what that adds.
+    if (exact instanceof AsciiAutomaton && folded instanceof AsciiAutomaton) {
+      const outside = scanAscii(text, exact, folded, hits);
+      if (outside && anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+    } else {
+      exact.find(text, hits);
+      if (anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+    }
     const found: FoundLiterals = {
       has: (literal, folded = false) => hits.has(folded ? `\u0000${literal}` : literal),
     };
@@ -39,16 +47,156 @@ export function literalFinder(
   };
 }
 
-/** Adds to `hits` (each with `tag` before it) every literal of `set` found in `text`. */
-function matcherOf(set: readonly string[]): (text: string, hits: Set<string>, tag: string) => void {
+const NOT_ASCII = /[^\p{ASCII}]/u;
+
+/** Adds to `hits` every literal of a set found in a text. */
+interface Matcher {
+  find(text: string, hits: Set<string>): void;
+}
+
+/** The matcher for `set`, each literal reported with `tag` before it. */
+function matcherOf(set: readonly string[], tag: string): Matcher {
   const unique = [...new Set(set)].filter((l) => l.length > 0);
-  if (unique.length === 0) return () => {};
-  const sorted = unique.sort((a, b) => b.length - a.length);
-  const prefixes = new Map(sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s))]));
-  const pattern = new RegExp(`(?=(${sorted.map(escapeLiteral).join("|")}))`, "g");
-  return (text, hits, tag) => {
-    for (const match of text.matchAll(pattern)) {
-      for (const literal of prefixes.get(match[1] ?? "") ?? []) hits.add(tag + literal);
+  return unique.some((l) => NOT_ASCII.test(l))
+    ? new LookaheadMatcher(unique, tag)
+    : new AsciiAutomaton(unique, tag);
+}
+
+/**
+ * A zero-width look-ahead tries every position; longest first, so what it
+ * takes at a position is the longest literal there, and every shorter one
+ * there is a prefix of it, added with it.
+ */
+class LookaheadMatcher implements Matcher {
+  private readonly pattern: RegExp;
+  private readonly prefixes: Map<string, string[]>;
+
+  constructor(unique: string[], tag: string) {
+    const sorted = unique.sort((a, b) => b.length - a.length);
+    this.prefixes = new Map(
+      sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s)).map((s) => tag + s)]),
+    );
+    this.pattern = new RegExp(`(?=(${sorted.map(escapeLiteral).join("|")}))`, "g");
+  }
+
+  find(text: string, hits: Set<string>): void {
+    for (const match of text.matchAll(this.pattern)) {
+      for (const literal of this.prefixes.get(match[1] ?? "") ?? []) hits.add(literal);
     }
-  };
+  }
+}
+
+/** ASCII code units: the automaton's alphabet; any other character ends every match under way. */
+const ASCII = 128;
+
+/**
+ * Aho–Corasick over ASCII: a state per prefix of a literal, and for each
+ * state and character the state of the longest literal prefix that ends
+ * there, so each character costs one table read. `ends[s]` lists the
+ * literals that end at state s (its own, and those ending in a suffix).
+ */
+class AsciiAutomaton implements Matcher {
+  readonly next: Int32Array;
+  /** 1 where some literal ends. */
+  readonly ending: Uint8Array;
+  private readonly ends: Array<readonly string[] | undefined>;
+
+  constructor(unique: readonly string[], tag: string) {
+    // The trie: state 0 is the empty prefix.
+    const children: Array<Map<number, number>> = [new Map()];
+    const own: Array<string[]> = [[]];
+    for (const literal of unique) {
+      let s = 0;
+      for (let i = 0; i < literal.length; i += 1) {
+        const c = literal.charCodeAt(i);
+        let t = children[s]?.get(c);
+        if (t === undefined) {
+          t = children.length;
+          children.push(new Map());
+          own.push([]);
+          children[s]?.set(c, t);
+        }
+        s = t;
+      }
+      own[s]?.push(tag + literal);
+    }
+    const states = children.length;
+    const next = new Int32Array(states * ASCII);
+    const fail = new Int32Array(states);
+    const ends: Array<readonly string[] | undefined> = new Array(states).fill(undefined);
+    // Breadth first, so a state's fallback is complete before its children's.
+    const queue: number[] = [0];
+    for (let q = 0; q < queue.length; q += 1) {
+      const s = queue[q] ?? 0;
+      const back = fail[s] ?? 0;
+      const found = s === 0 ? [] : [...(own[s] ?? []), ...(ends[back] ?? [])];
+      ends[s] = found.length > 0 ? found : undefined;
+      for (let c = 0; c < ASCII; c += 1) {
+        const t = children[s]?.get(c);
+        if (t === undefined) {
+          next[s * ASCII + c] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
+          continue;
+        }
+        next[s * ASCII + c] = t;
+        fail[t] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
+        queue.push(t);
+      }
+    }
+    this.next = next;
+    this.ends = ends;
+    this.ending = Uint8Array.from(ends, (e) => (e === undefined ? 0 : 1));
+  }
+
+  /** Adds the literals ending at state `s` to `hits`. */
+  report(s: number, hits: Set<string>): void {
+    for (const literal of this.ends[s] ?? []) hits.add(literal);
+  }
+
+  find(text: string, hits: Set<string>): void {
+    const { next, ending } = this;
+    let s = 0;
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text.charCodeAt(i);
+      if (c >= ASCII) {
+        s = 0;
+        continue;
+      }
+      s = next[s * ASCII + c] ?? 0;
+      if (ending[s] === 1) this.report(s, hits);
+    }
+  }
+}
+
+/**
+ * Both sets in one pass: `exact` over the text as written, `folded` over it
+ * with ASCII letters lower-cased. True when the text holds a character
+ * outside ASCII (where both automata start again).
+ */
+function scanAscii(
+  text: string,
+  exact: AsciiAutomaton,
+  folded: AsciiAutomaton,
+  hits: Set<string>,
+): boolean {
+  const exactNext = exact.next;
+  const exactEnding = exact.ending;
+  const foldedNext = folded.next;
+  const foldedEnding = folded.ending;
+  let e = 0;
+  let f = 0;
+  let outside = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c >= ASCII) {
+      e = 0;
+      f = 0;
+      outside = true;
+      continue;
+    }
+    e = exactNext[e * ASCII + c] ?? 0;
+    if (exactEnding[e] === 1) exact.report(e, hits);
+    f = foldedNext[f * ASCII + (c >= 65 && c <= 90 ? c + 32 : c)] ?? 0;
+    if (foldedEnding[f] === 1) folded.report(f, hits);
+  }
+  return outside;
 }
