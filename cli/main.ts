@@ -361,9 +361,10 @@ export async function main(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     settings,
     ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
-    // An automatic recall is a hook's question: its index is read with the
-    // SQLite driver alone, QMD loaded only should a model path or a write run.
-    ...(parsed.command === "recall" && parsed.values.auto ? { lexicalFirst: true } : {}),
+    // A recall's index is read with the SQLite driver alone, QMD loaded only
+    // should a model path or a write run: a lexical answer (a hook's, or an
+    // asked one without models) never pays for QMD's modules.
+    ...(parsed.command === "recall" ? { lexicalFirst: true } : {}),
     // The views follow the command's writes before it exits (`close`); a failure is only shown.
     views: {
       onRefresh(refresh) {

@@ -9,7 +9,7 @@
  * page, so it sees an edit made in place, in a vault of at most
  * `recallWalkMaxPages` pages; in a larger one it answers as `--auto` does,
  * and a page it would show that was edited since makes it walk and answer
- * again.
+ * again. Without a model, neither loads QMD's modules.
  */
 import {
   cpSync,
@@ -150,6 +150,8 @@ describe("a cold asked recall from the command line", () => {
       ).results.map(({ id, title, score }) => ({ id, title, score }));
     expect(items(saved.stdout)).toEqual(items(walked.stdout));
     expect(items(saved.stdout).map((i) => i.id)).toContain("concepts/cache-invalidation");
+    // A lexical answer (no model here) loads none of QMD's modules, walked or not.
+    expect([walked.qmdModules, saved.qmdModules]).toEqual([0, 0]);
   });
 
   it("walks and answers again when a page it would show was edited in place since", () => {
