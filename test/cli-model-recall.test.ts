@@ -1,0 +1,59 @@
+/**
+ * An asked `llm-wiki recall` opens its index lexical-first (the SQLite
+ * driver alone) and still answers every model mode: with the tiny test
+ * models configured, hybrid, quality and adaptive recall load QMD's store
+ * when they first need it and answer with it.
+ */
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureTestModels } from "../scripts/generate-test-models.ts";
+import { runCli } from "./helpers/cli.ts";
+import { childEnv } from "./helpers/index-services.ts";
+
+const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
+const ASKED = "how do we keep the cache consistent after a note changes";
+
+let base: string;
+let root: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-cli-models-")));
+  root = join(base, "project");
+  cpSync(EXAMPLE, root, {
+    recursive: true,
+    filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
+  });
+  const models = await ensureTestModels();
+  const settings = join(base, "settings.json");
+  writeFileSync(settings, JSON.stringify({ "llm-wiki": { models } }));
+  env = childEnv({ LLM_WIKI_SETTINGS: settings });
+  const indexed = runCli(["reindex", "--vectors", "--json"], { cwd: root, env, timeout: 300_000 });
+  expect(indexed.status, indexed.stderr).toBe(0);
+}, 300_000);
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe("an asked recall from the command line, with models", () => {
+  it.each(["hybrid", "quality", "adaptive"])("answers in %s mode through QMD's store", (mode) => {
+    const run = runCli(["recall", "--json", "--mode", mode, ASKED], {
+      cwd: root,
+      env,
+      timeout: 300_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      ok: boolean;
+      modeUsed: string;
+      results: Array<{ id: string }>;
+    };
+    expect(result.ok).toBe(true);
+    // Not the lexical fallback: the model path ran.
+    expect(result.modeUsed).toBe(mode);
+    expect(result.results.map((r) => r.id)).toContain("concepts/cache-invalidation");
+  });
+});
