@@ -4,15 +4,15 @@
  * models configured, hybrid, quality and adaptive recall load QMD's store
  * when they first need it and answer with it.
  */
-import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTestModels } from "../scripts/generate-test-models.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { copyExampleVault } from "./helpers/temp-vault.ts";
 
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 const ASKED = "how do we keep the cache consistent after a note changes";
 
 let base: string;
@@ -22,10 +22,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-cli-models-")));
   root = join(base, "project");
-  cpSync(EXAMPLE, root, {
-    recursive: true,
-    filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
-  });
+  copyExampleVault(root);
   const models = await ensureTestModels();
   const settings = join(base, "settings.json");
   writeFileSync(settings, JSON.stringify({ "llm-wiki": { models } }));

@@ -11,23 +11,15 @@
  * and a page it would show that was edited since makes it walk and answer
  * again. Without a model, neither loads QMD's modules.
  */
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWords } from "./helpers/random-text.ts";
+import { copyExampleVault } from "./helpers/temp-vault.ts";
 
-const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
 const ASKED = "how do we keep the cache consistent after a note changes";
 const FILLERS = 120;
 
@@ -58,10 +50,7 @@ let env: NodeJS.ProcessEnv;
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-cold-recall-")));
   root = join(base, "project");
-  cpSync(EXAMPLE, root, {
-    recursive: true,
-    filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
-  });
+  copyExampleVault(root);
   const dir = join(root, ".llm-wiki", "wiki", "concepts");
   mkdirSync(dir, { recursive: true });
   for (let i = 0; i < FILLERS; i += 1) {

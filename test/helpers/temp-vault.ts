@@ -4,6 +4,7 @@
  * Every folder made here is removed by `removeTempDirs()` (call it in `afterEach`).
  */
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,6 +23,21 @@ import {
 } from "../../extensions/llm-wiki/lib/vault/paths.ts";
 
 const made: string[] = [];
+
+/** The bundled example vault (`examples/acme-notes`). */
+export const EXAMPLE_VAULT = join(import.meta.dirname, "..", "..", "examples", "acme-notes");
+
+/**
+ * A copy of the example vault at `dest`, without its `meta/` (no index,
+ * no registry cache): a vault as a person checks it out.
+ */
+export function copyExampleVault(dest: string): string {
+  cpSync(EXAMPLE_VAULT, dest, {
+    recursive: true,
+    filter: (src) => !relative(EXAMPLE_VAULT, src).split(sep).includes("meta"),
+  });
+  return dest;
+}
 
 /** A fresh empty folder (symlinks resolved, so paths compare equal to what discovery returns). */
 export function makeTempDir(prefix = "llm-wiki-test-"): string {
