@@ -153,19 +153,12 @@ class AsciiAutomaton implements Matcher {
   }
 
   find(text: string, hits: Set<string>): void {
-    const { next, ending } = this;
-    let s = 0;
-    for (let i = 0; i < text.length; i += 1) {
-      const c = text.charCodeAt(i);
-      if (c >= ASCII) {
-        s = 0;
-        continue;
-      }
-      s = next[s * ASCII + c] ?? 0;
-      if (ending[s] === 1) this.report(s, hits);
-    }
+    scanAscii(text, this, NO_LITERALS, hits);
   }
 }
+
+/** An automaton that finds nothing: the other half of a one-set scan. */
+const NO_LITERALS = new AsciiAutomaton([], "");
 
 /**
  * Both sets in one pass: `exact` over the text as written, `folded` over it
