@@ -6,7 +6,6 @@
  * and of the retrieval fixture.
  */
 import { spawnSync } from "node:child_process";
-import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,7 +15,7 @@ import {
   findSecrets,
   redactSecrets,
 } from "../extensions/llm-wiki/lib/safety/redact.ts";
-import { ALNUM, DIGITS } from "./helpers/corpus-random.ts";
+import { ALNUM, B64URL, DIGITS, LETTERS } from "./helpers/corpus-random.ts";
 import { filesUnder } from "./helpers/files-under.ts";
 import { CorpusRandom, corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 
@@ -127,7 +126,7 @@ describe("redactSecrets", () => {
       ['<p class="note">', "</p>"],
     ];
     for (const c of corpus.filter((k) => !/[\r\n]/.test(k.text))) {
-      const [open, close] = tags[randomInt(tags.length)] ?? ["<p>", "</p>"];
+      const [open, close] = tags[rand.int(tags.length)] ?? ["<p>", "</p>"];
       const html = `<html><head></head><body>${open}${c.text}${close}</body></html>`;
       const out = redactSecrets(html).text;
       expect(out.includes(c.secret), `${c.kind} inside ${open}; ${NOTE}`).toBe(false);
@@ -208,7 +207,7 @@ describe("redactSecrets", () => {
 
   it("redacts a one-line secret pasted as a Markdown list item or quote", () => {
     for (const c of corpus.filter((k) => !/[\r\n]/.test(k.text))) {
-      const marker = ["- ", "* ", "1. ", "> ", "  - "][randomInt(5)] ?? "- ";
+      const marker = ["- ", "* ", "1. ", "> ", "  - "][rand.int(5)] ?? "- ";
       const out = redactSecrets(
         `Notes from the incident:\n${marker}${c.text}\nThen we rotated it.`,
       );
@@ -220,10 +219,30 @@ describe("redactSecrets", () => {
 
   it("redacts a high-entropy value that merely starts like a placeholder (MY., XXx…)", () => {
     for (const prefix of ["MY.", "my_", "XXx", "your-", "Example"]) {
-      const value = `${prefix}${randomBytes(24).toString("base64url")}`;
+      // A token's value counts when it mixes letters and digits, as tokens do.
+      const value = `${prefix}${rand.mixed(B64URL, 32)}`;
       for (const text of [`SMTP_PASSWORD=${value}`, `token: ${value}`]) {
         expect(redactSecrets(text).text.includes(value), `${text}; ${NOTE}`).toBe(false);
       }
+      // A password is a password in letters alone: random mixed case after
+      // `your-` is not the words of a placeholder.
+      const letters = `${prefix}${rand.chars(LETTERS, 6)}-${rand.chars(LETTERS, 10)}-${rand.chars(LETTERS, 12)}`;
+      const line = `SMTP_PASSWORD=${letters}`;
+      expect(redactSecrets(line).text.includes(letters), `${line}; ${NOTE}`).toBe(false);
+    }
+    // Values that once slipped through: `your` + base64 without a digit read as
+    // words, and random letters holding `Pwd` read as a sample value.
+    for (const value of [
+      "your-LfhtmJ-iTtHcHNpmv-xKhBiAdALmdZ_R",
+      "XXxNzWXIa-sjMseshgpG-ugCztTgRPwdb",
+    ]) {
+      expect(redactSecrets(`SMTP_PASSWORD=${value}`).text).toBe(
+        "SMTP_PASSWORD=[REDACTED:secret_assignment]",
+      );
+    }
+    // A sample value that names itself stays.
+    for (const text of ["DB_PASSWORD=dbpassword", "password: my_secret", "PASS=DbPass"]) {
+      expect(redactSecrets(text).text).toBe(text);
     }
     // Words are still placeholders, not secrets.
     for (const text of [
@@ -272,26 +291,33 @@ describe("redactSecrets", () => {
   });
 });
 
+/** A version-4 UUID from the seeded source. */
+function uuid(): string {
+  const h = rand.bytes(16).toString("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 /** Realistic non-secrets, random on each run. */
 function nonSecrets(): Array<{ what: string; text: string }> {
   const hex = (n: number) =>
-    randomBytes(Math.ceil(n / 2))
+    rand
+      .bytes(Math.ceil(n / 2))
       .toString("hex")
       .slice(0, n);
   const word = () => rand.pick(["user", "config", "session", "request", "form", "input", "db"]);
   const png = Buffer.concat([
     Buffer.from("89504e470d0a1a0a0000000d49484452", "hex"),
-    randomBytes(rand.between(200, 2000)),
+    rand.bytes(rand.between(200, 2000)),
   ]).toString("base64");
   const ident = `${word()}${rand.pick(["Password", "Token", "Secret", "ApiKey"])}`;
   return [
     { what: "commit hash", text: `Fixed in commit ${hex(40)} (short ${hex(7)}).` },
     { what: "sha256", text: `sha256: ${hex(64)}\nimage: ghcr.io/acme/app@sha256:${hex(64)}` },
-    { what: "uuid", text: `vault_id: ${randomUUID()}\nrequest ${randomUUID()} failed` },
+    { what: "uuid", text: `vault_id: ${uuid()}\nrequest ${uuid()} failed` },
     { what: "png data uri", text: `![diagram](data:image/png;base64,${png})` },
     {
       what: "package integrity",
-      text: `"integrity": "sha512-${randomBytes(64).toString("base64")}",\n"resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz"`,
+      text: `"integrity": "sha512-${rand.bytes(64).toString("base64")}",\n"resolved": "https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz"`,
     },
     {
       what: "semver and paths",
@@ -436,6 +462,57 @@ describe("hostile text", () => {
       expect(twice.text, `${JSON.stringify(vocab)}; ${NOTE}`).toBe(once.text);
       expect(twice.counts).toEqual({});
     }
+  });
+});
+
+describe("passwords glued to a MySQL client's -p", () => {
+  const glued = (value: string, quote: string) => ` -p${quote}${value}${quote}`;
+
+  it("are all taken in one pass, even when earlier values hold & or ; or push the command far back", () => {
+    for (let run = 0; run < 20; run++) {
+      // Values with a shell separator in them (`-pab&cd` as pasted): once
+      // hidden, each gives the next -p a new context — more of them than
+      // redaction has passes. Quoted values with `;` or `|` come in between.
+      const values = Array.from({ length: rand.between(6, 7) }, () => {
+        return `${rand.mixed(ALNUM, rand.between(4, 10))}&${rand.mixed(ALNUM, 6)}`;
+      });
+      const quotes = values.map(() => "");
+      for (let i = rand.int(3); i > 0; i--) {
+        const at = rand.int(values.length);
+        values[at] = `${rand.mixed(ALNUM, 6)}${rand.pick([";", "|"])}${rand.mixed(ALNUM, 4)}`;
+        quotes[at] = rand.pick(["'", '"']);
+      }
+      const line = `${rand.pick(["mysql", "mysqldump", "mariadb"])} -h db${values.map((v, i) => glued(v, quotes[i] ?? "")).join("")}`;
+      const once = redactSecrets(line);
+      const leaked = values.filter((v) => once.text.includes(v));
+      expect(leaked, `${line}; ${NOTE}`).toEqual([]);
+      expect(redactSecrets(once.text)).toEqual({ text: once.text, counts: {} });
+    }
+  });
+
+  it("are taken when long values before them put the command past 200 characters, as their marks do not", () => {
+    const values = Array.from({ length: 5 }, () => rand.mixed(ALNUM, 45));
+    const line = `mysql -h db${values.map((v) => ` -p${v}`).join("")}`;
+    const once = redactSecrets(line);
+    expect(
+      values.filter((v) => once.text.includes(v)),
+      NOTE,
+    ).toEqual([]);
+    expect(redactSecrets(once.text)).toEqual({ text: once.text, counts: {} });
+  });
+
+  it("need the command on the same shell segment and within 200 characters", () => {
+    const secret = rand.mixed(ALNUM, 16);
+    for (const text of [
+      `mysql -u root | tar -p${secret}`,
+      `mysql -u root; gzip -p${secret}`,
+      `mysql -u root\nfoo -p${secret}`,
+      `mysql ${"x".repeat(201)} -p${secret}`,
+    ]) {
+      expect(redactSecrets(text).text, NOTE).toBe(text);
+    }
+    expect(redactSecrets(`mysql ${"x".repeat(190)} -p${secret}`).text).not.toContain(secret);
+    expect(redactSecrets(`mysqldump -u root -p${secret} app`).text).not.toContain(secret);
   });
 });
 

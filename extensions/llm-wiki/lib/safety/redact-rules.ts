@@ -14,6 +14,7 @@
  */
 import { isRedactionMark, type SecretSpan } from "./redact-kinds.ts";
 import type { FoundLiterals } from "./redact-literals.ts";
+import { mysqlCommandBefore } from "./redact-mysql.ts";
 
 /** Machine-made values mix letters and digits; words and prose do not. */
 function looksRandom(value: string): boolean {
@@ -90,9 +91,13 @@ function isStandIn(value: string): boolean {
   if (/\$\{|\{\{/.test(v)) return true;
   if (/^(.)\1+$/.test(v) || /^[*x.•]+$/i.test(v) || /^x{3,}(?:[-_.]x+)*$/i.test(v)) return true;
   // `your-api-key`, `my_token_here`, `example-secret`, `REPLACE_ME`: words, not a
-  // value. Only words: `MY.VTPi5zT3.4ate…` starts like one and is a real token.
+  // value. Only words: `MY.VTPi5zT3.4ate…` starts like one and is a real token,
+  // and so is `your-LfhtmJ-iTtHcH…` (random base64 without a digit): a word is
+  // lower, UPPER or Capitalized, never mixed at random.
   const words = v.toLowerCase().replace(/[_.-]+/g, " ");
-  const onlyWords = /^[a-z ]+$/.test(words) && words.split(" ").every((w) => w.length <= 12);
+  const onlyWords = v
+    .split(/[_.-]+/)
+    .every((w) => w.length <= 12 && /^(?:[a-z]*|[A-Z]+|[A-Z][a-z]+)$/.test(w));
   if (
     onlyWords &&
     /^(?:your|my|example|sample|dummy|placeholder|changeme|replace|insert|enter|put|fake) /.test(
@@ -130,7 +135,12 @@ function isCodeReference(value: string): boolean {
   return names.length > 1 && names.every((n) => CODE_NAME.test(n));
 }
 
-type Check = (value: string, match: RegExpExecArray) => boolean;
+/**
+ * Whether a match's value is a secret. `taken` are the spans this rule took
+ * earlier in the same text, in order: a rule whose context they change reads
+ * them as the marks they become, so a second redaction finds nothing new.
+ */
+type Check = (value: string, match: RegExpExecArray, taken: readonly SecretSpan[]) => boolean;
 
 interface Rule {
   kind: string;
@@ -205,8 +215,14 @@ function assignmentCheck(value: string, match: RegExpExecArray): boolean {
   if (ALWAYS_KEY.test(key)) return value.length >= 12 && !/\s/.test(value);
   if (passwordKey) {
     if (value.length < 6 || /\s/.test(value)) return false;
-    // A sample value that says what it is (`dbpassword`, `my_secret`).
-    if (/^[A-Za-z_-]+$/.test(value) && /pass|pwd|secret|token/i.test(value)) return false;
+    // A sample value that says what it is (`dbpassword`, `my_secret`, `DbPass`) —
+    // in words, not random letters that happen to hold `Pwd`.
+    if (
+      /^[A-Za-z_-]+$/.test(value) &&
+      /pass|pwd|secret|token/i.test(value) &&
+      value.split(/[_-]+/).every((w) => w === "" || CODE_NAME.test(w))
+    )
+      return false;
     if (hasDigitOrSymbol(value)) return true;
     // Letters only (`hunter` + more): a password when quoted, or when the line is
     // nothing but the assignment (env, YAML, INI) — not `password = userInput;`.
@@ -470,13 +486,12 @@ const SHAPES: Rule[] = [
 /** Password flags on command lines. */
 const CLI: Rule[] = [
   {
-    // MySQL/MariaDB clients take the password glued to `-p`: `-pSECRET`, `-p'SECRET'`.
-    // The command is a look-behind, so every `-p` of a line is found in one pass.
+    // MySQL/MariaDB clients take the password glued to `-p`: `-pSECRET`, `-p'SECRET'`,
+    // after one of their commands on the same shell segment (`redact-mysql.ts`).
     kind: "cli_password",
     hint: ["mysql", "mariadb"],
-    pattern:
-      /[ \t]-p(?<=\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mysqlcheck|mariadb|mariadb-dump)\b[^\n|;&]{0,200}-p)(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
-    check: (v) => !isStandIn(v),
+    pattern: /[ \t]-p(?:'(?<q1>[^'\n]+)'|"(?<q2>[^"\n]+)"|(?<secret>[^\s'"]+))/dg,
+    check: (v, m, taken) => !isStandIn(v) && mysqlCommandBefore(m, taken),
   },
   {
     // `-p 'secret'` / `-p"secret"` with quotes, whatever the command.
@@ -568,6 +583,7 @@ export function genericSpans(text: string, found?: FoundLiterals): SecretSpan[] 
   const spans: SecretSpan[] = pemBlockSpans(text);
   for (const rule of GENERIC_RULES) {
     if (found !== undefined && ruledOut(rule, text, found)) continue;
+    const taken: SecretSpan[] = [];
     rule.pattern.lastIndex = 0;
     for (const match of text.matchAll(rule.pattern)) {
       const groups = match.groups ?? {};
@@ -594,9 +610,11 @@ export function genericSpans(text: string, found?: FoundLiterals): SecretSpan[] 
         secret = trimmed;
       }
       if (!/[A-Za-z0-9]/.test(secret) || isRedactionMark(secret)) continue;
-      if (rule.check !== undefined && !rule.check(secret, match as RegExpExecArray)) continue;
-      spans.push({ start, end, kind: rule.kind });
+      if (rule.check !== undefined && !rule.check(secret, match as RegExpExecArray, taken))
+        continue;
+      taken.push({ start, end, kind: rule.kind });
     }
+    spans.push(...taken);
   }
   return spans;
 }
