@@ -12,6 +12,7 @@ import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
 import { freshFileWriter } from "./fresh-write.ts";
+import { heapValve } from "./heap-valve.ts";
 import {
   canWriteIndex,
   indexWriteFailure,
@@ -321,6 +322,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       // between slices; each slice is its own transaction.
       const total = all.write.length;
       let indexed = 0;
+      const valve = heapValve();
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
         // Mirror files are written in the background; two slices' worth may be under way.
@@ -340,6 +342,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         await store.applyDocuments(part.upserts, []);
         indexed += part.upserts.length;
         opts.onProgress?.({ phase: "index", current: indexed, total });
+        valve.check();
       }
       await writeFresh.drain();
       crashPoint("after-mirror");
