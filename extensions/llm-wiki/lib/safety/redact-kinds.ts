@@ -3,6 +3,12 @@
  * `[REDACTED:<kind>]` marks, in write results and in the event log.
  */
 
+/**
+ * The characters a mark grows over on both sides of a span (`redact.ts`): a
+ * whole run of word characters goes, so no detector sees new neighbours.
+ */
+export const RUN = /[A-Za-z0-9_-]/;
+
 /** A secret found in a text: `[start, end)` offsets and its kind. Never carries the value. */
 export interface SecretSpan {
   start: number;

@@ -10,7 +10,7 @@
  * pass, without end on a hostile line. Here the values already taken on the
  * line are read as the marks they become.
  */
-import { redactionMark, type SecretSpan } from "./redact-kinds.ts";
+import { RUN, redactionMark, type SecretSpan } from "./redact-kinds.ts";
 
 /** How far before `-p` the command may be, as the look-behind had it. */
 const WINDOW = 200;
@@ -21,9 +21,6 @@ const COMMAND_AT_END =
 
 /** Longest command (`mariadb-dump`) plus the character before it. */
 const COMMAND_REACH = 13;
-
-/** Characters a mark grows over (as `redact.ts` grows spans): `-p` goes with its value. */
-const RUN = /[A-Za-z0-9_-]/;
 
 const MARK_LENGTH = redactionMark("cli_password").length;
 
@@ -48,7 +45,7 @@ export function mysqlCommandBefore(match: RegExpExecArray, taken: readonly Secre
     if (at === 0 || distance >= WINDOW) return false;
     const span = taken[next];
     if (span !== undefined && span.end >= at && span.start < at) {
-      // A value taken before: its mark, grown over its `-p`, stands here.
+      // A value taken before: its mark, grown over the run (its `-p`), stands here.
       let start = span.start;
       while (start > 0 && RUN.test(text[start - 1] ?? "")) start--;
       at = start;

@@ -8,7 +8,7 @@
  * rules of `redact-rules.ts` for what the preset misses (shapes: secret keys,
  * URLs, command lines, netrc/pgpass/kubeconfig/docker files).
  */
-import { markSpans, redactionMark, type SecretSpan } from "./redact-kinds.ts";
+import { markSpans, RUN, redactionMark, type SecretSpan } from "./redact-kinds.ts";
 import { literalFinder } from "./redact-literals.ts";
 import { presetSpans } from "./redact-preset.ts";
 import { PRESET_LITERALS } from "./redact-preset-hints.ts";
@@ -26,8 +26,6 @@ export interface Redacted {
 
 /** Preset kinds that report a whole URL; a generic span for just its password is preferred. */
 const WHOLE_URL_KINDS = new Set(["database_url", "url_password"]);
-
-const RUN = /[A-Za-z0-9_-]/;
 
 /**
  * Spans grow to the whole run of word characters around them. Detectors look
