@@ -13,8 +13,8 @@
  * (build-dynamic-imports.ts): in a split bundle it loses its named exports.
  */
 import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { type BuildOptions, build } from "esbuild";
+import { dirname, join, relative } from "node:path";
+import { type BuildOptions, build, type Metafile } from "esbuild";
 import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/stale-build.ts";
 import { checkDynamicImports } from "./build-dynamic-imports.ts";
 import { httpBuiltins } from "./build-http-builtins.ts";
@@ -23,11 +23,37 @@ import { lazyBuiltins } from "./build-lazy-builtins.ts";
 const root = join(import.meta.dirname, "..");
 const outdir = join(root, "dist");
 
+/** Where the bulk document load's worker module is written, under `dist/`. */
+const WORKER_OUT = "chunks/document-load-worker";
+
+/**
+ * The worker is started by URL relative to the module that starts it
+ * (document-load.ts): that module must have landed in the same folder as the
+ * worker's entry, or every rebuild of the installed package would fail.
+ */
+export function checkWorkerBeside(metafile: Metafile, out: string): void {
+  const starter = "extensions/llm-wiki/lib/index/document-load.ts";
+  const holders = Object.entries(metafile.outputs)
+    .filter(([, o]) => starter in o.inputs)
+    .map(([file]) => file);
+  const folder = relative(root, join(out, dirname(WORKER_OUT)));
+  const astray = holders.filter((file) => dirname(relative(root, join(root, file))) !== folder);
+  if (holders.length === 0 || astray.length > 0)
+    throw new Error(
+      `the bundle's ${starter} must sit in ${folder}/ beside ${WORKER_OUT}.js; it is in ${holders.join(", ") || "no output"}`,
+    );
+}
+
 /** The build of both bins into `out`, as esbuild takes it. */
 export function binBuildOptions(out: string): BuildOptions & { metafile: true } {
   return {
     absWorkingDir: root,
-    entryPoints: { "mcp/index": "mcp/index.ts", "cli/llm-wiki": "cli/llm-wiki.ts" },
+    entryPoints: {
+      "mcp/index": "mcp/index.ts",
+      "cli/llm-wiki": "cli/llm-wiki.ts",
+      // A worker thread's module, found beside the chunk that starts it (document-load.ts).
+      [WORKER_OUT]: "extensions/llm-wiki/lib/index/document-load-worker.ts",
+    },
     outdir: out,
     bundle: true,
     splitting: true,
@@ -57,6 +83,7 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
   const builtAt = Date.now();
   const result = await build(binBuildOptions(out));
   checkDynamicImports(result.metafile);
+  checkWorkerBeside(result.metafile, out);
   // What a checkout's bins compare against its sources (stale-build.ts).
   const record: BuildInputs = {
     builtAt,

@@ -6,7 +6,11 @@
  * CLI also answers a recall exactly as the source CLI does.
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv } from "./helpers/index-services.ts";
 import { smokeSpec } from "./helpers/smoke-spec.ts";
@@ -60,5 +64,51 @@ describe("the bundled CLI beside the sources", () => {
       ]);
     expect(ids(fromBundle.stdout)).toEqual([["concepts/crane", expect.any(Number)]]);
     expect(ids(fromBundle.stdout)).toEqual(ids(fromSource.stdout));
+  });
+});
+
+/** Pi's own TypeScript loader (jiti), as Pi loads an installed package's extension. */
+function piLoader(): { import<T>(path: string): Promise<T> } {
+  const pi = realpathSync(
+    join(REPO, "node_modules", "@earendil-works", "pi-coding-agent", "package.json"),
+  );
+  const { createJiti } = createRequire(pi)("jiti") as {
+    createJiti(from: string, options: object): { import<T>(path: string): Promise<T> };
+  };
+  return createJiti(import.meta.url, { moduleCache: false });
+}
+
+describe("the installed package's sources, as Pi loads them", () => {
+  it("a rebuild's bulk load runs the bundle's worker: Node runs no TypeScript under node_modules", async () => {
+    const lib = join(shipped().packageDir, "extensions", "llm-wiki", "lib", "index");
+    const loader = piLoader();
+    const { documentLoadWorker } = await loader.import<
+      typeof import("../extensions/llm-wiki/lib/index/document-load.ts")
+    >(join(lib, "document-load.ts"));
+    expect(documentLoadWorker()?.href).toBe(
+      pathToFileURL(join(shipped().packageDir, "dist", "chunks", "document-load-worker.js")).href,
+    );
+    const { openQmdStore } = await loader.import<
+      typeof import("../extensions/llm-wiki/lib/index/qmd-store.ts")
+    >(join(lib, "qmd-store.ts"));
+    const { resolveModels } = await loader.import<
+      typeof import("../extensions/llm-wiki/lib/index/models.ts")
+    >(join(lib, "models.ts"));
+    const root = mkdtempSync(join(tmpdir(), "llm-wiki-pi-load-"));
+    const store = await openQmdStore({
+      dbPath: join(root, "index.sqlite"),
+      collections: [{ name: "canonical-0", dir: join(root, "docs"), role: "canonical" }],
+      models: resolveModels({}),
+      bulkLoad: true,
+    });
+    try {
+      const text = "# Harbour crane\n\nThe harbour crane schedule rotates weekly.\n";
+      await expect(
+        store.applyDocuments([{ collection: "canonical-0", path: "crane.md", text }], []),
+      ).resolves.toMatchObject({ indexed: 1 });
+    } finally {
+      await store.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

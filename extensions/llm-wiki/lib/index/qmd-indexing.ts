@@ -82,6 +82,9 @@ export interface ReindexReport {
 /** Pages a rebuild mirrors and indexes per transaction, between two looks at its cancel signal. */
 const MIRROR_BATCH = 250;
 
+/** Slices a rebuild may have sent to the store's bulk load and not yet seen written. */
+const LOADS_AHEAD = 2;
+
 /**
  * Lets the event loop run between the synchronous steps of a build (store
  * writes never wait on I/O, so awaiting them does not), so a signal, a closed
@@ -315,13 +318,16 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       // Mirrored and indexed a slice at a time: a slice's texts are let go
       // once SQLite holds them, so memory holds one slice, not the vault
       // (1.7 GB at 100k pages when every text waited for the last page).
-      // A slice is indexed in the same synchronous pass that read it, so its
-      // texts die young: held across turns (a batch of four slices) they were
-      // promoted to V8's old space and piled up there as garbage until a full
-      // collection, ~490 MB of the peak at 100k pages. A cancel is seen
-      // between slices; each slice is its own transaction.
+      // The store writes a bulk load on a worker thread: a slice's texts are
+      // copied there as it is sent, so here they die young (held across
+      // turns they were promoted to V8's old space and piled up as garbage
+      // until a full collection, ~490 MB of the peak at 100k pages), and the
+      // next slices are read and mirrored while SQLite indexes this one. At
+      // most `LOADS_AHEAD` slices wait there. A cancel is seen between
+      // slices; each slice is its own transaction.
       const total = all.write.length;
       let indexed = 0;
+      const loading: Promise<void>[] = [];
       const valve = heapValve();
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
@@ -339,11 +345,18 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         );
         Object.assign(manifest.entries, part.manifest.entries);
         diagnostics.push(...part.diagnostics);
-        await store.applyDocuments(part.upserts, []);
-        indexed += part.upserts.length;
-        opts.onProgress?.({ phase: "index", current: indexed, total });
+        const count = part.upserts.length;
+        const loaded = store.applyDocuments(part.upserts, []).then(() => {
+          indexed += count;
+          opts.onProgress?.({ phase: "index", current: indexed, total });
+        });
+        // Awaited below, or abandoned with the build when an earlier step throws.
+        loaded.catch(() => undefined);
+        loading.push(loaded);
+        if (loading.length > LOADS_AHEAD) await loading.shift();
         valve.check();
       }
+      await Promise.all(loading);
       await writeFresh.drain();
       crashPoint("after-mirror");
       crashPoint("after-update");

@@ -34,6 +34,7 @@ import { dirname, isAbsolute } from "node:path";
 import type { QMDStore } from "@tobilu/qmd";
 import { makeDirs } from "../vault/fs-safe.ts";
 import { deferDurability } from "./bulk-load.ts";
+import { documentLoadWorker, startDocumentLoad } from "./document-load.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
 import { modelRuntime } from "./model-runtime.ts";
 import {
@@ -250,6 +251,15 @@ function createAdapter(
 ): QmdStore {
   const db = qmd.internal.db;
   const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
+  // A bulk load writes its documents on a worker thread; this connection
+  // writes again only after the worker closed (embedding, the durability switch).
+  const worker = opts.bulkLoad ? documentLoadWorker() : undefined;
+  const load = worker
+    ? startDocumentLoad(worker, {
+        sqlitePath: qmdRequire().resolve("better-sqlite3"),
+        dbPath: opts.dbPath,
+      })
+    : undefined;
   const lex = createLexicalSearch(db, [...specs.keys()]);
   const vectorModelStmt = db.prepare(
     "SELECT model FROM content_vectors GROUP BY model ORDER BY COUNT(*) DESC, model LIMIT 1",
@@ -354,7 +364,9 @@ function createAdapter(
         for (const { collection } of [...upserts, ...removals]) {
           if (!specs.has(collection)) throw new TypeError(`unknown collection "${collection}"`);
         }
-        const result = documents.apply(upserts, removals);
+        const result = load
+          ? await load.apply(upserts, removals)
+          : documents.apply(upserts, removals);
         const total = upserts.length + removals.length;
         applyOpts?.onProgress?.({ current: total, total });
         lex.invalidate();
@@ -497,6 +509,7 @@ function createAdapter(
       closed = true;
       await Promise.allSettled([...running]);
       try {
+        await load?.close();
         settle?.();
       } finally {
         await qmd.close();
