@@ -4,11 +4,12 @@
  * user resolutions, both directions, the same answer patched page by page
  * as built whole, and the same answer from the registry as last saved.
  */
-import { rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import { type Registry, refreshRegistry } from "../extensions/llm-wiki/lib/vault/registry.ts";
+import { fileStamp } from "../extensions/llm-wiki/lib/vault/registry-cache.ts";
 import { openSavedRegistry } from "../extensions/llm-wiki/lib/vault/registry-saved.ts";
 import { DerivedRelationGraph } from "../extensions/llm-wiki/lib/vault/relation-graph.ts";
 import { RELATION_TYPES, type RelationGraph } from "../extensions/llm-wiki/lib/vault/relations.ts";
@@ -480,6 +481,27 @@ describe("the registry as last saved", () => {
     const again = savedOf(vault);
     expect(answers(again.relations, every)).toEqual(answers(live.relations, every));
     expect(build).toHaveBeenCalledTimes(2);
+  });
+
+  it("derives the graph from the records once a line of relations.json asked for is malformed", () => {
+    const { vault, a, b } = relationalVault();
+    const live = refreshRegistry(vault.paths);
+    const file = relationsFile(vault);
+    // A's edges to B now name a type nobody knows, and the summary stamps the file as it is.
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll('"contradicts"', '"contradicted"'));
+    const summaryFile = join(vault.paths.registryCache, "summary.json");
+    const summary = JSON.parse(readFileSync(summaryFile, "utf8")) as { relations: string };
+    writeFileSync(summaryFile, JSON.stringify({ ...summary, relations: fileStamp(file) }));
+    const saved = savedOf(vault);
+    const build = vi.spyOn(DerivedRelationGraph, "build");
+    // B's own lines are intact: read from the file.
+    expect(saved.relations.outgoing(b)).toEqual(live.relations.outgoing(b));
+    expect(build).not.toHaveBeenCalled();
+    // A's are not: that question and every later one are answered by the records.
+    expect(saved.relations.outgoing(a)).toEqual(live.relations.outgoing(a));
+    const every = [...ids(live), "concepts/absent"];
+    expect(answers(saved.relations, every)).toEqual(answers(live.relations, every));
+    expect(build).toHaveBeenCalledTimes(1);
   });
 
   it("rewrites relations.json only when an edge or a resolution moved", () => {

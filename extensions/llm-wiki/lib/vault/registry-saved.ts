@@ -37,8 +37,13 @@ import {
 import { buildLinkGraph } from "./registry-links.ts";
 import { nameStampsNow, savedNameTable } from "./registry-names.ts";
 import { type RegistrySummary, readSummary } from "./registry-summary.ts";
-import { DerivedRelationGraph, lazyRelationGraph, linkTargets } from "./relation-graph.ts";
-import { readSavedRelations } from "./relation-graph-file.ts";
+import {
+  DerivedRelationGraph,
+  lazyRelationGraph,
+  linkTargets,
+  savedRelationGraph,
+} from "./relation-graph.ts";
+import { openSavedRelations, SavedRelationsInvalid } from "./relation-graph-file.ts";
 import type { RelationGraph } from "./relations.ts";
 import { idOf } from "./wiki-walk.ts";
 
@@ -206,12 +211,20 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
     return full;
   };
   /** The relation graph the full registry as last saved has. */
-  const relations = () => {
-    const saved = readSavedRelations(paths, summary.relations);
+  const relations = (): RelationGraph => {
+    const saved = openSavedRelations(paths, summary.relations);
     const vault = decisionVaultOf(paths);
-    if (saved) {
-      return DerivedRelationGraph.fromSaved(saved, (id) => recordOf(id) !== undefined, vault);
-    }
+    if (!saved) return derived(vault);
+    const graph = savedRelationGraph(
+      saved.declared,
+      saved.resolutions,
+      (id) => recordOf(id) !== undefined,
+      vault,
+    );
+    return trustedUntilInvalid(graph, () => derived(vault));
+  };
+  /** The relation graph derived from every shard's records, as the full registry derives it. */
+  const derived = (vault: string): RelationGraph => {
     const { pages, relationLinks } = everything();
     // Every id resolves links; only pages with relations need theirs resolved.
     const outgoing = new Map<string, readonly RawLink[]>();
@@ -244,4 +257,27 @@ export function openSavedRegistry(paths: VaultPaths): SavedRegistry | undefined 
   if (!table) return undefined;
   adoptNameTable(view.names, table);
   return view;
+}
+
+/**
+ * `graph` (read from the saved file as asked) until a line of that file is
+ * found malformed; from then on, and for the question that found it, the
+ * graph `derive` builds from the records.
+ */
+function trustedUntilInvalid(graph: RelationGraph, derive: () => RelationGraph): RelationGraph {
+  let current = graph;
+  const ask = <T>(question: (g: RelationGraph) => T): T => {
+    try {
+      return question(current);
+    } catch (error) {
+      if (!(error instanceof SavedRelationsInvalid) || current !== graph) throw error;
+      current = derive();
+      return question(current);
+    }
+  };
+  return {
+    outgoing: (id) => ask((g) => g.outgoing(id)),
+    incoming: (id) => ask((g) => g.incoming(id)),
+    activeResolution: (a, b) => ask((g) => g.activeResolution(a, b)),
+  };
 }

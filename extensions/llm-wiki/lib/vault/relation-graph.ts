@@ -72,8 +72,10 @@ function edgeOrder(end: "to" | "from"): (a: RelationEdge, b: RelationEdge) => nu
     compareText(a.scope ?? "", b.scope ?? "") ||
     compareText(a.resolution ?? "", b.resolution ?? "");
 }
-const byTo = edgeOrder("to");
-const byFrom = edgeOrder("from");
+/** A page's outgoing edges in stable order: by target, then type, scope and resolution. */
+export const byTo = edgeOrder("to");
+/** A page's incoming edges in stable order: by source, then type, scope and resolution. */
+export const byFrom = edgeOrder("from");
 
 /**
  * Every declared relation of `page` judged against the pages that exist and
@@ -220,9 +222,11 @@ interface GraphParts {
  */
 export class DerivedRelationGraph implements RelationGraph {
   private readonly parts: GraphParts;
+  private readonly lookup: DeclaredLookup;
 
   private constructor(parts: GraphParts) {
     this.parts = parts;
+    this.lookup = { from: (id) => parts.declared.get(id), to: (id) => parts.declaredIn.get(id) };
   }
 
   /**
@@ -332,7 +336,7 @@ export class DerivedRelationGraph implements RelationGraph {
   }
 
   /**
-   * What `fromSaved` needs to answer as this graph does: the counted declared
+   * What `savedRelationGraph` needs to answer as this graph does: the counted declared
    * edges (by page, then target) and each resolution page's record.
    */
   toSaved(): SavedRelations {
@@ -343,66 +347,88 @@ export class DerivedRelationGraph implements RelationGraph {
     return { edges, resolutions };
   }
 
-  /**
-   * The graph `toSaved` described, for the pages `exists` says exist (the
-   * same pages it was saved for) in vault `vault`: resolution edges are
-   * derived again (the file keeps every record, honoured or not).
-   */
-  static fromSaved(
-    saved: SavedRelations,
-    exists: (id: string) => boolean,
-    vault: string,
-  ): DerivedRelationGraph {
-    const declared = new Map<string, RelationEdge[]>();
-    const declaredIn = new Map<string, RelationEdge[]>();
-    for (const edge of saved.edges) {
-      addTo(declared, edge.from, edge);
-      addTo(declaredIn, edge.to, edge);
-    }
-    for (const list of declared.values()) list.sort(byTo);
-    for (const list of declaredIn.values()) list.sort(byFrom);
-    return DerivedRelationGraph.withResolutions(
-      { vault, declared, declaredIn, resolutions: new Map(saved.resolutions) },
-      exists,
-    );
-  }
-
   outgoing(id: string): readonly RelationEdge[] {
-    return merged(this.standing(this.parts.declared.get(id)), this.parts.resolvedOut.get(id), byTo);
+    return outgoingOf(this.lookup, this.parts.resolvedOut, id);
   }
 
   incoming(id: string): readonly RelationEdge[] {
-    return merged(
-      this.standing(this.parts.declaredIn.get(id)),
-      this.parts.resolvedIn.get(id),
-      byFrom,
-    );
-  }
-
-  /**
-   * `edges` without the text edges whose pair already has its conflict edge
-   * the other way round: a typed `contradicts`, or a text one from the page
-   * first in id order.
-   */
-  private standing(
-    edges: readonly RelationEdge[] | undefined,
-  ): readonly RelationEdge[] | undefined {
-    if (!edges?.some((e) => e.origin === "text")) return edges;
-    return edges.filter(
-      (e) =>
-        e.origin !== "text" ||
-        !(this.parts.declared.get(e.to) ?? []).some(
-          (back) =>
-            back.to === e.from &&
-            back.type === "contradicts" &&
-            (back.origin !== "text" || e.to < e.from),
-        ),
-    );
+    return incomingOf(this.lookup, this.parts.resolvedIn, id);
   }
 
   activeResolution(a: string, b: string): RecordedResolution | undefined {
     return this.parts.active.get(pairKey(a, b));
   }
+}
+
+/** Counted declared edges by page, however held: maps in a derived graph, a file's lines in a saved one. */
+export interface DeclaredLookup {
+  /** The edges page `id` declares, in `byTo` order. */
+  from(id: string): readonly RelationEdge[] | undefined;
+  /** The edges declared towards page `id`, in `byFrom` order. */
+  to(id: string): readonly RelationEdge[] | undefined;
+}
+
+function outgoingOf(
+  declared: DeclaredLookup,
+  resolved: ReadonlyMap<string, RelationEdge[]>,
+  id: string,
+): readonly RelationEdge[] {
+  return merged(standing(declared, declared.from(id)), resolved.get(id), byTo);
+}
+
+function incomingOf(
+  declared: DeclaredLookup,
+  resolved: ReadonlyMap<string, RelationEdge[]>,
+  id: string,
+): readonly RelationEdge[] {
+  return merged(standing(declared, declared.to(id)), resolved.get(id), byFrom);
+}
+
+/**
+ * `edges` without the text edges whose pair already has its conflict edge
+ * the other way round: a typed `contradicts`, or a text one from the page
+ * first in id order.
+ */
+function standing(
+  declared: DeclaredLookup,
+  edges: readonly RelationEdge[] | undefined,
+): readonly RelationEdge[] | undefined {
+  if (!edges?.some((e) => e.origin === "text")) return edges;
+  return edges.filter(
+    (e) =>
+      e.origin !== "text" ||
+      !(declared.from(e.to) ?? []).some(
+        (back) =>
+          back.to === e.from &&
+          back.type === "contradicts" &&
+          (back.origin !== "text" || e.to < e.from),
+      ),
+  );
+}
+
+/**
+ * The graph `DerivedRelationGraph.toSaved` described, answering from
+ * `declared` as it is asked (a saved file's lines, read per page) for the
+ * pages `exists` says exist (the same pages it was saved for) in vault
+ * `vault`. Resolution edges are derived again (every record is kept,
+ * honoured or not); there are few, and deriving them reads no edge.
+ */
+export function savedRelationGraph(
+  declared: DeclaredLookup,
+  resolutions: Iterable<[string, Resolution]>,
+  exists: (id: string) => boolean,
+  vault: string,
+): RelationGraph {
+  const active = activeResolutions(
+    [...resolutions].map(([id, resolution]) => ({ id, resolution })),
+    vault,
+  );
+  const edges = resolutionEdges(active, exists);
+  return {
+    outgoing: (id) => outgoingOf(declared, edges.out, id),
+    incoming: (id) => incomingOf(declared, edges.in, id),
+    activeResolution: (a, b) => active.get(pairKey(a, b)),
+  };
 }
 
 /**
