@@ -85,10 +85,15 @@ function clipToMarkup(span: SecretSpan, tags: Array<[number, number]>): SecretSp
  * text as written and one over it lower-cased (a pass per set cost twice
  * that: at 100k pages, 1.5 s of a full index).
  */
-const ruleLiterals = literalFinder(
-  [...GENERIC_LITERALS.exact, ...PRESET_LITERALS.exact],
-  [...GENERIC_LITERALS.anyCase, ...PRESET_LITERALS.anyCase],
-);
+let ruleFinder: ReturnType<typeof literalFinder> | undefined;
+/** Built on the first text redacted: a process that only recalls never pays for the automata. */
+function ruleLiterals(text: string): ReturnType<ReturnType<typeof literalFinder>> {
+  ruleFinder ??= literalFinder(
+    [...GENERIC_LITERALS.exact, ...PRESET_LITERALS.exact],
+    [...GENERIC_LITERALS.anyCase, ...PRESET_LITERALS.anyCase],
+  );
+  return ruleFinder(text);
+}
 
 /** Spans of one detector pass over `text` (no merging). */
 function rawSpans(
