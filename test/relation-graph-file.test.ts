@@ -95,7 +95,7 @@ describe("the saved relation graph's file", () => {
     },
   );
 
-  it("is not used when not as stamped, or when its header is of another layout", () => {
+  it("is not used when not as stamped, or when its header is of a layout it does not know", () => {
     const r = new CorpusRandom(SEED);
     const vault = makeTempVault({ pages: {} });
     const saved = randomGraph(r, idsFrom(r, 20));
@@ -103,9 +103,35 @@ describe("the saved relation graph's file", () => {
     expect(openSavedRelations(vault.paths, "")).toBeUndefined();
     expect(openSavedRelations(vault.paths, `${stamp}0`)).toBeUndefined();
     const file = join(vault.paths.registryCache, "relations.json");
-    // Version 2 wrote one JSON document: an old file is derived again, never misread.
-    writeFileSync(file, `${JSON.stringify({ version: 2, ...saved })}\n`);
+    writeFileSync(file, `${JSON.stringify({ version: 9, ...saved })}\n`);
     expect(openSavedRelations(vault.paths, fileStamp(file))).toBeUndefined();
+    writeFileSync(
+      file,
+      `${JSON.stringify({ version: 2, edges: [{ from: 1 }], resolutions: [] })}\n`,
+    );
+    expect(openSavedRelations(vault.paths, fileStamp(file))).toBeUndefined();
+  });
+
+  it("reads a version 2 file (one JSON document) whole, with the same answers, until it is written anew", () => {
+    const r = new CorpusRandom(SEED);
+    const ids = idsFrom(r, r.between(30, 120));
+    const saved = randomGraph(r, ids);
+    const vault = makeTempVault({ pages: {} });
+    const file = join(vault.paths.registryCache, "relations.json");
+    saveRelations(vault.paths, saved);
+    const current = openSavedRelations(vault.paths, fileStamp(file));
+    // As the previous release wrote it.
+    writeFileSync(file, `${JSON.stringify({ version: 2, ...saved })}\n`);
+    const legacy = openSavedRelations(vault.paths, fileStamp(file));
+    if (!current || !legacy) throw new Error(`a file did not open; ${note}`);
+    for (const id of [...ids, "concepts/absent"]) {
+      expect(legacy.declared.from(id), `${note}: out of ${JSON.stringify(id)}`).toEqual(
+        current.declared.from(id),
+      );
+      expect(legacy.declared.to(id), `${note}: in of ${JSON.stringify(id)}`).toEqual(
+        current.declared.to(id),
+      );
+    }
   });
 
   it("reports a malformed line when its page is asked, not before", () => {

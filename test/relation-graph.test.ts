@@ -504,6 +504,22 @@ describe("the registry as last saved", () => {
     expect(build).toHaveBeenCalledTimes(1);
   });
 
+  it("answers from a relations.json the previous release wrote, without deriving the graph", () => {
+    const { vault } = relationalVault();
+    const live = refreshRegistry(vault.paths);
+    const file = relationsFile(vault);
+    const legacy = { version: 2, ...live.snapshot.relationGraph.toSaved() };
+    writeFileSync(file, `${JSON.stringify(legacy)}\n`);
+    const summaryFile = join(vault.paths.registryCache, "summary.json");
+    const summary = JSON.parse(readFileSync(summaryFile, "utf8")) as { relations: string };
+    writeFileSync(summaryFile, JSON.stringify({ ...summary, relations: fileStamp(file) }));
+    const saved = savedOf(vault);
+    const build = vi.spyOn(DerivedRelationGraph, "build");
+    const every = [...ids(live), "concepts/absent"];
+    expect(answers(saved.relations, every)).toEqual(answers(live.relations, every));
+    expect(build).not.toHaveBeenCalled();
+  });
+
   it("rewrites relations.json only when an edge or a resolution moved", () => {
     const { vault, a, b } = relationalVault();
     const first = refreshRegistry(vault.paths);

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fileStamp } from "./registry-cache.ts";
-import { byFrom, type DeclaredLookup, type SavedRelations } from "./relation-graph.ts";
+import { byFrom, byTo, type DeclaredLookup, type SavedRelations } from "./relation-graph.ts";
 import { isKnownRelationType, type RelationEdge, type Resolution } from "./relations.ts";
 
 /** 3: one line per edge and direction, sorted, after a header line (2 was one JSON document). */
@@ -124,11 +124,27 @@ export interface OpenedRelations {
 
 /** Bytes of the file read per probe; a line longer than this is read again, twice as long. */
 const PROBE = 4096;
+/**
+ * A file up to this size is read whole once and asked in memory: a small
+ * vault's graph is a few kilobytes, and opening it for each of priming's
+ * dozens of questions cost more than reading it.
+ */
+const WHOLE_UP_TO = 256 * 1024;
+
+/** Reads `size` bytes of `fd` from `pos` into `buf` at 0; throws when the file ends first. */
+function readFully(fd: number, pos: number, buf: Buffer): void {
+  let got = 0;
+  while (got < buf.length) {
+    const r = readSync(fd, buf, got, buf.length - got, pos + got);
+    if (r === 0) throw new SavedRelationsInvalid("relations.json is shorter than it was");
+    got += r;
+  }
+}
 
 /**
  * The file at `path` opened for questions, while it is still the one
  * stamped `stamp` (checked on the open file: a file replaced since is not
- * read), or undefined.
+ * read), or undefined. A small file is read whole and closed at once.
  */
 function openStamped(path: string, stamp: string): FileLines | undefined {
   let fd: number;
@@ -137,14 +153,23 @@ function openStamped(path: string, stamp: string): FileLines | undefined {
   } catch {
     return undefined;
   }
+  let keep = false;
   try {
     const st = fstatSync(fd);
-    if (`${st.size}:${st.mtimeMs}` === stamp) return new FileLines(fd, st.size);
+    if (`${st.size}:${st.mtimeMs}` !== stamp) return undefined;
+    if (st.size > WHOLE_UP_TO) {
+      keep = true;
+      return new FileLines({ fd }, st.size);
+    }
+    const bytes = Buffer.allocUnsafe(st.size);
+    readFully(fd, 0, bytes);
+    return new FileLines({ bytes }, st.size);
   } catch {
     // Unreadable: not used.
+    return undefined;
+  } finally {
+    if (!keep) closeSync(fd);
   }
-  closeSync(fd);
-  return undefined;
 }
 
 /**
@@ -160,19 +185,27 @@ export function openSavedRelations(paths: VaultPaths, stamp: string): OpenedRela
   const path = relationsPath(paths);
   const file = openStamped(path, stamp);
   if (!file) return undefined;
-  let header: { resolutions: Array<[string, Resolution]>; body: number } | undefined;
+  let first: { data: Record<string, unknown>; body: number } | undefined;
   try {
-    header = file.header();
+    first = file.firstLine();
   } finally {
     file.close();
   }
-  if (!header) return undefined;
-  const body = header.body;
+  const data = first?.data;
+  if (!first || !Array.isArray(data?.resolutions) || !data.resolutions.every(isResolutionEntry))
+    return undefined;
+  const resolutions: Array<[string, Resolution]> = data.resolutions;
+  if (data.version === 2 && Array.isArray(data.edges) && data.edges.every(isEdge))
+    return wholeFile(data.edges, resolutions);
+  if (data.version !== RELATIONS_VERSION) return undefined;
+  const body = first.body;
+  // Held in memory: asked there. Else opened for each question, and closed after it.
+  const held = file.inMemory ? file : undefined;
   const cache = new Map<string, readonly RelationEdge[] | undefined>();
   const edgesOf = (direction: "i" | "o", id: string) => {
     const key = lineKey(direction, id);
     if (cache.has(key)) return cache.get(key);
-    const lines = openStamped(path, stamp);
+    const lines = held ?? openStamped(path, stamp);
     if (!lines) throw new SavedRelationsInvalid("relations.json changed since it was opened");
     let values: string[];
     try {
@@ -196,9 +229,34 @@ export function openSavedRelations(paths: VaultPaths, stamp: string): OpenedRela
     return found;
   };
   return {
-    resolutions: header.resolutions,
+    resolutions,
     declared: { from: (id) => edgesOf("o", id), to: (id) => edgesOf("i", id) },
   };
+}
+
+/**
+ * A version 2 file (one JSON document, as written before this layout), read
+ * whole as it always was: a vault upgraded keeps its fast first recall until
+ * the next refresh writes the file anew.
+ */
+function wholeFile(
+  edges: readonly RelationEdge[],
+  resolutions: Array<[string, Resolution]>,
+): OpenedRelations {
+  const out = new Map<string, RelationEdge[]>();
+  const incoming = new Map<string, RelationEdge[]>();
+  const add = (map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge) => {
+    const list = map.get(key);
+    if (list) list.push(edge);
+    else map.set(key, [edge]);
+  };
+  for (const edge of edges) {
+    add(out, edge.from, edge);
+    add(incoming, edge.to, edge);
+  }
+  for (const list of out.values()) list.sort(byTo);
+  for (const list of incoming.values()) list.sort(byFrom);
+  return { resolutions, declared: { from: (id) => out.get(id), to: (id) => incoming.get(id) } };
 }
 
 /**
@@ -208,31 +266,32 @@ export function openSavedRelations(paths: VaultPaths, stamp: string): OpenedRela
  * line's start. Reads only the bytes near each probe.
  */
 class FileLines {
-  private readonly fd: number;
+  private readonly source: { fd: number } | { bytes: Buffer };
   private readonly size: number;
 
-  constructor(fd: number, size: number) {
-    this.fd = fd;
+  constructor(source: { fd: number } | { bytes: Buffer }, size: number) {
+    this.source = source;
     this.size = size;
   }
 
-  close(): void {
-    closeSync(this.fd);
+  /** Whether the whole file is held (nothing is open). */
+  get inMemory(): boolean {
+    return "bytes" in this.source;
   }
 
-  /** The header line's resolution records and where the lines start; undefined when not of this layout. */
-  header(): { resolutions: Array<[string, Resolution]>; body: number } | undefined {
+  /** Closes the file when it is open; one held in memory stays usable. */
+  close(): void {
+    if ("fd" in this.source) closeSync(this.source.fd);
+  }
+
+  /** The first line as a JSON object (the header; the whole document of a version 2 file) and where the next starts. */
+  firstLine(): { data: Record<string, unknown>; body: number } | undefined {
     const line = this.lineFrom(0);
     if (!line) return undefined;
     try {
-      const data = JSON.parse(line.text) as Record<string, unknown> | null;
-      if (
-        data?.version !== RELATIONS_VERSION ||
-        !Array.isArray(data.resolutions) ||
-        !data.resolutions.every(isResolutionEntry)
-      )
-        return undefined;
-      return { resolutions: data.resolutions, body: line.next };
+      const data = JSON.parse(line.text) as unknown;
+      if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+      return { data: data as Record<string, unknown>, body: line.next };
     } catch {
       return undefined;
     }
@@ -253,14 +312,9 @@ class FileLines {
 
   private read(pos: number, len: number): Buffer {
     const n = Math.max(0, Math.min(len, this.size - pos));
+    if ("bytes" in this.source) return this.source.bytes.subarray(pos, pos + n);
     const buf = Buffer.allocUnsafe(n);
-    let got = 0;
-    while (got < n) {
-      const r = readSync(this.fd, buf, got, n - got, pos + got);
-      if (r === 0) break;
-      got += r;
-    }
-    if (got < n) throw new SavedRelationsInvalid("relations.json is shorter than it was");
+    readFully(this.source.fd, pos, buf);
     return buf;
   }
 
