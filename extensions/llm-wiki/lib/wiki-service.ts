@@ -6,7 +6,6 @@
  * concern they belong to (`*-operation.ts`).
  */
 import { resolve } from "node:path";
-import { captureSource } from "./capture/capture-source.ts";
 import { lastLinkedCommit } from "./code-refs/code-state.ts";
 import { linkedCommit } from "./code-refs/recall-code.ts";
 import { staleByCode } from "./dashboard/code-stale.ts";
@@ -581,6 +580,9 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const [vault] = resolveVaults(selector ?? "active");
       if (!vault || !vaultExists(vault))
         return { ok: false, redactions: {}, diagnostics: missing() };
+      // Loaded on the first capture: its parsers and network guard are most
+      // of what a process that only recalls would otherwise load at start.
+      const { captureSource } = await import("./capture/capture-source.ts");
       return captureSource(vault, input, {
         cwd: options.cwd,
         ...(env.HOME ? { home: env.HOME } : {}),
