@@ -134,6 +134,26 @@ describe("the saved relation graph's file", () => {
     }
   });
 
+  it("refuses to read a large file replaced after it was opened; a small one was read whole at opening", () => {
+    const r = new CorpusRandom(SEED);
+    const vault = makeTempVault({ pages: {} });
+    const file = join(vault.paths.registryCache, "relations.json");
+    const large = randomGraph(r, idsFrom(r, 2500));
+    const small = randomGraph(r, idsFrom(r, 20));
+    // Large: read per question, so a question after the file changed cannot trust it.
+    const opened = openSavedRelations(vault.paths, saveRelations(vault.paths, large));
+    if (!opened) throw new Error(`the file did not open; ${note}`);
+    saveRelations(vault.paths, small);
+    const asked = large.edges[0]?.from ?? "";
+    expect(() => opened.declared.from(asked), note).toThrow(SavedRelationsInvalid);
+    // Small: its bytes were taken with its stamp, and answer as they were.
+    const held = openSavedRelations(vault.paths, fileStamp(file));
+    if (!held) throw new Error(`the file did not open; ${note}`);
+    saveRelations(vault.paths, large);
+    const id = small.edges[0]?.from ?? "";
+    expect(held.declared.from(id), note).toEqual(small.edges.filter((e) => e.from === id));
+  });
+
   it("reports a malformed line when its page is asked, not before", () => {
     const vault = makeTempVault({ pages: {} });
     const good: RelationEdge = { from: "concepts/a", to: "concepts/b", type: "supports" };

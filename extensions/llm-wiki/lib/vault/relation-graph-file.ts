@@ -24,7 +24,14 @@ import { join } from "node:path";
 import { writeFileAtomic } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
 import { fileStamp } from "./registry-cache.ts";
-import { byFrom, byTo, type DeclaredLookup, type SavedRelations } from "./relation-graph.ts";
+import {
+  addTo,
+  byFrom,
+  byTo,
+  compareText,
+  type DeclaredLookup,
+  type SavedRelations,
+} from "./relation-graph.ts";
 import { isKnownRelationType, type RelationEdge, type Resolution } from "./relations.ts";
 
 /** 3: one line per edge and direction, sorted, after a header line (2 was one JSON document). */
@@ -38,10 +45,6 @@ function relationsPath(paths: VaultPaths): string {
 /** A line's sort key: its direction and the JSON-encoded page id. */
 function lineKey(direction: "i" | "o", id: string): string {
   return `${direction}\t${JSON.stringify(id)}`;
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The file's text for `saved`. */
@@ -188,6 +191,9 @@ export function openSavedRelations(paths: VaultPaths, stamp: string): OpenedRela
   let first: { data: Record<string, unknown>; body: number } | undefined;
   try {
     first = file.firstLine();
+  } catch {
+    // Cut short while read: not used.
+    return undefined;
   } finally {
     file.close();
   }
@@ -210,6 +216,10 @@ export function openSavedRelations(paths: VaultPaths, stamp: string): OpenedRela
     let values: string[];
     try {
       values = lines.valuesOf(key, body);
+    } catch (error) {
+      // Whatever stops the read (a file cut short, an I/O error) makes the file untrusted, never a failed recall.
+      if (error instanceof SavedRelationsInvalid) throw error;
+      throw new SavedRelationsInvalid(`relations.json could not be read: ${String(error)}`);
     } finally {
       lines.close();
     }
@@ -245,14 +255,9 @@ function wholeFile(
 ): OpenedRelations {
   const out = new Map<string, RelationEdge[]>();
   const incoming = new Map<string, RelationEdge[]>();
-  const add = (map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge) => {
-    const list = map.get(key);
-    if (list) list.push(edge);
-    else map.set(key, [edge]);
-  };
   for (const edge of edges) {
-    add(out, edge.from, edge);
-    add(incoming, edge.to, edge);
+    addTo(out, edge.from, edge);
+    addTo(incoming, edge.to, edge);
   }
   for (const list of out.values()) list.sort(byTo);
   for (const list of incoming.values()) list.sort(byFrom);

@@ -60,7 +60,8 @@ export interface JudgedRelation {
   problem?: RelationProblem;
 }
 
-function compareText(a: string, b: string): number {
+/** Strings in code-unit order, the order every saved list of the graph keeps. */
+export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -147,7 +148,8 @@ function exactIds(exists: (id: string) => boolean): TargetResolver {
   return (target) => (exists(target) ? target : undefined);
 }
 
-function addTo(map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge): void {
+/** Appends `edge` to the list of `key` in `map`. */
+export function addTo(map: Map<string, RelationEdge[]>, key: string, edge: RelationEdge): void {
   const list = map.get(key);
   if (list) list.push(edge);
   else map.set(key, [edge]);
