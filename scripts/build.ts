@@ -37,7 +37,8 @@ export function checkWorkerBeside(metafile: Metafile, out: string): void {
     .filter(([, o]) => starter in o.inputs)
     .map(([file]) => file);
   const folder = relative(root, join(out, dirname(WORKER_OUT)));
-  const astray = holders.filter((file) => dirname(relative(root, join(root, file))) !== folder);
+  // Output paths are relative to the working directory, the checkout.
+  const astray = holders.filter((file) => dirname(file) !== folder);
   if (holders.length === 0 || astray.length > 0)
     throw new Error(
       `the bundle's ${starter} must sit in ${folder}/ beside ${WORKER_OUT}.js; it is in ${holders.join(", ") || "no output"}`,

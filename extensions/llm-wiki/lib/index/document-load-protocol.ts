@@ -20,7 +20,6 @@ export type LoadRequest =
 
 /** Worker → main thread. A failure without `seq` is the worker's start. */
 export type LoadReply =
-  | { kind: "ready" }
   | { kind: "applied"; seq: number; result: DocumentApplyResult }
   | { kind: "failed"; seq?: number; message: string; code?: string }
   | { kind: "closed" };

@@ -32,7 +32,6 @@ try {
   db.exec("PRAGMA synchronous = OFF");
   db.exec("PRAGMA journal_mode = MEMORY");
   writer = createDocumentWriter(db);
-  port.postMessage({ kind: "ready" } satisfies LoadReply);
 } catch (error) {
   port.postMessage(failure(undefined, error));
   db?.close();

@@ -81,8 +81,6 @@ export function startDocumentLoad(module: URL, data: LoadWorkerData): DocumentLo
 
   worker.on("message", (reply: LoadReply) => {
     switch (reply.kind) {
-      case "ready":
-        return;
       case "applied": {
         const waiter = waiting.get(reply.seq);
         waiting.delete(reply.seq);
