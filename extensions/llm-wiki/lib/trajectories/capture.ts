@@ -17,13 +17,22 @@ import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 import { cleanList, cleanTitle, invalid } from "../writing/input.ts";
 import type { WrittenPageResult } from "../writing/unique-page.ts";
 import { writePage } from "../writing/write-page-pipeline.ts";
-import { cleanSteps, cut, type TrajectoryStep, type TrajectoryStepInput } from "./steps.ts";
+import {
+  cleanSteps,
+  cut,
+  OUTCOMES,
+  type Outcome,
+  outcomeOfSteps,
+  type TrajectoryStep,
+  type TrajectoryStepInput,
+  toolCallCounts,
+} from "./steps.ts";
+
+export { OUTCOMES, type Outcome } from "./steps.ts";
 
 /** Folder under `wiki/` (and, in older vaults, under `raw/`) of trajectories. */
 export const TRAJECTORY_FOLDER = "trajectories";
 export const TRAJECTORY_TYPE = "trajectory";
-export const OUTCOMES = ["success", "failure", "partial"] as const;
-export type Outcome = (typeof OUTCOMES)[number];
 
 const TASK_CHARS = 1_000;
 const TITLE_FROM_TASK_CHARS = 60;
@@ -35,6 +44,7 @@ export interface CaptureTrajectoryInput {
   title?: string;
   /** The prompt that started the task; default: the first user step. */
   task?: string;
+  /** Kept as given; default: what the tool calls show (`outcomeOfSteps`). */
   outcome?: Outcome;
   /** `provider/model` that did the work, when known. */
   model?: string;
@@ -81,6 +91,25 @@ function stepLine(step: TrajectoryStep): string {
   return `${step.role === "user" ? "User" : "Agent"}: ${span(step.text ?? "")}`;
 }
 
+/** How a title made here starts for an outcome that is not a success. */
+const TITLE_LABEL: Record<Exclude<Outcome, "success">, string> = {
+  failure: "Failed",
+  partial: "Partly failed",
+};
+
+/**
+ * What a page says of a task that did not succeed, in its description and
+ * at the top of its body: recall shows the title and the description, so a
+ * model reading a failed attempt is told it is one before taking it as a recipe.
+ */
+function outcomeNote(outcome: Outcome, calls: number, failed: number): string | undefined {
+  const counted = `${failed} of ${calls} tool calls failed`;
+  if (outcome === "failure") return `Failed attempt (${counted}): what did not work, not a recipe.`;
+  if (outcome === "partial")
+    return `Partly failed (${counted}): check which steps worked before following it.`;
+  return undefined;
+}
+
 /** The next free `TRJ-<day>-<nnn>` number, counting pages and an older vault's packets. */
 function nextNumber(vault: VaultPaths, day: string): number {
   const prefix = `TRJ-${day}-`;
@@ -104,7 +133,7 @@ function nextNumber(vault: VaultPaths, day: string): number {
 /** The page a trajectory becomes: steps cleaned and redacted. Throws `WikiError` on bad input. */
 export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): TrajectoryDraft {
   if (!Array.isArray(input.steps)) invalid("steps", "must be a list of steps");
-  const outcome = input.outcome ?? "success";
+  const outcome = input.outcome ?? outcomeOfSteps(input.steps);
   if (!OUTCOMES.includes(outcome)) invalid("outcome", `must be one of ${OUTCOMES.join(", ")}`);
   const redacted: RedactionCounts = {};
   const { steps, omitted } = cleanSteps(input.steps, redacted);
@@ -114,20 +143,31 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
   }
   const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
   const task = cut(neutraliseLine(redactText(rawTask, redacted)), TASK_CHARS);
+  const derived =
+    task !== ""
+      ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")
+      : `Task of ${now.toISOString().slice(0, 10)}`;
+  // A caller's title is kept as given; one made here says a task did not succeed.
   const title =
     input.title !== undefined
       ? redactText(cleanTitle(input.title), redacted)
-      : task !== ""
-        ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")
-        : `Task of ${now.toISOString().slice(0, 10)}`;
+      : outcome === "success"
+        ? derived
+        : `${TITLE_LABEL[outcome]}: ${derived}`;
   const tags = cleanList(input.tags, "tags");
   const model =
     input.model === undefined ? undefined : neutraliseLine(redactText(input.model, redacted));
   const tools = [...new Set(toolSteps.map((s) => s.tool ?? "unknown"))];
-  const failed = toolSteps.filter((s) => s.error).length;
+  // Counted over every call given, the middle of a long task too.
+  const { calls, failed } = toolCallCounts(input.steps);
+  const note = outcomeNote(outcome, calls, failed);
+  const description = [note, task !== "" ? cut(task, 200) : undefined]
+    .filter((part) => part !== undefined)
+    .join(" Task: ");
   const body = [
     `# ${title}`,
     "",
+    ...(note !== undefined ? [`_${note}_`, ""] : []),
     "## Task",
     "",
     task === "" ? "_No prompt recorded._" : span(task),
@@ -139,14 +179,14 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
     "",
     "## Outcome",
     "",
-    `${outcome}: ${toolSteps.length} tool calls (${failed} failed) with ${tools.map(span).join(", ")}.`,
+    `${outcome}: ${calls} tool calls (${failed} failed) with ${tools.map(span).join(", ")}.`,
     "",
   ].join("\n");
   const day = now.toISOString().slice(0, 10);
   const data: Record<string, unknown> = {
     type: TRAJECTORY_TYPE,
     title,
-    ...(task !== "" ? { description: cut(task, 200) } : {}),
+    ...(description !== "" ? { description } : {}),
     tags: tags.length > 0 ? tags : ["trajectory"],
     outcome,
     ...(model ? { model } : {}),

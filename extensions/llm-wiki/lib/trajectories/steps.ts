@@ -22,6 +22,36 @@ export interface TrajectoryStepInput {
   error?: boolean;
 }
 
+/** How a task ended, as a trajectory page records it (`outcome:` in its front matter). */
+export const OUTCOMES = ["success", "failure", "partial"] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** The tool calls of `steps` and how many of them failed. */
+export function toolCallCounts(steps: readonly TrajectoryStepInput[]): {
+  calls: number;
+  failed: number;
+} {
+  let calls = 0;
+  let failed = 0;
+  for (const step of steps) {
+    if (step.role !== "tool") continue;
+    calls += 1;
+    if (step.error === true) failed += 1;
+  }
+  return { calls, failed };
+}
+
+/**
+ * The outcome the tool calls show: `failure` when every call failed,
+ * `partial` when some did, else `success`. A session whose calls all failed
+ * is never recorded as a success, whatever the agent said after them.
+ */
+export function outcomeOfSteps(steps: readonly TrajectoryStepInput[]): Outcome {
+  const { calls, failed } = toolCallCounts(steps);
+  if (failed === 0) return "success";
+  return failed === calls ? "failure" : "partial";
+}
+
 /** A step as stored: every string trimmed, redacted and safe to show. */
 export interface TrajectoryStep {
   role: "user" | "assistant" | "tool";

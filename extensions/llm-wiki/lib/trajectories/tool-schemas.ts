@@ -42,7 +42,12 @@ export const CaptureTrajectoryParams = Type.Object(
         description: "The prompt that started the task; default: the first user step",
       }),
     ),
-    outcome: Type.Optional(literalUnion(OUTCOMES, { description: "Default success" })),
+    outcome: Type.Optional(
+      literalUnion(OUTCOMES, {
+        description:
+          "Default: what the tool calls show (failure when every call failed, partial when some did, else success)",
+      }),
+    ),
     steps: Type.Optional(
       Type.Array(Step, {
         maxItems: MAX_INPUT_STEPS,

@@ -12,8 +12,7 @@
  * unknown or malformed record is skipped, never a crash. Only the shape is
  * taken here; steps.ts trims, redacts and neutralises every field.
  */
-import type { Outcome } from "./capture.ts";
-import type { TrajectoryStepInput } from "./steps.ts";
+import { type Outcome, outcomeOfSteps, type TrajectoryStepInput } from "./steps.ts";
 
 export type TranscriptFormat = "claude-code" | "codex" | "gemini";
 
@@ -23,7 +22,10 @@ export interface TranscriptTrajectory {
   /** The first user request. */
   task?: string;
   model?: string;
-  /** `failure` when the session ended in an error (an API error, a failed last tool call). */
+  /**
+   * `failure` when the session ended in an error (an API error) or every tool
+   * call failed, `partial` when some failed, else `success` (`outcomeOfSteps`).
+   */
   outcome: Outcome;
 }
 
@@ -98,14 +100,14 @@ function finish(
   endedInError: boolean,
 ): TranscriptTrajectory {
   const task = steps.find((s) => s.role === "user")?.text;
-  const last = steps[steps.length - 1];
-  const failed = endedInError || (last?.role === "tool" && last.error === true);
+  // Every tool call counts, not the last step: a session ends with the
+  // agent's words, which follow its failed calls as readily as its good ones.
   return {
     format,
     steps,
     ...(task !== undefined ? { task } : {}),
     ...(model !== undefined ? { model } : {}),
-    outcome: failed ? "failure" : "success",
+    outcome: endedInError ? "failure" : outcomeOfSteps(steps),
   };
 }
 
@@ -136,12 +138,15 @@ function claudeCode(records: readonly unknown[]): TranscriptTrajectory {
       const results = list(message.content).filter((b) => b.type === "tool_result");
       for (const b of results) {
         const call = typeof b.tool_use_id === "string" ? calls.get(b.tool_use_id) : undefined;
+        const text = textOf(b.content);
+        // Claude Code wraps a call it refused or could not run in `<tool_use_error>`.
+        const error = b.is_error === true || /^\s*<tool_use_error>/.test(text);
         steps.push({
           role: "tool",
           tool: call?.name ?? "unknown",
           ...(call?.args !== undefined ? { args: call.args } : {}),
-          text: textOf(b.content),
-          ...(b.is_error === true ? { error: true } : {}),
+          text,
+          ...(error ? { error: true } : {}),
         });
       }
       if (results.length > 0) continue;
@@ -152,7 +157,32 @@ function claudeCode(records: readonly unknown[]): TranscriptTrajectory {
   return finish("claude-code", steps, model, endedInError);
 }
 
-/** Codex's output of a call: a string, possibly JSON `{output, metadata: {exit_code}}`. */
+/** Lines of Codex's text header read for an exit code, at most. */
+const CODEX_HEADER_LINES = 8;
+
+/**
+ * The exit code in Codex's text output of a command: a header of lines
+ * (`Exit code: N` from the shell and apply_patch tools, `Process exited
+ * with code N` from exec_command; `Wall time: …` in both), then `Output:`
+ * and what the command printed. Only the header is read, so a command's
+ * own output cannot pose as its exit code.
+ */
+function codexTextExitCode(text: string): number | undefined {
+  let code: number | undefined;
+  let timed = false;
+  for (const line of text.split("\n", CODEX_HEADER_LINES)) {
+    if (line === "Output:") return timed ? code : undefined;
+    if (line.startsWith("Wall time: ")) timed = true;
+    const m = /^(?:Exit code:|Process exited with code) (-?\d+)$/.exec(line);
+    if (m) code = Number(m[1]);
+  }
+  return undefined;
+}
+
+/**
+ * Codex's output of a call: a string, JSON `{output, metadata: {exit_code}}`
+ * (the shell tool) or a text header with the exit code (see above).
+ */
 function codexOutput(output: unknown): { text: string; error: boolean } {
   const raw = typeof output === "string" ? output : textOf(rec(output)?.content ?? output);
   try {
@@ -164,7 +194,8 @@ function codexOutput(output: unknown): { text: string; error: boolean } {
   } catch {
     // Plain text output.
   }
-  return { text: raw, error: rec(output)?.success === false };
+  const code = codexTextExitCode(raw);
+  return { text: raw, error: rec(output)?.success === false || (code !== undefined && code !== 0) };
 }
 
 function codex(records: readonly unknown[]): TranscriptTrajectory {
