@@ -198,6 +198,9 @@ export function renderRecallResult(
         : undefined,
       r.lastCommit ? `last commit ${neutraliseLine(commitLine(r.lastCommit))}` : undefined,
       r.successor ? `superseded by ${neutraliseLine(r.successor)}` : undefined,
+      r.proposes?.length && r.part !== "proposed"
+        ? `proposed replacement for ${r.proposes.map(neutraliseLine).join(", ")}, not yet accepted`
+        : undefined,
       r.declaredBy ? declaredByPhrase(r.declaredBy) : undefined,
       r.scope ? `scope: ${neutraliseLine(r.scope)}` : undefined,
       r.trust,

@@ -406,10 +406,14 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       return onVault<EnsurePageOpResult>(
         selector,
         // The registry's pages let the write resolve relation targets and warn of missing links.
-        (vault) => ({
-          ok: true,
-          ...ensurePage(vault, input, new Date(), () => registry(vault).pages),
-        }),
+        (vault) => {
+          const result = ensurePage(vault, input, new Date(), () => registry(vault).pages);
+          // The next recall, automatic too, knows the page and its relations
+          // at once (a draft is shown beside the page it would replace), while
+          // its text waits for the index.
+          if (result.created || result.updated) handles.get(vault).refresh([result.path]);
+          return { ok: true, ...result };
+        },
         (diagnostics) => ({ ok: false, diagnostics }),
       );
     },

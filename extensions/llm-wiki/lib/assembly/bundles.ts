@@ -1,12 +1,16 @@
 /**
  * Memory assembly after retrieval: the ranked pages become bundles. Each
  * bundle is a card (a canonical page, the current one when the page found
- * was superseded) with what one typed hop admits: at most two pieces of
- * evidence, then qualifiers, the claims it superseded and the claims that
- * contradict it. Only `supports`, `contradicts`, `qualifies`, `supersedes`,
- * `applies_under` and `derived_from` admit a page; a plain link or
- * `related_to` never does. A contradiction neighbour is always kept with its
- * seed, whatever its score. Pages never repeat. No graph database: the
+ * was superseded) with what one typed hop admits: the drafts proposing to
+ * replace it, at most two pieces of evidence, then qualifiers, the claims
+ * it superseded and the claims that contradict it. Only `supports`,
+ * `contradicts`, `qualifies`, `supersedes`, `applies_under` and
+ * `derived_from` admit a page; a plain link or `related_to` never does. A
+ * contradiction neighbour is always kept with its seed, whatever its score;
+ * a draft's supersession of a stable page retires nothing until a person
+ * accepts it, so the stable page stays the card and the draft is shown
+ * beside it (a draft found without that page answers as its own card).
+ * Pages never repeat. No graph database: the
  * registry's relation graph answers each hop with a map lookup.
  */
 
@@ -22,7 +26,8 @@ export type BundlePart =
   | "qualifier"
   | "superseded"
   | "competing"
-  | "unpromoted";
+  | "unpromoted"
+  | "proposed";
 
 /** How an item relates to its bundle's card. */
 export interface ItemRelation {
@@ -33,6 +38,11 @@ export interface ItemRelation {
   resolution?: string;
   /** "text": a conflict the page states as text (`> Contradiction: …`), not a typed relation. */
   origin?: "text";
+  /**
+   * A declared relation recall does not honour until a person accepts it: a
+   * draft's `supersedes` of a stable page (vault/supersession.ts).
+   */
+  pending?: true;
 }
 
 /** One vault as assembly sees it. */
@@ -88,6 +98,11 @@ export interface AssembledItem {
   declaredBy?: Declaration;
   /** The scope of the relation that admitted it (`applies_under`), or of its own declared scope. */
   scope?: string;
+  /**
+   * For a draft that declares it supersedes stable pages: those pages. It
+   * is their proposed replacement; they stay current until a person decides.
+   */
+  proposes?: string[];
 }
 
 /** A page that declared a supersession or recorded a resolution, and its date. */
@@ -114,6 +129,8 @@ const MAX_SUCCESSION = 8;
 export const MAX_EVIDENCE = 2;
 /** Most qualifiers under one card. */
 export const MAX_QUALIFIERS = 2;
+/** Most proposed replacements (drafts that would supersede the card) under one card. */
+export const MAX_PROPOSALS = 2;
 /** Automatic recall: most cards of one page type. */
 export const AUTOMATIC_TYPE_CAP = 2;
 /** Relations whose meaning between a pair an active user resolution replaces. */
@@ -139,6 +156,41 @@ function standing(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdg
     }
     return !RESOLVED_KINDS.has(e.type) || graph.activeResolution(e.from, e.to) === undefined;
   });
+}
+
+/**
+ * Declared supersessions that wait for a person: a draft's of a stable page
+ * (withheld, vault/supersession.ts) between two pages of the vault, with no
+ * user resolution of the pair in force (a decision settles the pair).
+ */
+function pending(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdge[] {
+  const graph = v.relations;
+  if (!graph) return [];
+  return edges.filter(
+    (e) =>
+      e.type === "supersedes" &&
+      e.resolution === undefined &&
+      v.pages.has(e.from) &&
+      v.pages.has(e.to) &&
+      supersessionWithheld(v.pages.get(e.from), v.pages.get(e.to)) &&
+      graph.activeResolution(e.from, e.to) === undefined,
+  );
+}
+
+/** The stable pages the draft `id` proposes to replace, in id order. */
+function proposedFor(v: AssemblyVault, id: string): string[] {
+  const graph = v.relations;
+  // Only a draft's supersession waits (no graph lookup for any other page).
+  if (!graph || v.pages.get(id)?.status !== "draft") return [];
+  return [...new Set(pending(v, graph.outgoing(id)).map((e) => e.to))].sort();
+}
+
+/** The drafts proposing to replace `id`, in id order. */
+function proposalsOf(v: AssemblyVault, id: string): string[] {
+  const graph = v.relations;
+  // Only a stable page's supersession by a draft waits.
+  if (!graph || v.pages.get(id)?.status !== "stable") return [];
+  return [...new Set(pending(v, graph.incoming(id)).map((e) => e.from))].sort();
 }
 
 /** The edge by which `id` is superseded (a resolution first, then the latest claim), if any. */
@@ -293,6 +345,8 @@ export function assemble(
     };
     const seed = rankOf.get(key(v.kind, id));
     if (seed !== undefined) item.seed = seed;
+    const proposes = proposedFor(v, id);
+    if (proposes.length > 0) item.proposes = proposes;
     if (superseding !== undefined) {
       item.successor = superseding.from;
       // A declared supersession is declared by the successor itself.
@@ -321,8 +375,23 @@ export function assemble(
       );
     } else {
       const rank = (id: string) => rankOf.get(key(v.kind, id)) ?? Number.MAX_SAFE_INTEGER;
+      // A draft proposing to replace a current page the query found too
+      // answers beside it: the established page stays the card. A draft
+      // the query found alone answers as its own card.
+      const replaced = proposedFor(v, seed.id)
+        .filter(
+          (id) =>
+            rankOf.has(key(v.kind, id)) &&
+            !placed.has(key(v.kind, id)) &&
+            v.pages.get(id)?.role === "canonical" &&
+            successorOf(v, id) === undefined,
+        )
+        .sort((a, b) => rank(a) - rank(b))[0];
+      const proposer = replaced === undefined ? undefined : seed.id;
       // A superseded page answers through the claim that replaced it.
-      const chain = successionOf(v, seed.id).filter((id) => !placed.has(key(v.kind, id)));
+      const chain = successionOf(v, replaced ?? seed.id).filter(
+        (id) => !placed.has(key(v.kind, id)),
+      );
       let card = chain[chain.length - 1] ?? seed.id;
       let viaEvidence: Neighbour | undefined;
       if (v.pages.get(card)?.role === "evidence") {
@@ -347,6 +416,25 @@ export function assemble(
       }
       const cardRole = v.pages.get(card)?.role ?? seed.role;
       take(labelled(v, card, cardRole === "canonical" ? "card" : "unpromoted", { opener }));
+      // Drafts that would replace the card, beside it: the draft that
+      // opened the bundle always, then the best ranked, the newest first.
+      const date = (id: string) => pageDate(v.pages.get(id)) ?? "";
+      const proposals = proposalsOf(v, card)
+        .filter((id) => id !== proposer && !placed.has(key(v.kind, id)))
+        .sort(
+          (a, b) =>
+            rank(a) - rank(b) ||
+            (date(b) > date(a) ? 1 : date(b) < date(a) ? -1 : 0) ||
+            (a < b ? -1 : 1),
+        );
+      if (proposer !== undefined && !placed.has(key(v.kind, proposer))) proposals.unshift(proposer);
+      for (const id of proposals.slice(0, MAX_PROPOSALS)) {
+        take(
+          labelled(v, id, "proposed", {
+            relation: { type: "supersedes", direction: "in", pending: true },
+          }),
+        );
+      }
       const around = neighbours(v, card).filter((n) => !placed.has(key(v.kind, n.id)));
       const byRank = (a: Neighbour, b: Neighbour) =>
         rank(a.id) - rank(b.id) ||

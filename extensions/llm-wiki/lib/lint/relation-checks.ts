@@ -94,7 +94,10 @@ function resolutionFindings(registry: Registry, vault: string): LintFinding[] {
 
 /**
  * Each counted `supersedes` relation by which a draft or unverified page
- * would retire a stable or human-reviewed one (vault/supersession.ts).
+ * would retire a stable or human-reviewed one (vault/supersession.ts), and
+ * no user resolution of the pair settles: a person decides. The repair
+ * records the decision either way (resolve-conflict), or the page is
+ * reviewed (status: stable, a verified entry) or the relation removed.
  */
 function supersessionFindings(registry: Registry): LintFinding[] {
   const out: LintFinding[] = [];
@@ -102,20 +105,24 @@ function supersessionFindings(registry: Registry): LintFinding[] {
     if (!page.relations) continue;
     for (const edge of registry.relations.outgoing(page.id)) {
       if (edge.type !== "supersedes" || edge.resolution !== undefined) continue;
+      if (registry.relations.activeResolution(edge.from, edge.to)) continue;
       const target = registry.pages.get(edge.to);
       const seen = unreviewedSupersession(page, target);
       if (!seen) continue;
       const effect = seen.withheld
-        ? "recall keeps the stable page current until this draft is accepted"
+        ? "recall keeps the stable page current and shows this draft beside it as a proposed replacement"
         : "recall shows that page as historical, labelled with this page as the declarer";
+      const decide = (selected: string, other: string) =>
+        `llm-wiki resolve-conflict --selected ${selected} --other ${other} --relation supersedes`;
       out.push({
         check: "relation",
         code: "supersedes_unreviewed",
         severity: "warning",
-        message: `${page.path}: this ${seen.from} page declares it supersedes ${pathOf(edge.to)} (${seen.to}); ${effect}. Review it (status: stable, or a verified entry) or remove the relation`,
+        message: `${page.path}: this ${seen.from} page declares it supersedes ${pathOf(edge.to)} (${seen.to}); ${effect}. A person decides: accept it (status: stable, a verified entry, or the first repair) or keep ${edge.to} (remove the relation, or the second repair)`,
         path: page.path,
         pages: [pathOf(edge.to)],
         target: edge.to,
+        repair: `${decide(edge.from, edge.to)} (accept ${edge.from}) or ${decide(edge.to, edge.from)} (keep ${edge.to})`,
       });
     }
   }

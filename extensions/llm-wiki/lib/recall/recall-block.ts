@@ -32,6 +32,8 @@ export interface RenderableHit {
   successor?: string;
   /** The page that declared the supersession or resolution behind this item, and its date. */
   declaredBy?: Declaration;
+  /** For a draft: the stable pages it proposes to replace (not yet accepted). */
+  proposes?: string[];
   status?: string;
   date?: string;
   scope?: string;
@@ -206,7 +208,11 @@ const PART_LABEL: Record<BundlePart, string> = {
   superseded: "superseded (historical)",
   competing: "competing claim",
   unpromoted: "unpromoted evidence (not an established conclusion)",
+  proposed: "proposed replacement (draft, not yet reviewed)",
 };
+
+/** Excerpt cap of a proposed replacement: a glimpse beside the card it would replace. */
+const PROPOSED_EXCERPT_CHARS = 400;
 
 /** Each relation as a phrase: [the item declares it to the card, the card declares it to the item]. */
 const RELATION_PHRASE: Record<string, [string, string]> = {
@@ -225,7 +231,12 @@ const RELATION_PHRASE: Record<string, [string, string]> = {
 /** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
 export function relationPhrase(r: ItemRelation): string {
   const pair = RELATION_PHRASE[r.type] ?? [r.type, r.type];
-  const said = r.direction === "in" ? pair[0] : pair[1];
+  // Pending (a draft's supersession of a stable page): not in force yet.
+  const said = r.pending
+    ? `${(r.direction === "in" ? pair[0] : pair[1]).replace("supersedes", "would supersede")} once a person accepts it`
+    : r.direction === "in"
+      ? pair[0]
+      : pair[1];
   const phrase = r.origin === "text" ? `${said}, stated in the text` : said;
   return r.resolution ? `${phrase}, by the user's resolution ${line(r.resolution)}` : phrase;
 }
@@ -259,6 +270,9 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
       : hit.trust,
     hit.relation ? relationPhrase(hit.relation) : undefined,
     hit.declaredBy ? declaredByPhrase(hit.declaredBy) : undefined,
+    hit.proposes?.length && part !== "proposed"
+      ? `proposed replacement for ${hit.proposes.map(line).join(", ")}, not yet accepted`
+      : undefined,
     hit.scope ? `applies under: ${line(clip(hit.scope, 120))}` : undefined,
   ]
     .filter(Boolean)
@@ -288,7 +302,11 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
   if (description !== "") parts.push(`description: ${description}`);
   const inline = (hit.type === "skill" || hit.type === "case") && hit.body;
   if (inline) parts.push(pageText(hit.body ?? "", opts.inlineChars));
-  else if (!opts.linksFirst && hit.excerpt) parts.push(pageText(hit.excerpt, opts.excerptChars));
+  else if (!opts.linksFirst && hit.excerpt) {
+    const max =
+      part === "proposed" ? Math.min(PROPOSED_EXCERPT_CHARS, opts.excerptChars) : opts.excerptChars;
+    parts.push(pageText(hit.excerpt, max));
+  }
   return parts.join("\n");
 }
 

@@ -110,6 +110,7 @@ export function recallItems(
     if (a.scope) item.scope = a.scope;
     if (a.successor) item.successor = a.successor;
     if (a.declaredBy) item.declaredBy = a.declaredBy;
+    if (a.proposes) item.proposes = a.proposes;
     const trust = trustState(meta?.provenance);
     if (trust) item.trust = trust;
     const sources = meta?.sources.slice(0, MAX_SOURCES_SHOWN) ?? [];
@@ -136,6 +137,7 @@ export function recallItems(
     if (a.scope) r.scope = a.scope;
     if (a.successor) r.successor = a.successor;
     if (a.declaredBy) r.declaredBy = a.declaredBy;
+    if (a.proposes) r.proposes = a.proposes;
     if (trust) r.trust = trust;
     if (sources.length > 0) r.sources = sources;
     if (body && (item.type === "skill" || item.type === "case")) r.body = body;

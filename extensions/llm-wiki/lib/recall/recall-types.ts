@@ -111,6 +111,12 @@ export interface RecallItem extends RetrievalHit {
    * item a resolution admitted, the resolution page.
    */
   declaredBy?: Declaration;
+  /**
+   * For a draft that declares it supersedes stable pages: those pages. The
+   * draft is their proposed replacement (`part: "proposed"` under such a
+   * card); they stay current until a person accepts or drops it.
+   */
+  proposes?: string[];
   /** The heading of the section the excerpt comes from. */
   heading?: string;
   /** Why the page is stale by code: a path it names was deleted or changed since its date, and the commit. */

@@ -6,10 +6,14 @@
  *
  * - a draft never retires a stable page: until the draft is accepted the
  *   stable claim is the current one (an ADR that is only proposed does not
- *   yet replace the accepted one), so recall does not honour the relation;
+ *   yet replace the accepted one), so recall does not honour the relation.
+ *   The draft is memory all the same: recall shows it beside the stable
+ *   page as a proposed replacement (assembly/bundles.ts), and a draft the
+ *   query alone found answers as its own card;
  * - a draft or an unverified page (OKF trust: generated, never or no longer
  *   verified) that supersedes a stable or human-reviewed page is reported
- *   by lint (`supersedes_unreviewed`). Trust alone stays a label, never a
+ *   by lint (`supersedes_unreviewed`) until a user's resolution of the pair
+ *   records what a person decided. Trust alone stays a label, never a
  *   filter, as everywhere else in recall.
  *
  * A user's resolution is not a declared relation and is judged by its own
