@@ -11,7 +11,7 @@ import { overviewLines } from "./dashboard/render-overview.ts";
 import type { Diagnostic } from "./diagnostics.ts";
 import type { JudgeResult } from "./feedback/feedback-session.ts";
 import type { LintResult } from "./lint/types.ts";
-import { declaredByPhrase, relationPhrase } from "./recall/recall-block.ts";
+import { datePhrase, declaredByPhrase, relationPhrase } from "./recall/recall-block.ts";
 import type { RecallResult } from "./recall-operation.ts";
 import { BUDGET_DIAGNOSTIC } from "./retrieval/turn-budget.ts";
 import { neutraliseLine, terminalSafe } from "./safety/text.ts";
@@ -212,7 +212,7 @@ export function renderRecallResult(
   });
   const conflicts = result.conflicts.map(
     (c) =>
-      `conflict, unresolved: ${neutraliseLine(c.a.id)}${c.a.date ? ` (${neutraliseLine(c.a.date)})` : ""} and ${neutraliseLine(c.b.id)}${c.b.date ? ` (${neutraliseLine(c.b.date)})` : ""}; resolve with \`llm-wiki resolve-conflict --selected ID --other ID --relation …\``,
+      `conflict, unresolved: ${neutraliseLine(c.a.id)}${c.a.date ? ` (${datePhrase(c.a)})` : ""} and ${neutraliseLine(c.b.id)}${c.b.date ? ` (${datePhrase(c.b)})` : ""}; resolve with \`llm-wiki resolve-conflict --selected ID --other ID --relation …\``,
   );
   const listed = listedWithin(
     lines,

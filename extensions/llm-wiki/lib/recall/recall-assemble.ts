@@ -4,9 +4,10 @@
  * relations one hop from the pages found), then the items every host shows
  * and the unresolved conflicts among them.
  */
-import { assemble, pageDate } from "../assembly/bundles.ts";
+import { assemble } from "../assembly/bundles.ts";
 import { annotateCode, codeNotes } from "../code-refs/recall-code.ts";
 import type { RetrievalVault } from "../retrieval/retrieval-types.ts";
+import { type ShownDate, shownDates } from "../temporal/page-dates.ts";
 import type { VaultHandle } from "../vault-handles.ts";
 import type { RenderableHit } from "./recall-block.ts";
 import { recallItems } from "./recall-items.ts";
@@ -41,7 +42,9 @@ export function assembleHits(
     // A relation may bring in a page the context already holds.
     assembly.items = assembly.items.filter((a) => !exclude.has(`${a.vault}:${a.id}`));
   }
-  const { results, renderable } = recallItems(byKind, hits, assembly, query);
+  // The dates a time window judged pages by are the dates the items show.
+  const dated = new Map(views.flatMap((v) => (v.dates ? [[v.kind, v.dates] as const] : [])));
+  const { results, renderable } = recallItems(byKind, hits, assembly, query, dated);
   if (feedback && feedback.size > 0) {
     for (const item of results) {
       const adj = feedback.get(`${item.vault}:${item.id}`);
@@ -49,12 +52,14 @@ export function assembleHits(
     }
   }
   annotateCode(results, renderable, codeNotes(byKind, results));
+  // Each side of a conflict reads the date its item shows, by the same chain.
   const conflicts: RecallConflict[] = assembly.conflicts.map((c) => {
-    const dated = (id: string) => {
-      const date = pageDate(byKind.get(c.vault)?.view().pages.get(id));
-      return date === undefined ? { id } : { id, date };
-    };
-    return { vault: c.vault, a: dated(c.a), b: dated(c.b) };
+    const handle = byKind.get(c.vault);
+    const dates = handle
+      ? shownDates(handle.paths, handle.view().pages, [c.a, c.b], dated.get(c.vault))
+      : new Map<string, ShownDate>();
+    const side = (id: string) => ({ id, ...dates.get(id) });
+    return { vault: c.vault, a: side(c.a), b: side(c.b) };
   });
   return { results, renderable, conflicts };
 }

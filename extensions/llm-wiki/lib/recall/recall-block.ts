@@ -35,7 +35,9 @@ export interface RenderableHit {
   /** For a draft: the stable pages it proposes to replace (not yet accepted). */
   proposes?: string[];
   status?: string;
+  /** The page's date (the day a time window judges it by), and its last edit when another day. */
   date?: string;
+  edited?: string;
   scope?: string;
   /** Why the page is stale by code (a named path deleted or changed, with the commit). */
   staleReason?: string;
@@ -49,8 +51,8 @@ export interface RenderableHit {
 
 /** An unresolved conflict between two rendered pages of one vault. */
 export interface RenderableConflict {
-  a: { id: string; date?: string };
-  b: { id: string; date?: string };
+  a: { id: string; date?: string; edited?: string };
+  b: { id: string; date?: string; edited?: string };
 }
 
 export interface RenderOptions {
@@ -250,6 +252,11 @@ export function declaredByPhrase(d: Declaration): string {
   return `declared by ${line(d.page)}${d.date ? ` on ${line(d.date)}` : ", undated"}`;
 }
 
+/** `2026-01-20 (edited 2026-03-10)`: a page's date, its last edit beside when another day. */
+export function datePhrase(d: { date?: string; edited?: string }): string {
+  return `${line(d.date ?? "")}${d.edited ? ` (edited ${line(d.edited)})` : ""}`;
+}
+
 function section(hit: RenderableHit, opts: RenderOptions): string {
   const part = hit.part ?? "card";
   const tags = [
@@ -287,7 +294,7 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
   const where = [
     `id: ${line(hit.id)}`,
     `path: ${line(hit.path)}`,
-    hit.date ? `date: ${line(hit.date)}` : undefined,
+    hit.date ? `date: ${datePhrase(hit)}` : undefined,
     hit.lastCommit ? `last commit: ${line(clip(hit.lastCommit, 140))}` : undefined,
     hit.heading && hit.excerpt ? `section: ${line(clip(hit.heading, 120))}` : undefined,
     hit.sources?.length
@@ -313,7 +320,7 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
 /** The statement of an unresolved conflict, with the call that resolves it. */
 function conflictText(c: RenderableConflict): string {
   const side = (s: RenderableConflict["a"]) =>
-    `${line(s.id)}${s.date ? ` (dated ${line(s.date)})` : " (undated)"}`;
+    `${line(s.id)}${s.date ? ` (dated ${line(s.date)}${s.edited ? `, edited ${line(s.edited)}` : ""})` : " (undated)"}`;
   return [
     `CONFLICT, unresolved: ${side(c.a)} and ${side(c.b)} contradict each other; neither is known to be current.`,
     `Ask the user which applies, then record the answer with wiki_resolve_conflict (selected_page_id, other_page_id, relation: supersedes | qualifies | applies_under with a scope).`,

@@ -6,9 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Assembly, pageDate } from "../assembly/bundles.ts";
+import type { Assembly } from "../assembly/bundles.ts";
 import type { RetrievalHit } from "../retrieval/retrieval-types.ts";
 import { redactSecrets } from "../safety/redact.ts";
+import { type PageDate, type ShownDate, shownDates } from "../temporal/page-dates.ts";
 import { bodyAfterFrontmatter, hashContent } from "../vault/page.ts";
 import { trustState } from "../vault/provenance.ts";
 import type { VaultHandle } from "../vault-handles.ts";
@@ -44,19 +45,44 @@ function bodyOf(handle: VaultHandle, id: string, path: string): string | undefin
 }
 
 /**
+ * Each assembled page's shown date, keyed `vault\0id`: the date its vault's
+ * time window judged it by when the recall had one (`dated`), else the same
+ * chain resolved for these pages alone, so a page reads one date whatever
+ * was asked.
+ */
+function itemDates(
+  byKind: ReadonlyMap<string, VaultHandle>,
+  assembly: Assembly,
+  dated: ReadonlyMap<string, ReadonlyMap<string, PageDate>>,
+): Map<string, ShownDate> {
+  const out = new Map<string, ShownDate>();
+  for (const [kind, handle] of byKind) {
+    const ids = assembly.items.filter((a) => a.vault === kind).map((a) => a.id);
+    if (ids.length === 0) continue;
+    for (const [id, d] of shownDates(handle.paths, handle.view().pages, ids, dated.get(kind))) {
+      out.set(`${kind}\u0000${id}`, d);
+    }
+  }
+  return out;
+}
+
+/**
  * The host's items and the renderer's hits for an assembly: each page's
  * excerpt from the page itself (its own lines, the same whatever mode found
  * it) with the heading it sits under. Every item shows its bundle's score
  * (the best of the hits that opened it), so scores read in list order.
+ * `dated` holds the page dates of the vaults a time window dated.
  */
 export function recallItems(
   byKind: ReadonlyMap<string, VaultHandle>,
   hits: readonly RetrievalHit[],
   assembly: Assembly,
   query: string,
+  dated: ReadonlyMap<string, ReadonlyMap<string, PageDate>> = new Map(),
 ): { results: RecallItem[]; renderable: RenderableHit[] } {
   const results: RecallItem[] = [];
   const renderable: RenderableHit[] = [];
+  const dates = itemDates(byKind, assembly, dated);
   const bundleScore = new Map<number, number>();
   for (const a of assembly.items) {
     if (a.opener === undefined) continue;
@@ -87,7 +113,7 @@ export function recallItems(
     const excerpt =
       body === undefined ? hit.excerpt : excerptAround(body, query, AUTOMATIC_RENDER.excerptChars);
     const heading = body !== undefined && excerpt ? headingBefore(body, excerpt) : undefined;
-    const date = pageDate(meta);
+    const shown = dates.get(`${a.vault}\u0000${a.id}`);
     const item: RecallItem = {
       ...hit,
       // Every item of a bundle shows the bundle's score, so the list reads in
@@ -106,7 +132,10 @@ export function recallItems(
     if (heading) item.heading = heading;
     if (a.relation) item.relation = a.relation;
     if (meta?.status) item.status = meta.status;
-    if (date) item.date = date;
+    if (shown) {
+      item.date = shown.date;
+      if (shown.edited) item.edited = shown.edited;
+    }
     if (a.scope) item.scope = a.scope;
     if (a.successor) item.successor = a.successor;
     if (a.declaredBy) item.declaredBy = a.declaredBy;
@@ -132,7 +161,10 @@ export function recallItems(
     if (heading) r.heading = heading;
     if (meta?.status === "deprecated") r.deprecated = true;
     if (meta?.status) r.status = meta.status;
-    if (date) r.date = date;
+    if (shown) {
+      r.date = shown.date;
+      if (shown.edited) r.edited = shown.edited;
+    }
     if (a.relation) r.relation = a.relation;
     if (a.scope) r.scope = a.scope;
     if (a.successor) r.successor = a.successor;

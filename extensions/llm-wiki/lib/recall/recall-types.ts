@@ -78,9 +78,9 @@ export interface RecallInput {
 /** An unresolved conflict recall shows both sides of. */
 export interface RecallConflict {
   vault: "project" | "personal";
-  /** The two claims' ids and dates (updated, else created), `a` the one ranked higher. */
-  a: { id: string; date?: string };
-  b: { id: string; date?: string };
+  /** The two claims' ids and shown dates (as their items show them), `a` the one ranked higher. */
+  a: { id: string; date?: string; edited?: string };
+  b: { id: string; date?: string; edited?: string };
 }
 
 /** One recalled page in a host's answer. */
@@ -97,8 +97,14 @@ export interface RecallItem extends RetrievalHit {
   /** Set for every item but a card: how it relates to its bundle's card. */
   relation?: ItemRelation;
   status?: string;
-  /** The page's `updated`, else `created` date. */
+  /**
+   * The page's date: when what it records happened or was decided (front
+   * matter `date`, else `created`, else `updated`, else its last logged
+   * event or commit), the day a time window judges it by.
+   */
   date?: string;
+  /** Its last edit (front matter `updated`), when that is another day than `date`. */
+  edited?: string;
   /** "historical": a later claim supersedes it; "stale": past its `stale_after` date. */
   freshness: "current" | "stale" | "historical";
   /** The scope under which it applies (`applies_under`), when one is declared. */

@@ -241,3 +241,41 @@ export function datesOfPages(
   }
   return pageDates(paths, subset, { basis });
 }
+
+/**
+ * A page's date as every host shows it: the day a time question judges it
+ * by (`date`), and its last edit (`edited`, front matter `updated`) when
+ * that is another day. "Decided 01-20, edited 03-10" answers "before March"
+ * and reads so; showing the edit alone would put a March date under it.
+ */
+export interface ShownDate {
+  date: string;
+  edited?: string;
+}
+
+/**
+ * The shown dates of the pages `ids` of `pages`: each page's date by the
+ * chain a time window uses (`event` basis), taken from `known` when the
+ * recall already dated the vault, else resolved for these pages only (front
+ * matter first, so a dated page costs no read); a page with no date at all
+ * is left out.
+ */
+export function shownDates(
+  paths: VaultPaths,
+  pages: ReadonlyMap<string, PageMeta>,
+  ids: Iterable<string>,
+  known?: ReadonlyMap<string, PageDate>,
+): Map<string, ShownDate> {
+  const wanted = [...new Set(ids)].filter((id) => pages.has(id));
+  // A dated vault holds every page's date already: one missing there has none.
+  const dates = known ?? datesOfPages(paths, pages, wanted);
+  const out = new Map<string, ShownDate>();
+  for (const id of wanted) {
+    const date = dates.get(id)?.date;
+    if (date === undefined) continue;
+    const updated = pages.get(id)?.updated;
+    const edited = updated === undefined ? undefined : isoOf(updated);
+    out.set(id, edited !== undefined && edited !== date ? { date, edited } : { date });
+  }
+  return out;
+}
