@@ -128,6 +128,7 @@ export async function recallOperation(
     query: outcome.query,
     ok: !diagnostics.some((d) => d.severity === "error"),
     modeUsed: outcome.modeUsed,
+    ...(outcome.vaultModes.length > 0 ? { vaultModes: outcome.vaultModes } : {}),
     results: assembled.results,
     conflicts: assembled.conflicts,
     rendered: fitted.rendered,

@@ -171,18 +171,74 @@ export function renderStages(result: Pick<RecallResult, "stages" | "trace">): st
   return `pipeline: ${stages}${steps ? `\nsearch steps: ${steps}` : ""}`;
 }
 
+/**
+ * A reason's message without its closing "; used lexical" (the fallback
+ * line says so), and without its "personal vault: " when the line names
+ * the vault already.
+ */
+function reasonText(d: Diagnostic, vault?: string): string {
+  let text = d.message.replace(
+    /;\s*used (?:lexical|hybrid|adaptive|quality)(?:, a partial answer)?$/,
+    "",
+  );
+  if (vault !== undefined && text.startsWith(`${vault} vault: `)) {
+    text = text.slice(`${vault} vault: `.length);
+  }
+  return neutraliseLine(text);
+}
+
+/**
+ * The mode part of a recall's header and a line for each fallback, so the
+ * text answer says why a model mode was not used, as `--json` does:
+ * `mode lexical, asked hybrid` then `hybrid fell back to lexical: <why>;
+ * repair: <command>`. When the vaults answered in different modes each is
+ * named (a personal vault without vectors does not make the project's
+ * hybrid answer lexical).
+ */
+export function recallModeLines(
+  result: Pick<RecallResult, "requestedMode" | "modeUsed" | "vaultModes" | "diagnostics">,
+): { mode: string; lines: string[] } {
+  const asked = result.requestedMode;
+  const vaults = result.vaultModes ?? [];
+  const mixed = new Set(vaults.map((v) => v.mode)).size > 1;
+  const mode = mixed
+    ? `mode ${vaults.map((v) => `${v.mode} in the ${v.vault} vault`).join(", ")}, asked ${asked}`
+    : `mode ${result.modeUsed}${result.modeUsed !== asked ? `, asked ${asked}` : ""}`;
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const v of vaults) {
+    if (v.mode === asked) continue;
+    // A read-only index answers lexically without a search diagnostic: its note says why.
+    const reasons = v.reasons?.length
+      ? v.reasons
+      : result.diagnostics.filter(
+          (d) => d.code === "index_read_only" && d.message.startsWith(`${v.vault} vault: `),
+        );
+    const where = mixed ? ` in the ${v.vault} vault` : "";
+    for (const d of reasons) {
+      const line = `${asked} fell back to ${v.mode}${where}: ${reasonText(d, mixed ? v.vault : undefined)}${d.repair ? `; repair: ${neutraliseLine(d.repair)}` : ""}`;
+      if (seen.has(line)) continue;
+      seen.add(line);
+      lines.push(line);
+    }
+  }
+  return { mode, lines };
+}
+
 /** A recall's text answer; `explain` adds the pipeline's stages and their times at the end. */
 export function renderRecallResult(
   result: RecallResult,
   options: { explain?: boolean; maxChars?: number } = {},
 ): string {
   const tail = options.explain ? `\n\n${renderStages(result)}` : "";
+  const modes = recallModeLines(result);
+  const fellBack = modes.lines.map((l) => `\n${l}`).join("");
   // The query is echoed too: an agent may pass on words it read in a page.
-  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (mode ${result.modeUsed}${result.modeUsed !== result.requestedMode ? `, asked ${result.requestedMode}` : ""}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
+  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
   if (result.results.length === 0) {
     // A search the turn budget cut found nothing because it did not look.
     const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
-    return `${head}: ${cut ? "not searched in time (turn budget), which is not the same as no memory" : "no reliable memory found"}.${tail}`;
+    return `${head}: ${cut ? "not searched in time (turn budget), which is not the same as no memory" : "no reliable memory found"}.${fellBack}${tail}`;
   }
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.
@@ -217,9 +273,10 @@ export function renderRecallResult(
   const listed = listedWithin(
     lines,
     options.maxChars,
-    (kept) => `${head}\n${[...kept, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`,
+    (kept) =>
+      `${head}${fellBack}\n${[...kept, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`,
   );
-  const whole = `${head}\n${[...listed, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
+  const whole = `${head}${fellBack}\n${[...listed, ...conflicts].join("\n")}\n\n${result.rendered}${tail}`;
   // The block was fitted alone; with the listing before it the answer may
   // still be over: cut the block's tail, keeping its fence closed.
   return options.maxChars === undefined ? whole : withinBudget(whole, options.maxChars);

@@ -15,6 +15,7 @@ import type {
   RetrievalRequest,
   RetrievalVault,
   TraceStep,
+  VaultMode,
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
 import { runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
@@ -35,6 +36,7 @@ export type {
   RetrievalStore,
   RetrievalVault,
   TraceStep,
+  VaultMode,
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
 
@@ -95,6 +97,7 @@ export async function retrieve(
   const trace: TraceStep[] = [];
   const diagnostics: Diagnostic[] = [];
   const clock = partClock();
+  const vaultModes: VaultMode[] = [];
   const done = (
     query: string,
     hits: RetrievalHit[],
@@ -103,6 +106,7 @@ export async function retrieve(
     query,
     requestedMode: req.mode,
     modeUsed,
+    vaultModes,
     hits,
     // Capability diagnostics are met once per vault: say each once.
     diagnostics: distinct(diagnostics),
@@ -147,8 +151,16 @@ export async function retrieve(
         trace.push({ step: "skip", vault: vault.kind, ms: 0, note: "no store" });
         continue;
       }
+      const raised = diagnostics.length;
       run = await runVault(vault, store, searchReq, query, deadlines, trace, diagnostics);
       since = clock.add("search", since);
+      // What this vault's search raised is why it answered below the asked mode.
+      const reasons = diagnostics.slice(raised);
+      vaultModes.push({
+        vault: vault.kind,
+        mode: run.mode,
+        ...(reasons.length ? { reasons } : {}),
+      });
     } catch (error) {
       clock.add("search", since);
       // Even lexical failed (store cannot open, or the budget ran out before it answered).

@@ -6,7 +6,12 @@
 import type { BundlePart, Declaration, ItemRelation } from "../assembly/bundles.ts";
 import type { LinkedCommit } from "../code-refs/recall-code.ts";
 import type { Diagnostic } from "../diagnostics.ts";
-import type { RetrievalHit, RetrievalPart, TraceStep } from "../retrieval/retrieval-types.ts";
+import type {
+  RetrievalHit,
+  RetrievalPart,
+  TraceStep,
+  VaultMode,
+} from "../retrieval/retrieval-types.ts";
 import type { RetrievalMode } from "../settings.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
 import type { TrustState } from "../vault/provenance.ts";
@@ -160,4 +165,9 @@ export interface RecallResult {
   stages: RecallStage[];
   /** The time window pages were preferred in (from the query's words and `since`/`until`). */
   window?: TimeWindow;
+  /**
+   * The mode each searched vault answered in, and why one answered in a
+   * cheaper mode than asked (`modeUsed` is the least of them).
+   */
+  vaultModes?: VaultMode[];
 }

@@ -118,12 +118,22 @@ export interface RetrievalOutcome {
    * ended up using (a vault that fell back to lexical makes it lexical).
    */
   modeUsed: RetrievalMode | "none";
+  /** The mode of each vault searched, project first: which one fell back, and why. */
+  vaultModes: VaultMode[];
   hits: RetrievalHit[];
   diagnostics: Diagnostic[];
   trace: TraceStep[];
   durationMs: number;
   /** Where the time went, summed over the vaults searched (see `RetrievalPartName`). */
   parts: RetrievalPart[];
+}
+
+/** The mode one vault answered in. */
+export interface VaultMode {
+  vault: "project" | "personal";
+  mode: RetrievalMode;
+  /** Why it answered in a cheaper mode than asked: the diagnostics its search raised. */
+  reasons?: Diagnostic[];
 }
 
 /**
