@@ -105,5 +105,11 @@ export function termEvidence(match: TermMatch): TermEvidence {
 /** The evidence of all matched terms of one page. */
 export function pageEvidence(matches: readonly TermMatch[]): PageEvidence {
   const terms = matches.map(termEvidence);
-  return { total: round(terms.reduce((sum, t) => sum + t.evidence, 0)), terms };
+  // "retry … retrying" is one word of evidence, not two: the same stems count once, at their best.
+  const best = new Map<string, number>();
+  matches.forEach((m, i) => {
+    const key = m.stems.join(" ");
+    best.set(key, Math.max(best.get(key) ?? 0, terms[i]?.evidence ?? 0));
+  });
+  return { total: round([...best.values()].reduce((sum, e) => sum + e, 0)), terms };
 }

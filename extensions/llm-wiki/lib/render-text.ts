@@ -234,7 +234,10 @@ export function renderRecallResult(
   const modes = recallModeLines(result);
   const fellBack = modes.lines.map((l) => `\n${l}`).join("");
   // The query is echoed too: an agent may pass on words it read in a page.
-  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})`;
+  // Nothing reached the floor: the closest pages, said to be weak.
+  const weak =
+    result.results.length > 0 && result.results.every((r) => r.weak || r.part !== "card");
+  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})${weak ? ": no page reached the confidence floor; the closest matches, weak" : ""}`;
   if (result.results.length === 0) {
     // A search the turn budget cut found nothing because it did not look.
     const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
@@ -245,6 +248,7 @@ export function renderRecallResult(
     const part =
       r.part === "card" ? "" : ` ${r.part}${r.relation ? ` (${relationPhrase(r.relation)})` : ""}`;
     const labels = [
+      r.weak ? "weak match" : undefined,
       // As the recall block says DEPRECATED, so does the line a person reads.
       r.status === "deprecated" ? "deprecated" : undefined,
       r.freshness !== "current"

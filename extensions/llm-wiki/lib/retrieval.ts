@@ -7,6 +7,7 @@
  * toward unrelated memory; an empty result is a valid answer.
  */
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+import { readQuestion } from "./retrieval/question-intent.ts";
 import type {
   RetrievalHit,
   RetrievalOutcome,
@@ -19,7 +20,7 @@ import type {
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
 import { runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
-import { scoreVault } from "./retrieval/score-vault.ts";
+import { type QuestionReading, scoreVault, WEAK_CANDIDATES } from "./retrieval/score-vault.ts";
 import { BUDGET_DIAGNOSTIC, BudgetExceeded } from "./retrieval/turn-budget.ts";
 import { fuseByRank, normalizeQuery } from "./retrieval-policy.ts";
 import type { RetrievalMode } from "./settings.ts";
@@ -122,7 +123,10 @@ export async function retrieve(
   const query = normalized.query;
   // Time words out (the caller's choice); a query that was only time words searches as asked.
   const search = req.searchQuery === undefined ? undefined : normalizeQuery(req.searchQuery);
-  const searchReq: RetrievalRequest = { ...req, searchQuery: search?.ok ? search.query : query };
+  const asked = search?.ok ? search.query : query;
+  // Words of intent ("why did we choose", "who owns") ask for a kind of page, not for those words.
+  const reading: QuestionReading = readQuestion(asked);
+  const searchReq: RetrievalRequest = { ...req, searchQuery: reading.subject };
   const budget = req.budgetMs ?? Number.POSITIVE_INFINITY;
   const deadlines: StepDeadlines = {
     models: started + budget,
@@ -188,12 +192,19 @@ export async function retrieve(
       continue;
     }
     if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
-    lists.push(scoreVault(vault, run, query, req.policy, req.explain === true, req.window));
+    lists.push(
+      scoreVault(vault, run, query, req.policy, req.explain === true, req.window, reading),
+    );
     clock.add("score", since);
   }
 
   const fusing = performance.now();
-  const fused = fuseByRank(lists, (h) => `${h.vault}:${h.id}`).slice(0, req.policy.maxResults);
+  // A vault's weak candidates answer only when no vault has a page above the floor.
+  const strong = lists.filter((list) => list.some((h) => !h.weak));
+  const fused = fuseByRank(strong.length > 0 ? strong : lists, (h) => `${h.vault}:${h.id}`).slice(
+    0,
+    strong.length > 0 ? req.policy.maxResults : Math.min(req.policy.maxResults, WEAK_CANDIDATES),
+  );
   clock.add("fuse", fusing);
   return done(query, fused, modeUsed);
 }

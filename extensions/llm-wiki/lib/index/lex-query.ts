@@ -3,6 +3,7 @@
  * tokens, stop words, identifiers, CJK phrases. Pure: no QMD, no I/O.
  */
 
+import { relatedWords } from "../lexical/related-words.ts";
 import { camelHumps, joinedRuns } from "./code-tokens.ts";
 
 /** A small English stop-word list: function words that only add noise to an OR query. */
@@ -59,7 +60,7 @@ export interface LexQuery {
  */
 export function buildLexQuery(
   query: string,
-  options: { joinWords?: boolean } = {},
+  options: { joinWords?: boolean; relatedWords?: boolean } = {},
 ): LexQuery | null {
   const normal = query.normalize("NFKC");
   const humps = camelHumps(normal);
@@ -100,6 +101,14 @@ export function buildLexQuery(
       if (term && !term.fts.includes(fts)) term.fts.push(fts);
     }
   }
+  // Words the team also uses for it ("outage" for "incident"): alternatives
+  // of the same term, as above; one no page holds is dropped before the search.
+  if (options.relatedWords !== false)
+    for (const term of terms.values())
+      for (const word of relatedWords(term.text)) {
+        const fts = quote(word);
+        if (!terms.has(word) && !term.fts.includes(fts)) term.fts.push(fts);
+      }
   if (terms.size === 0) return null;
   const all = new Set([...terms.values()].flatMap((t) => t.fts));
   return { terms: [...terms.values()], match: [...all].join(" OR ") };

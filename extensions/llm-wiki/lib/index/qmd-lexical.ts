@@ -340,8 +340,9 @@ export function createLexicalSearch(
     limit: number,
     withExcerpts: boolean,
     evidence?: LexEvidenceFloor,
+    relatedWords = true,
   ): { terms: LexTerm[]; list: LexCandidate[] } => {
-    const parsed = buildLexQuery(query, { joinWords: scoring.joinWords });
+    const parsed = buildLexQuery(query, { joinWords: scoring.joinWords, relatedWords });
     if (!parsed || limit === 0) return { terms: [], list: [] };
     freshen();
     const searched = selectTerms(parsed);

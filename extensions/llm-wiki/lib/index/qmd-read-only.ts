@@ -91,6 +91,7 @@ export function createReadOnlyStore(
           clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
           true,
           searchOpts?.evidence,
+          searchOpts?.relatedWords !== false,
         );
         const hits = list.flatMap(({ candidate }): QmdHit[] => {
           const spec = specs.get(candidate.collection);

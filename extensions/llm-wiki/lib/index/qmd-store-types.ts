@@ -69,6 +69,8 @@ export interface LexEvidenceFloor {
 export interface LexSearchOptions {
   limit?: number;
   evidence?: LexEvidenceFloor;
+  /** Also search each word's related words (lexical/related-words.ts); default true. */
+  relatedWords?: boolean;
 }
 
 /** One search result, free of QMD types. */

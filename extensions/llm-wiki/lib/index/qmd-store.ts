@@ -403,6 +403,7 @@ function createAdapter(
           clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
           true,
           searchOpts?.evidence,
+          searchOpts?.relatedWords !== false,
         );
         return normalise(list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []));
       }),

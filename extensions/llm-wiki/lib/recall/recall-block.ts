@@ -34,6 +34,8 @@ export interface RenderableHit {
   declaredBy?: Declaration;
   /** For a draft: the stable pages it proposes to replace (not yet accepted). */
   proposes?: string[];
+  /** Below the confidence floor: shown because nothing better matched. */
+  weak?: boolean;
   status?: string;
   /** The page's date (the day a time window judges it by), and its last edit when another day. */
   date?: string;
@@ -264,6 +266,7 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     hit.vault === "personal" ? "personal vault" : undefined,
     hit.deprecated ? "DEPRECATED" : undefined,
     hit.status === "draft" ? "draft" : undefined,
+    hit.weak ? "WEAK MATCH, below the confidence floor" : undefined,
     hit.freshness === "stale"
       ? hit.staleReason
         ? `STALE: ${line(clip(hit.staleReason, 300))}`

@@ -170,6 +170,7 @@ export function recallItems(
     if (a.successor) r.successor = a.successor;
     if (a.declaredBy) r.declaredBy = a.declaredBy;
     if (a.proposes) r.proposes = a.proposes;
+    if (item.weak) r.weak = true;
     if (trust) r.trust = trust;
     if (sources.length > 0) r.sources = sources;
     if (body && (item.type === "skill" || item.type === "case")) r.body = body;

@@ -95,6 +95,11 @@ export interface RetrievalHit {
   source: QmdHit["source"];
   /** With `explain`: the name match and the matched terms' evidence. */
   why?: RecallWhy;
+  /**
+   * Below the policy's floor: explicit recall shows its best candidates,
+   * marked so, rather than answer nothing when pages match.
+   */
+  weak?: true;
 }
 
 export interface TraceStep {
@@ -159,6 +164,14 @@ export interface RecallWhy {
   evidence?: PageEvidence;
   /** The page's date against the request's time window, and the factor it gave. */
   time?: TimeWhy;
+  /** The share of the question's subject the page's names, description and tags hold. */
+  about?: number;
+  /** The question's intent, when the page is of a kind that answers it. */
+  intent?: string;
+  /** The page's standing in the mode's own list (top = 1). */
+  standing?: number;
+  /** What ordered the vault's list: standing, subject share, intent and name together. */
+  order?: number;
 }
 
 export interface Candidate {

@@ -11,6 +11,7 @@ import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
 import { candidatesOf, fuseLexVec, withLexicalEvidence } from "./candidates.ts";
+import { questionIntent } from "./question-intent.ts";
 import type {
   RetrievalRequest,
   RetrievalStore,
@@ -85,6 +86,8 @@ function evidenceFloor(
   const names = matchNames(vault.pages, query, vault.names);
   const { exact, contained } = names;
   if (contained.size > 0 || (exact.size > 0 && req.explain === true)) return { names };
+  // A question of intent may be answered by a page of its kind about a common subject.
+  if (questionIntent(query) !== undefined) return { names };
   return {
     floor: {
       min,
@@ -158,7 +161,13 @@ export async function runVault(
   });
   const lex = await timed(
     "lexical",
-    () => store.searchLex(searched, { limit, ...(gate.floor ? { evidence: gate.floor } : {}) }),
+    () =>
+      store.searchLex(searched, {
+        limit,
+        ...(gate.floor ? { evidence: gate.floor } : {}),
+        // Unasked, a related word is no evidence: a prompt about a test db is not about the database.
+        relatedWords: req.policy.name !== "automatic",
+      }),
     deadlines.lexical,
   );
   if (skipped) {

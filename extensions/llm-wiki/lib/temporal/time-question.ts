@@ -11,8 +11,10 @@
  * usual.
  */
 
+import { type PageKind, pageKinds } from "../retrieval/page-kind.ts";
 import type { RetrievalHit, RetrievalVault, TraceStep } from "../retrieval/retrieval-types.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
+import type { PageMeta } from "../vault/page.ts";
 import { inWindow, type TimeWindow } from "./time-window.ts";
 import { windowPreference } from "./window-preference.ts";
 
@@ -32,7 +34,7 @@ const QUESTION_WORDS = new Set(
     "remind tell show list recap summarize summarise summary give " +
     "get got make made happen happened happening change changed changes " +
     "work worked working ship shipped go went new up add added " +
-    "write wrote written record recorded come came"
+    "write wrote written record recorded come came post"
   ).split(" "),
 );
 
@@ -40,7 +42,7 @@ const QUESTION_WORDS = new Set(
 const TYPE_WORDS: ReadonlyArray<[string, string[]]> = [
   [
     "decision",
-    "decide decided decides deciding decision decisions agree agreed choose chose chosen settle settled conclude concluded".split(
+    "decide decided decides deciding decision decisions agree agreed choose chose chosen settle settled conclude concluded adr adrs choice choices".split(
       " ",
     ),
   ],
@@ -49,10 +51,20 @@ const TYPE_WORDS: ReadonlyArray<[string, string[]]> = [
   ["retro", "retro retros retrospective retrospectives".split(" ")],
   ["source", "source sources ingest ingested capture captured".split(" ")],
   ["note", "note notes noted".split(" ")],
-  ["incident", "incident incidents outage outages".split(" ")],
+  [
+    "incident",
+    "incident incidents outage outages postmortem postmortems mortem mortems downtime sev sevs degradation degradations".split(
+      " ",
+    ),
+  ],
   ["meeting", "meeting meetings met discuss discussed".split(" ")],
 ];
 const TYPE_OF = new Map(TYPE_WORDS.flatMap(([type, words]) => words.map((w) => [w, type])));
+/** The kind of page (retrieval/page-kind.ts) an asked type also takes in. */
+const KIND_OF_TYPE = new Map<string, PageKind>([
+  ["decision", "decision"],
+  ["incident", "incident"],
+]);
 
 /**
  * The time question `rest` (a query without its time words) asks, or
@@ -98,7 +110,17 @@ export function answerTimeQuestion(
   explain: boolean,
 ): TimeAnswer {
   const started = performance.now();
-  const asked = (type: string) => !question.types || question.types.has(type.toLowerCase());
+  // "Decisions" are the pages that record one, whatever their type: an ADR
+  // kept as a synthesis, an outage review kept as an analysis.
+  const asked = (page: PageMeta) => {
+    const types = question.types;
+    if (!types || types.has(page.type.toLowerCase())) return true;
+    const kinds = pageKinds(page);
+    return [...types].some((t) => {
+      const kind = KIND_OF_TYPE.get(t);
+      return kind !== undefined && kinds.has(kind);
+    });
+  };
   const key = (vault: string, id: string) => `${vault}:${id}`;
   const inside = new Map<string, { hit: RetrievalHit; date: string }>();
   const admitted: Array<{ hit: RetrievalHit; date: string }> = [];
@@ -106,7 +128,7 @@ export function answerTimeQuestion(
     if (vault.kind === "personal" && !policy.includePersonal) continue;
     for (const [id, page] of vault.pages) {
       const dated = vault.dates?.get(id);
-      if (!dated || !inWindow(dated.date, window) || !asked(page.type)) continue;
+      if (!dated || !inWindow(dated.date, window) || !asked(page)) continue;
       if (page.status === "deprecated") continue;
       const hit: RetrievalHit = {
         id,

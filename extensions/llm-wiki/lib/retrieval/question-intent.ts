@@ -1,0 +1,180 @@
+/**
+ * The intent of a question, apart from its subject: "why did we choose
+ * sqlite" asks for a decision about sqlite, "what happened with the March
+ * deploy" for an incident, "how do I rotate the keys" for a procedure, "who
+ * owns billing" for an entity, "how did we fix it last time" for a recorded
+ * session. Words of intent are not the subject: searched as terms, a rare
+ * "choose" in a release checklist outranked the decision record whose title
+ * names sqlite. So the search looks for the subject alone, and scoring
+ * prefers the pages of the asked kind (retrieval/page-kind.ts). English
+ * only; a question matching no pattern has no intent and is searched as
+ * written.
+ */
+import { STOP_WORDS } from "../index/lex-query.ts";
+import type { PageKind } from "./page-kind.ts";
+
+/** What a question asks for besides its subject. */
+export interface QuestionIntent {
+  name:
+    | "decision"
+    | "incident"
+    | "howto"
+    | "owner"
+    | "repeat"
+    | "requirement"
+    | "overview"
+    | "explain"
+    | "finding"
+    | "why";
+  /** The kinds of page that answer it, best first. */
+  kinds: readonly PageKind[];
+  /** The question without its words of intent; the question itself when nothing else is left. */
+  subject: string;
+}
+
+interface IntentRule {
+  name: QuestionIntent["name"];
+  kinds: readonly PageKind[];
+  /** Whether the question asks this (on lower-cased, whitespace-collapsed text). */
+  asks: RegExp;
+  /** Words that say only the intent, taken out of the searched subject. */
+  words: RegExp;
+}
+
+/**
+ * In order: the first rule that matches is the intent. "how did we decide"
+ * is a decision before it is a repeat; "how do I" after "who owns".
+ */
+const RULES: readonly IntentRule[] = [
+  {
+    name: "decision",
+    kinds: ["decision"],
+    asks: /\b(why (did|do|does|are|were|was|have|has|would|should|is) (we|i|you|they|the team|it|our)\b|why (we|not)\b|what (changed|did we change)|came out of|outcome of|(we )?ended up|why \S+ (and not|over|instead of|rather than|vs\.?|versus)\b|decid\w*|decision\w*|chose|choos\w*|chosen|choice|picked|pick (\S+ )?over|went with|go with|going with|opt(ed)? for|settled? on|rationale|trade-?offs?|instead of|rather than|versus|\bvs\.?( |$)|and not\b)/,
+    words:
+      /\b(decid\w*|decisions?|chose|choos\w*|chosen|choices?|pick(ed)?|went|go|going|opt(ed)?|settled?|rationale|reasons?|reasoning|trade-?offs?|instead|rather|versus|vs)\b/gi,
+  },
+  {
+    name: "finding",
+    kinds: ["finding", "incident"],
+    asks: /\b(what did (we|i|you) (find|learn|measure|see|conclude|discover)|findings?|measurements?|measured|investigat\w*|benchmarks?|benchmarked|profiled|profiling|led to)\b/,
+    words:
+      /\b(find|found|findings?|learn|learned|learnt|measurements?|measured|investigat\w*|conclude|discover)\b/gi,
+  },
+  {
+    name: "incident",
+    kinds: ["incident"],
+    asks: /\b(incidents?|outages?|post-?mortems?|post mortems?|sev-?[0-4]|downtime|went down|was down|what (went wrong|happened|broke)|root cause|rca|degradation)\b/,
+    words:
+      /\b(incidents?|outages?|post-?mortems?|post|mortems?|happened|happen|wrong|root|cause|rca|downtime|sev-?[0-4])\b/gi,
+  },
+  {
+    name: "owner",
+    kinds: ["entity"],
+    asks: /\b(who (owns|maintains|runs|manages|is responsible|is on ?call|do i ask|to ask|should i ask)|owners?\b|ownership|maintainers?|point of contact)\b/,
+    words:
+      /\b(owns|owners?|owned|ownership|maintains|maintainers?|runs|manages|responsible|contact|point|ask)\b/gi,
+  },
+  {
+    name: "repeat",
+    kinds: ["session", "howto"],
+    asks: /\b(last time|again|previously|have (i|we) (ever )?(done|fixed|run|seen|hit|handled|solved|tried)|did (i|we) (ever )?(do|fix|run|handle|solve|try)|how did (i|we)|how have (i|we))\b/,
+    words: /\b(last|time|again|previously|ever)\b/gi,
+  },
+  {
+    name: "howto",
+    kinds: ["howto"],
+    asks: /\b(how (do|can|should|would|shall) (i|we|you|one)|how to|what to do|what (should|do) (i|we) do|can (i|we) |is it (safe|ok|okay) to|steps? (to|for)|runbook|playbook|procedure|instructions|walk me through|is there a (guide|runbook|checklist))\b/,
+    words: /\b(runbooks?|playbooks?|procedures?|steps?|instructions|walk|guide)\b/gi,
+  },
+  {
+    name: "requirement",
+    kinds: ["requirement"],
+    asks: /\b(how (long|many|much|often|soon|fast)|requirements?|slos?|slas?|what is the limit|what's the limit|limits? (on|for)|allowed to|maximum|minimum)\b/,
+    words: /\b(requirements?|long|many|much|often|soon|allowed|maximum|minimum)\b/gi,
+  },
+  {
+    name: "overview",
+    kinds: ["overview"],
+    asks: /\b(big picture|overview|high[- ]level|at a glance|fits? together|put together|bird'?s[- ]eye)\b/,
+    words: /\b(big|picture|overview|high|level|glance|fits?|together|put|birds?|eye|give)\b/gi,
+  },
+  {
+    name: "explain",
+    kinds: ["concept", "entity"],
+    asks: /(\bhow (does|do|did) .+ work\b|^(what is|what are|what's|whats) |\bexplain\b|\bmeaning of\b|\bdefine\b|\bdefinition of\b)/,
+    words: /\b(work|works|explain|meaning|define|definition)\b/gi,
+  },
+  {
+    // Any other "why": a rationale, or what went wrong.
+    name: "why",
+    kinds: ["decision", "incident"],
+    asks: /\bwhy\b/,
+    words: /\bwhy\b/gi,
+  },
+];
+
+/**
+ * Words a question uses to ask, not to name: "how long can someone edit
+ * offline" is about editing offline, and a page that happens to say
+ * "someone" is no closer to it. Out of the searched subject when a subject
+ * word is left.
+ */
+const FILLER =
+  /\b(ok|okay|good|great|nice|cool|sure|yes|yeah|yep|no|nope|fine|lgtm|perfect|awesome|thanks|thank|looks|look|hmm|well|alright|whats|hows|wheres|whos|someone|somebody|anyone|anybody|everyone|everybody|people|folks|thing|things|stuff|get|gets|getting|got|know|tell|want|wants|need|needs|please|actually|really|basically|exactly|also|still|even|something|anything|everything|remind|recall|remember|currently|now)\b/gi;
+
+/** Whether `text` holds a word that is not a stop word. */
+function hasSubject(text: string): boolean {
+  for (const word of text.match(/[\p{L}\p{N}]+/gu) ?? []) if (!STOP_WORDS.has(word)) return true;
+  return false;
+}
+
+/** `query` without the words `pattern` takes out, or undefined when no subject word is left. */
+function without(query: string, pattern: RegExp): string | undefined {
+  // Out of the query as written: case tells a camelCase name's words apart.
+  const rest = query.replace(pattern, " ").replace(/\s+/g, " ").trim();
+  return hasSubject(rest.toLowerCase()) ? rest : undefined;
+}
+
+/** How a question reads: its intent, if it asks for a kind of page, and its subject. */
+export interface QuestionRead {
+  intent?: QuestionIntent;
+  /** The words to search: the question without its words of intent and filler. */
+  subject: string;
+  /**
+   * An instruction to do something ("write a prometheus alert for kafka
+   * lag", "move the producer setup into its own package"), not a question
+   * to memory: unasked, only a page it names is recalled for it.
+   */
+  instruction?: true;
+}
+
+/** Verbs that open an instruction whatever follows them. */
+const COMMANDS =
+  "write|add|move|deploy|revert|rename|delete|remove|fix|update|configure|install|implement|refactor|convert|generate|create|make|turn|pin|migrate|rewrite|replace|summarize|summarise|describe|suggest|recommend|draft|translate|optimize|optimise|set up|setup|scaffold|bump|upgrade|downgrade|enable|disable|wrap|extract|rebase|squash|stash|cherry-pick|clean up|speed up|show me how|help me|can you|could you|would you|please";
+/** Verbs that are also nouns ("test passes locally…", "cache ttl"): an instruction only before an object. */
+const VERB_NOUNS =
+  "test|port|cache|log|build|run|sort|check|list|find|use|merge|split|change|print|profile|benchmark|debug|mock|explain|review|document|format|lint|parse|validate|compare|increase|reduce";
+const INSTRUCTION = new RegExp(
+  `^(?:(?:${COMMANDS})\\b|(?:${VERB_NOUNS}) (?:the|a|an|this|that|these|those|my|our|it|all|some|every|each|me|us|them|up|out|why|how|what|which|whether|if)\\b)`,
+);
+
+/** Reads `query` (normalised): its intent and the subject to search for. */
+export function readQuestion(query: string): QuestionRead {
+  const text = query
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
+    .replace(/\s+/g, " ");
+  const rule = RULES.find((r) => r.asks.test(text));
+  const asked = rule ? (without(query, rule.words) ?? query) : query;
+  const subject = without(asked, FILLER) ?? asked;
+  const read: QuestionRead = rule
+    ? { intent: { name: rule.name, kinds: rule.kinds, subject }, subject }
+    : { subject };
+  if (INSTRUCTION.test(text.trim())) read.instruction = true;
+  return read;
+}
+
+/** The intent of `query` (normalised), or undefined when it asks for no kind of page. */
+export function questionIntent(query: string): QuestionIntent | undefined {
+  return readQuestion(query).intent;
+}
