@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
 import { capabilities, retrievalVault } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
 import type { RecallInput, RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { ORDER_WEIGHTS } from "../extensions/llm-wiki/lib/retrieval/score-vault.ts";
 import {
   type RetrievalOutcome,
   type RetrievalStore,
@@ -234,7 +235,7 @@ describe("modes on an index with vectors (tiny models)", () => {
     expect(r.results[0]).toMatchObject({ id: "entities/sync-engine", source: "hybrid" });
   });
 
-  it("hybrid orders pages by the fused reciprocal rank of the two lists (QMD's fusion), times the multiplier", async () => {
+  it("hybrid stands pages by the fused reciprocal rank of the two lists (QMD's fusion) and orders them by it, times the multiplier, with the subject's share", async () => {
     const [paths] = service.resolveVaults();
     const store = paths && (await service.handles.get(paths).index.store());
     if (!store) throw new Error("no store");
@@ -258,20 +259,23 @@ describe("modes on an index with vectors (tiny models)", () => {
       for (const [id, rank] of bestRank) {
         rr.set(id, (rr.get(id) ?? 0) + (rank === 0 ? 0.05 : rank <= 2 ? 0.02 : 0));
       }
-      const r = await recall(service, query, { mode: "hybrid", explain: true });
-      // Pages the query names come first; the rest follow the fused rank.
-      const fused = r.results
-        .filter((h) => !h.why?.name)
-        .map((h) => ({
-          id: h.id,
-          weight: (rr.get(h.id) ?? 0) * boundedMultiplier(false, h.role, DEPRECATED.has(h.id)),
-        }));
-      expect(fused.length, query).toBeGreaterThan(0);
-      const sorted = [...fused].sort((a, b) => b.weight - a.weight);
-      expect(
-        fused.map((h) => h.id),
-        query,
-      ).toEqual(sorted.map((h) => h.id));
+      const r = await recall(service, query, { mode: "hybrid", explain: true, assembly: false });
+      // Each page stands by the fused rank (over the best's); the list is in
+      // the order that standing, times the multiplier, makes with the share
+      // of the subject the page's names and description hold.
+      const top = Math.max(...[...rr.values()]);
+      const listed = r.results.filter((h) => h.why?.standing !== undefined);
+      expect(listed.length, query).toBeGreaterThan(0);
+      for (const h of listed) {
+        expect(h.why?.standing, `${query}: ${h.id}`).toBeCloseTo((rr.get(h.id) ?? 0) / top, 3);
+        const about = h.why?.about ?? 0;
+        const atLeast =
+          (h.why?.standing ?? 0) * boundedMultiplier(h.exact, h.role, DEPRECATED.has(h.id)) +
+          ORDER_WEIGHTS.about * about;
+        expect(h.why?.order ?? 0, `${query}: ${h.id}`).toBeGreaterThanOrEqual(atLeast - 1e-3);
+      }
+      const orders = listed.filter((h) => !h.exact).map((h) => h.why?.order ?? 0);
+      expect(orders, query).toEqual([...orders].sort((a, b) => b - a));
     }
     // Pinned: the RFC is third in both lists; ADR-004 is only the vector list's fourth.
     const pinned = await recall(service, "how does the sync engine merge offline edits", {
@@ -312,7 +316,13 @@ describe("modes on an index with vectors (tiny models)", () => {
 
   it("adaptive escalates when its two best candidates contradict each other unresolved", async () => {
     const query = "sync engine CRDT merge";
-    const top2 = ids(await recall(service, query, { mode: "hybrid", assembly: false })).slice(0, 2);
+    // The fused list's two best (its standing), which adaptive's escalation looks at.
+    const byStanding = async (svc: WikiService) =>
+      (await recall(svc, query, { mode: "hybrid", assembly: false, explain: true })).results
+        .filter((h) => h.why?.standing !== undefined)
+        .sort((x, y) => (y.why?.standing ?? 0) - (x.why?.standing ?? 0))
+        .map((h) => h.id);
+    const top2 = (await byStanding(service)).slice(0, 2);
     expect(top2).toHaveLength(2);
     const [a, b] = top2 as [string, string];
     // The same vault, the best page now declaring that it contradicts the second (and linking it).
@@ -326,9 +336,7 @@ describe("modes on an index with vectors (tiny models)", () => {
     await indexed(disputed, true);
     const s = serviceFor(disputed);
     try {
-      expect(ids(await recall(s, query, { mode: "hybrid", assembly: false })).slice(0, 2)).toEqual(
-        top2,
-      );
+      expect((await byStanding(s)).slice(0, 2)).toEqual(top2);
       const r = await recall(s, query, { mode: "adaptive" });
       expect(steps(r)).toEqual(["lexical", "vector", "escalate", "expanded"]);
       expect(r.trace[2]?.note).toBe("contradiction");

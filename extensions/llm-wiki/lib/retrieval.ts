@@ -126,7 +126,11 @@ export async function retrieve(
   const asked = search?.ok ? search.query : query;
   // Words of intent ("why did we choose", "who owns") ask for a kind of page, not for those words.
   const reading: QuestionReading = readQuestion(asked);
-  const searchReq: RetrievalRequest = { ...req, searchQuery: reading.subject };
+  const searchReq: RetrievalRequest = {
+    ...req,
+    searchQuery: reading.subject,
+    ...(reading.subject !== asked ? { askedQuery: asked } : {}),
+  };
   const budget = req.budgetMs ?? Number.POSITIVE_INFINITY;
   const deadlines: StepDeadlines = {
     models: started + budget,

@@ -56,8 +56,8 @@ const DECISION_WORDS = /\b(adr|adrs|decision|decisions|decided|chose|chosen|choi
 const DECISION_TITLE = /\b(over|instead of|rather than|vs|versus|not)\b/;
 const INCIDENT_WORDS =
   /\b(incident|incidents|inc|outage|outages|post ?mortem|postmortem|sev ?[0-4]|downtime|degradation|root cause|rca)\b/;
-const HOWTO_WORDS =
-  /\b(how to|howto|runbook|playbook|procedure|checklist|step by step|guide|instructions)\b/;
+/** Narrow on purpose: "a calculation procedure for…" titles a paper, not a runbook. */
+const HOWTO_WORDS = /\b(how to|howto|runbook|runbooks|playbook|playbooks|checklist)\b/;
 const OVERVIEW_WORDS = /\b(overview|big picture|architecture|map of|high level|at a glance)\b/;
 const FINDING_TYPES = new Set([
   "analysis",
@@ -67,9 +67,10 @@ const FINDING_TYPES = new Set([
   "benchmark",
   "finding",
 ]);
-const FINDING_WORDS =
-  /\b(analysis|benchmark|study|investigation|profile|measurement|findings|breakdown)\b/;
-const REQUIREMENT_WORDS = /\b(requirement|requirements|slo|sla|policy|limit|limits|budget)\b/;
+/** Tags only: "an investigation of…" titles a paper as often as a finding. */
+const FINDING_TAGS = /\b(analysis|benchmark|study|investigation|findings|measurement)\b/;
+/** Tags and ids, not titles: "limit cycles" is no requirement. */
+const REQUIREMENT_WORDS = /\b(requirement|requirements|slo|sla|policy)\b/;
 
 /** Lower case, punctuation as spaces: "ADR-007: Kafka" reads "adr 007 kafka". */
 function plain(text: string | undefined): string {
@@ -111,7 +112,8 @@ export function pageKinds(page: PageMeta): ReadonlySet<PageKind> {
   if (REQUIREMENT_TYPES.has(type) || (type !== "source" && REQUIREMENT_WORDS.test(named)))
     kinds.add("requirement");
   if (type === "concept") kinds.add("concept");
-  if (FINDING_TYPES.has(type) || FINDING_WORDS.test(named)) kinds.add("finding");
+  if (FINDING_TYPES.has(type) || FINDING_TAGS.test(page.tags.map(plain).join(" ")))
+    kinds.add("finding");
   if ((type === "synthesis" || type === "concept") && OVERVIEW_WORDS.test(named))
     kinds.add("overview");
   kindsOf.set(page, kinds);

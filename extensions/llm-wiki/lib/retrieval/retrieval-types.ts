@@ -76,6 +76,13 @@ export interface RetrievalRequest {
    * window was read from it. Names are matched on `query` itself.
    */
   searchQuery?: string;
+  /**
+   * The query as asked (time words out) when `searchQuery` is its subject
+   * alone (words of intent and filler out): searched instead where no page
+   * the subject found is a typed note, since in a corpus of conversation
+   * turns or papers those words are content.
+   */
+  askedQuery?: string;
 }
 
 /** One recalled page. */

@@ -11,6 +11,7 @@ import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
 import { candidatesOf, fuseLexVec, withLexicalEvidence } from "./candidates.ts";
+import { pageKinds } from "./page-kind.ts";
 import { questionIntent } from "./question-intent.ts";
 import type {
   RetrievalRequest,
@@ -98,6 +99,12 @@ function evidenceFloor(
   };
 }
 
+/** Whether a page is a note of a kind a question can ask for (a decision, an incident…). */
+function typedNote(vault: RetrievalVault, id: string): boolean {
+  const page = vault.pages.get(id);
+  return page !== undefined && pageKinds(page).size > 0;
+}
+
 /** Runs the requested mode on one store, falling back toward cheaper modes. */
 export async function runVault(
   vault: RetrievalVault,
@@ -154,22 +161,35 @@ export async function runVault(
   };
 
   // Lexical first: about a millisecond, model-free, and always the result in hand.
-  const searched = req.searchQuery ?? query;
+  let searched = req.searchQuery ?? query;
   let skipped = false;
   const gate = evidenceFloor(vault, req, query, () => {
     skipped = true;
   });
-  const lex = await timed(
-    "lexical",
-    () =>
-      store.searchLex(searched, {
-        limit,
-        ...(gate.floor ? { evidence: gate.floor } : {}),
-        // Unasked, a related word is no evidence: a prompt about a test db is not about the database.
-        relatedWords: req.policy.name !== "automatic",
-      }),
-    deadlines.lexical,
-  );
+  const searchLex = (text: string) =>
+    timed(
+      "lexical",
+      () =>
+        store.searchLex(text, {
+          limit,
+          ...(gate.floor ? { evidence: gate.floor } : {}),
+          // Unasked, a related word is no evidence: a prompt about a test db is not about the database.
+          relatedWords: req.policy.name !== "automatic",
+        }),
+      deadlines.lexical,
+    );
+  let lex = await searchLex(searched);
+  // Words of intent and filler ask for a kind of note; where the subject
+  // found no typed note (conversation turns, papers), they are content.
+  // Automatic recall keeps to the subject: unasked, filler is never evidence.
+  if (
+    req.askedQuery !== undefined &&
+    req.policy.name !== "automatic" &&
+    !lex.some((h) => typedNote(vault, h.pageId))
+  ) {
+    searched = req.askedQuery;
+    lex = await searchLex(searched);
+  }
   if (skipped) {
     const entry = trace.at(-1);
     if (entry?.step === "lexical") {

@@ -52,6 +52,8 @@ export const ORDER_WEIGHTS = Object.freeze({
   /** A kind the question asks for after its first (a "why" asks for a decision, then an incident). */
   laterKind: 0.6,
   named: 0.3,
+  /** Each word of a contained name past the first (up to two). */
+  nameWord: 0.1,
   session: -0.6,
   /** A page of the asked kind is preferred only when this much about the subject. */
   intentMin: 0.3,
@@ -134,6 +136,14 @@ export function scoreVault(
     return subject;
   };
   const { intent } = reading;
+  // Whether any candidate is of the kind the question asks for: only then
+  // does a page named by the question give way to one of that kind.
+  const kindListed =
+    intent !== undefined &&
+    run.candidates.some((c) => {
+      const page = vault.pages.get(c.hit.pageId);
+      return page !== undefined && intent.kinds.some((k) => pageKinds(page).has(k));
+    });
   const add = (
     id: string,
     hit: QmdHit | undefined,
@@ -187,7 +197,10 @@ export function scoreVault(
       ORDER_WEIGHTS.about * about +
       (fits ? ORDER_WEIGHTS.intent * (kindAt === 0 ? 1 : ORDER_WEIGHTS.laterKind) : 0) +
       // A question asking for a kind of page is about its subject, not its name's page.
-      (named && (intent === undefined || fits) ? ORDER_WEIGHTS.named : 0) +
+      // "rate limits on the gateway": the longer name is the more specific mention.
+      (named && (!kindListed || fits)
+        ? ORDER_WEIGHTS.named + ORDER_WEIGHTS.nameWord * Math.min(2, Math.max(0, nameWords - 1))
+        : 0) +
       (session ? ORDER_WEIGHTS.session : 0);
     const passes =
       named ||
