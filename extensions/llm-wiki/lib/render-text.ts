@@ -123,6 +123,14 @@ const percent = (share: number) =>
 function renderWhy(why: NonNullable<RecallResult["results"][number]["why"]>): string {
   const out: string[] = [];
   if (why.name) out.push(`   the query ${why.name === "exact" ? "is" : "contains"} its name`);
+  if (why.order !== undefined) {
+    const parts = [
+      `standing ${(why.standing ?? 0).toFixed(2)}`,
+      why.about ? `subject in its names and description ${percent(why.about)}` : undefined,
+      why.intent ? `answers a "${why.intent}" question` : undefined,
+    ].filter(Boolean);
+    out.push(`   order ${why.order.toFixed(2)}: ${parts.join(", ")}`);
+  }
   if (why.evidence) {
     out.push(`   evidence ${why.evidence.total.toFixed(2)}:`);
     for (const t of why.evidence.terms) {
