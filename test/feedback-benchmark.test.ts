@@ -361,13 +361,18 @@ describe("feedback benchmark", () => {
     }
     for (const [name, { metrics, checks }] of Object.entries(vaults)) {
       // Learning shows on the needs asked word for word, or on their other
-      // wordings. On the 1k vault it does (the full run: +0.018); on the
+      // wordings. On the 1k vault it did (the full run: +0.018) while its
+      // ranking left room; on the
       // fixture today's ranking leaves feedback nothing it fixes (the full
       // run: -0.000, within noise, so the default is off), and there it must
       // only do no harm beyond noise.
       const gain = metrics.repeated.ndcg10.delta.mean + metrics.heldout.ndcg10.delta.mean;
-      if (name === "topic-1k")
+      // A ranking already perfect without feedback leaves it nothing to learn
+      // (the 1k vault's questions since issue 38's question reading).
+      const room = metrics.repeated.ndcg10.off.mean < 1 || metrics.heldout.ndcg10.off.mean < 1;
+      if (name === "topic-1k" && room)
         expect(gain, `${name} gain on repeated use and other wordings`).toBeGreaterThan(0);
+      else if (name === "topic-1k") expect(gain, `${name}: perfect ranking, no change`).toBe(0);
       else
         expect(gain, `${name} change on repeated use and other wordings`).toBeGreaterThanOrEqual(
           -HELDOUT_MAX_LOSS,

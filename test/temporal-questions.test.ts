@@ -63,6 +63,16 @@ describe("time expressions, relative to now", () => {
       // Asked in March, April has not come yet: last year's February to April.
       ["work between Feb and April", MID_MARCH, { since: "2025-02-01", until: "2025-04-30" }],
       ["what did we decide in May?", JUNE, { since: "2026-05-01", until: "2026-05-31" }],
+      // Seasons (northern, by month), halves and thirds of a year.
+      ["outages in the summer of 2025", JUNE, { since: "2025-06-01", until: "2025-08-31" }],
+      ["outages in winter 2026", JUNE, { since: "2025-12-01", until: "2026-02-28" }],
+      ["incidents last summer", JUNE, { since: "2025-06-01", until: "2025-08-31" }],
+      ["incidents last summer", new Date("2026-12-07T00:00:00Z"), { since: "2026-06-01" }],
+      ["what did we decide this spring", JUNE, { since: "2026-03-01", until: "2026-05-31" }],
+      ["what broke in H1 2026", JUNE, { since: "2026-01-01", until: "2026-06-30" }],
+      ["decisions in the second half of 2025", JUNE, { since: "2025-07-01", until: "2025-12-31" }],
+      ["decisions made in late 2025", JUNE, { since: "2025-09-01", until: "2025-12-31" }],
+      ["plans for early 2026", JUNE, { since: "2026-01-01", until: "2026-04-30" }],
     ];
     for (const [q, now, expected] of cases) {
       const got = window(q, now);
@@ -102,6 +112,10 @@ describe("time expressions, relative to now", () => {
       "a quarterly report template",
       "may I ask about the parser",
       "decide how the reranker orders candidates",
+      "summer interns start on the parser",
+      "the second half of the file",
+      "fall back to the cache when the spring config is missing",
+      "late binding in the h1 header parser",
     ]) {
       expect(window(q, JUNE), q).toBeUndefined();
     }

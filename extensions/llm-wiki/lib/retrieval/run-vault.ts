@@ -199,6 +199,8 @@ export async function runVault(
         : "not searched: this prompt's words are on too many of the vault's pages to be evidence";
     }
   }
+  // A model reads the question whole: its words of intent are meaning to it, not noise.
+  const asked = req.askedQuery ?? searched;
   let current: VaultRun = {
     candidates: candidatesOf(lex),
     mode: "lexical",
@@ -241,7 +243,7 @@ export async function runVault(
   let vec: QmdHit[];
   try {
     vec = await timed("vector", () =>
-      store.searchVector(searched, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
+      store.searchVector(asked, { limit, ...(req.signal ? { signal: req.signal } : {}) }),
     );
   } catch (error) {
     fallback("vector", error, "lexical");
@@ -274,7 +276,7 @@ export async function runVault(
   }
   try {
     const expanded = await timed("expanded", () =>
-      store.searchExpanded(searched, {
+      store.searchExpanded(asked, {
         limit,
         ...(req.intent ? { intent: req.intent } : {}),
         ...(req.signal ? { signal: req.signal } : {}),

@@ -198,7 +198,8 @@ export function scoreVault(
       (fits ? ORDER_WEIGHTS.intent * (kindAt === 0 ? 1 : ORDER_WEIGHTS.laterKind) : 0) +
       // A question asking for a kind of page is about its subject, not its name's page.
       // "rate limits on the gateway": the longer name is the more specific mention.
-      (named && (!kindListed || fits)
+      // A page named by several words keeps its place whatever the question asks.
+      (named && (!kindListed || fits || nameWords > 1)
         ? ORDER_WEIGHTS.named + ORDER_WEIGHTS.nameWord * Math.min(2, Math.max(0, nameWords - 1))
         : 0) +
       (session ? ORDER_WEIGHTS.session : 0);

@@ -125,13 +125,26 @@ export function readEventLog(path: string): EventLogRead {
     cache.delete(path);
     return { events: [], malformed: 0 };
   }
+  // Not a file (a folder in its place), or unreadable: no events to date by,
+  // which is no reason to fail a recall.
+  if (!stat.isFile()) {
+    cache.delete(path);
+    return { events: [], malformed: 0 };
+  }
   const prev = cache.get(path);
   if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.ino === stat.ino) {
     return prev;
   }
   const grew = prev !== undefined && prev.ino === stat.ino && stat.size > prev.size;
   const start = grew ? prev.size : Math.max(0, stat.size - EVENT_LOG_MAX_BYTES);
-  const text = (grew ? prev.partial : "") + readFrom(path, start, stat.size);
+  let tail: string;
+  try {
+    tail = readFrom(path, start, stat.size);
+  } catch {
+    cache.delete(path);
+    return { events: [], malformed: 0 };
+  }
+  const text = (grew ? prev.partial : "") + tail;
   const lines = text.split("\n");
   const partial = lines.pop() ?? "";
   // A tail read starts mid-line: its first piece is not a whole event.

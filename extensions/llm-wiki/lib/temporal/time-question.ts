@@ -53,7 +53,7 @@ const TYPE_WORDS: ReadonlyArray<[string, string[]]> = [
   ["note", "note notes noted".split(" ")],
   [
     "incident",
-    "incident incidents outage outages postmortem postmortems mortem mortems downtime sev sevs degradation degradations".split(
+    "incident incidents outage outages postmortem postmortems mortem mortems downtime sev sevs degradation degradations broke broken wrong failure failures".split(
       " ",
     ),
   ],

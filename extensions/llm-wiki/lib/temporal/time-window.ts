@@ -1,8 +1,9 @@
 /**
  * Time in a question, as a window of whole days (UTC): "yesterday", "last
  * week", "in March", "since 2026-02", "between 2026-01-05 and 2026-01-20",
- * "in Q3", "Q3 2025", "last quarter", "between Feb and April", "before the
- * v2 release" (when a page gives that release's date). A month or quarter
+ * "in Q3", "Q3 2025", "last quarter", "between Feb and April", "the
+ * summer of 2026", "last winter", "H1 2026", "late 2025", "before the v2
+ * release" (when a page gives that release's date). A month or quarter
  * named without its year is the most recent one that has begun. Pure:
  * `now` is always given, and a named event is looked up through `anchor`.
  * Only a temporal preposition (before, after, since, until, till, prior to)
@@ -169,6 +170,23 @@ const ORDINALS: Record<string, number> = {
   "4th": 3,
 };
 
+/** A four-digit year the windows take. */
+const YEAR = "(?:19|20|21|22)\\d{2}";
+
+/** The month (0-based) each season begins in; winter begins in the December before. */
+const SEASON_START: Record<string, number> = {
+  spring: 2,
+  summer: 5,
+  autumn: 8,
+  fall: 8,
+  winter: -1,
+};
+
+/** Three months from `start` (0-based, -1 for the December before) of year `y`. */
+function seasonSpan(y: number, start: number): Span {
+  return { from: dayOf(y, start, 1), to: dayOf(y, start + 3, 1) - 1 };
+}
+
 /** Most recent such quarter not after today's (asked in May, "in Q3" is last year's). */
 function namedQuarter(today: Day, q: number, year?: number): Span | "invalid" {
   const t = ymd(today);
@@ -294,6 +312,47 @@ const PERIODS: PeriodRule[] = [
     span: (m, t) => {
       const q = Number(m[1] || m[4]) - 1;
       return namedQuarter(t, q, Number(m[2] || m[3]));
+    },
+  },
+  {
+    // A season is a time with its year ("the summer of 2026"), or as the
+    // last one ("last summer"): "summer interns" is no time. Northern
+    // seasons by month; a winter runs December to February.
+    re: `(?:the )?(spring|summer|autumn|fall|winter),? (?:of )?(${YEAR})|(last|this) (spring|summer|autumn|fall|winter)`,
+    may: "spring|summer|autumn|fall|winter",
+    span: (m, t) => {
+      const season = SEASON_START[m[1] || m[4] || ""] ?? 0;
+      if (m[2]) {
+        const y = Number(m[2]);
+        return checkedYear(y) ? seasonSpan(y, season) : "invalid";
+      }
+      // "this": the latest one begun; "last": the latest one over.
+      const { y } = ymd(t);
+      if (m[3] === "last") return seasonSpan(seasonSpan(y, season).to < t ? y : y - 1, season);
+      return seasonSpan(seasonSpan(y, season).from <= t ? y : y - 1, season);
+    },
+  },
+  {
+    re: `(?:the )?(first|second|1st|2nd) half,? (?:of )?(${YEAR})|h([12])(?:,? |-|/)?(${YEAR})`,
+    may: "half|h[12]",
+    span: (m) => {
+      const y = Number(m[2] || m[4]);
+      const second = m[1] ? /^(second|2nd)$/.test(m[1]) : m[3] === "2";
+      return checkedYear(y)
+        ? { from: dayOf(y, second ? 6 : 0, 1), to: dayOf(y, second ? 12 : 6, 1) - 1 }
+        : "invalid";
+    },
+  },
+  {
+    // A third of the year: January–April, May–August, September–December.
+    re: `(early|mid|late)[- ](${YEAR})`,
+    may: "early|mid|late",
+    span: (m) => {
+      const y = Number(m[2]);
+      const third = m[1] === "early" ? 0 : m[1] === "mid" ? 1 : 2;
+      return checkedYear(y)
+        ? { from: dayOf(y, 4 * third, 1), to: dayOf(y, 4 * third + 4, 1) - 1 }
+        : "invalid";
     },
   },
   {
