@@ -11,8 +11,15 @@
  * The Pi extension is not bundled: Pi loads its TypeScript source. A
  * dynamic import of a CommonJS package fails the build unless reviewed
  * (build-dynamic-imports.ts): in a split bundle it loses its named exports.
+ *
+ * The entry files clients run (`dist/cli/llm-wiki.js`, `dist/mcp/index.js`,
+ * named by `setup` and the README) are small plain-JavaScript launchers
+ * (DIST_ENTRIES): they check the Node version as the bins under `bin/` do,
+ * with a copy of `bin/node-check.js`, and only then import the bundle. A
+ * bundle cannot check for itself: its imports (`enableCompileCache`…) fail to
+ * link on an older Node, with a stack trace, before any of its code runs.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { type BuildOptions, build, type Metafile } from "esbuild";
 import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/stale-build.ts";
@@ -25,6 +32,49 @@ const outdir = join(root, "dist");
 
 /** Where the bulk document load's worker module is written, under `dist/`. */
 const WORKER_OUT = "chunks/document-load-worker";
+
+/** The version check every launcher imports, copied as it is beside the bundles (`dist/node-check.js`). */
+const NODE_CHECK = "bin/node-check.js";
+
+/** A launcher: the entry clients run, under `dist/`, and the bin name its version message gives. */
+interface DistEntry {
+  /** The entry's path under `dist/` without `.js`; its bundle is `<entry>.bundle.js`. */
+  entry: string;
+  /** The entry's source, bundled. */
+  source: string;
+  /** The JavaScript that checks the Node version (`requireSupportedNode` is in scope). */
+  check: string;
+}
+
+/** The two bins' launchers, with the same checks as `bin/llm-wiki.js` and `bin/llm-wiki-mcp.js`. */
+export const DIST_ENTRIES: readonly DistEntry[] = [
+  { entry: "mcp/index", source: "mcp/index.ts", check: 'requireSupportedNode("llm-wiki-mcp");' },
+  {
+    entry: "cli/llm-wiki",
+    source: "cli/llm-wiki.ts",
+    // An agent's hook never fails the user's prompt: exit 0 (Claude Code blocks a prompt on exit 2).
+    check: [
+      'const hook = process.argv[2] === "hook";',
+      'requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2);',
+    ].join("\n"),
+  },
+];
+
+/** The text of `entry`'s launcher: plain JavaScript that any Node parses and links. */
+export function launcherText(entry: DistEntry): string {
+  const name = entry.entry.split("/").pop() ?? entry.entry;
+  const up = "../".repeat(entry.entry.split("/").length - 1);
+  return [
+    "#!/usr/bin/env node",
+    "// Written by scripts/build.ts: checks the Node version before the bundle is loaded,",
+    "// whose imports an older Node cannot link (a stack trace instead of one line).",
+    `import { requireSupportedNode } from "${up || "./"}node-check.js";`,
+    "",
+    entry.check,
+    `await import("./${name}.bundle.js");`,
+    "",
+  ].join("\n");
+}
 
 /**
  * The worker is started by URL relative to the module that starts it
@@ -50,8 +100,8 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
   return {
     absWorkingDir: root,
     entryPoints: {
-      "mcp/index": "mcp/index.ts",
-      "cli/llm-wiki": "cli/llm-wiki.ts",
+      // The bundles; the entries clients run are their launchers (DIST_ENTRIES).
+      ...Object.fromEntries(DIST_ENTRIES.map((e) => [`${e.entry}.bundle`, e.source])),
       // A worker thread's module, found beside the chunk that starts it (document-load.ts).
       [WORKER_OUT]: "extensions/llm-wiki/lib/index/document-load-worker.ts",
     },
@@ -85,13 +135,24 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
   const result = await build(binBuildOptions(out));
   checkDynamicImports(result.metafile);
   checkWorkerBeside(result.metafile, out);
+  copyFileSync(join(root, NODE_CHECK), join(out, "node-check.js"));
+  const launchers: string[] = [];
+  for (const entry of DIST_ENTRIES) {
+    const file = join(out, `${entry.entry}.js`);
+    writeFileSync(file, launcherText(entry), { mode: 0o755 });
+    launchers.push(file);
+  }
   // What a checkout's bins compare against its sources (stale-build.ts).
   const record: BuildInputs = {
     builtAt,
-    inputs: Object.keys(result.metafile.inputs).filter((f) => !f.includes("node_modules")),
+    inputs: [
+      ...Object.keys(result.metafile.inputs).filter((f) => !f.includes("node_modules")),
+      NODE_CHECK,
+    ],
   };
   writeFileSync(join(out, BUILD_INPUTS_FILE), `${JSON.stringify(record)}\n`);
-  return Object.keys(result.metafile.outputs);
+  const written = [join(out, "node-check.js"), ...launchers].map((f) => relative(root, f));
+  return [...Object.keys(result.metafile.outputs), ...written];
 }
 
 if (import.meta.main) {

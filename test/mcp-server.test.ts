@@ -201,11 +201,30 @@ describe("MCP server: an indexed example vault", () => {
     expect(byName.get("wiki_reindex")?.annotations).toMatchObject({ readOnlyHint: false });
   });
 
+  it("wiki_status declares its structured content or sends none: the SDK client's output-schema check passes", async () => {
+    const { server } = indexed;
+    const { tools } = await server.client.listTools();
+    const listed = tools.find((t) => t.name === "wiki_status");
+    expect(listed).toBeDefined();
+    for (const vault of [undefined, "active", "project", "personal", "all"]) {
+      const args = vault === undefined ? {} : { vault };
+      // The SDK's client checks structuredContent against a declared outputSchema, and throws when it does not fit.
+      const result = await call(server, "wiki_status", args);
+      if (listed?.outputSchema === undefined) {
+        // Nothing declared: a strict client would have nothing to check structured content against.
+        expect(result.structuredContent, JSON.stringify(args)).toBeUndefined();
+        // The machine-readable result stays with programs, in _meta, as for recall.
+        expect(metaResult(result), JSON.stringify(args)).toHaveProperty("ok");
+      } else expect(result.structuredContent, JSON.stringify(args)).toBeDefined();
+      expect(textOf(result).length).toBeGreaterThan(0);
+    }
+  });
+
   it("wiki_status describes the vault", async () => {
     const { server, vault } = indexed;
     const result = await call(server, "wiki_status");
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({
+    expect(metaResult(result)).toMatchObject({
       ok: true,
       vault: {
         kind: "project",
@@ -394,7 +413,7 @@ describe("MCP server: a fresh vault", () => {
     expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     expect(progress[0]?.message).toMatch(/^mirror 0\/35 /);
     const status = await call(server, "wiki_status");
-    expect(status.structuredContent).toMatchObject({ vault: { index: { state: "ready" } } });
+    expect(metaResult(status)).toMatchObject({ vault: { index: { state: "ready" } } });
   });
 
   it("answers the first recall on a never-indexed vault, indexing it in the background", async () => {
@@ -490,6 +509,9 @@ describe("MCP server: a folder without a vault", () => {
     const status = await call(server, "wiki_status");
     expect(status.isError).toBe(true);
     expect(textOf(status)).toContain(`llm-wiki init --vault ${folder}`);
+    // Failed or not, it declares no output schema and so sends no structured content.
+    expect(status.structuredContent).toBeUndefined();
+    expect(metaResult(status)).toMatchObject({ ok: false });
 
     const created = await call(server, "wiki_bootstrap", { topic: "billing" });
     expect(created.isError).toBeFalsy();
@@ -522,7 +544,7 @@ describe("MCP server: a folder without a vault", () => {
     expect(same.structuredContent).toMatchObject({ ok: true, created: false });
 
     const status2 = await call(server, "wiki_status");
-    expect(status2.structuredContent).toMatchObject({ ok: true, vault: { pages: 1 } });
+    expect(metaResult(status2)).toMatchObject({ ok: true, vault: { pages: 1 } });
 
     // Capture redacts before writing and answers exactly what the service returns.
     const captured = await call(server, "wiki_capture_source", {
@@ -554,7 +576,7 @@ describe("MCP server: which vault", () => {
     const vault = exampleVault();
     const server = await startServer(undefined, { cwd: join(vault, ".llm-wiki", "wiki") });
     const status = await call(server, "wiki_status");
-    expect(status.structuredContent).toMatchObject({ ok: true, vault: { root: vault, pages: 35 } });
+    expect(metaResult(status)).toMatchObject({ ok: true, vault: { root: vault, pages: 35 } });
   });
 
   it("takes the vault from LLM_WIKI_VAULT", async () => {
@@ -564,7 +586,7 @@ describe("MCP server: which vault", () => {
       env: { ...isolatedEnv(), LLM_WIKI_VAULT: vault },
     });
     const status = await call(server, "wiki_status");
-    expect(status.structuredContent).toMatchObject({ ok: true, vault: { root: vault } });
+    expect(metaResult(status)).toMatchObject({ ok: true, vault: { root: vault } });
   });
 
   it("refuses an unknown option with exit code 2 and usage on stderr, nothing on stdout", () => {

@@ -2,7 +2,9 @@
  * The MCP server's line transport (`mcp/stdio-transport.ts`) in process, over
  * in-memory streams: how bytes split into messages whatever the chunking, how
  * an oversized line is counted and dropped, how writes wait for a slow reader
- * without a listener per message, and that nothing is served after close.
+ * without a listener per message, that nothing is served after close, and
+ * that after the end of input it closes only once every request read is
+ * answered.
  */
 import { randomInt } from "node:crypto";
 import { PassThrough, Writable } from "node:stream";
@@ -19,7 +21,7 @@ interface Harness {
 }
 
 async function harness(
-  options: { maxLineBytes?: number; output?: Writable } = {},
+  options: { maxLineBytes?: number; output?: Writable; onInputEnd?: (n: number) => void } = {},
 ): Promise<Harness> {
   const input = new PassThrough();
   let out = "";
@@ -33,6 +35,7 @@ async function harness(
     });
   const transport = new LineTransport(input, output, {
     ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
+    ...(options.onInputEnd ? { onInputEnd: options.onInputEnd } : {}),
   });
   const received: JSONRPCMessage[] = [];
   let closes = 0;
@@ -162,6 +165,48 @@ describe("LineTransport", () => {
     await settle();
     await settle();
     expect(h.received).toHaveLength(1);
+    // The ping read is still owed its answer.
+    expect(h.closes()).toBe(0);
+    await h.transport.send({ jsonrpc: "2.0", id: 3, result: {} });
+    expect(h.closes()).toBe(1);
+  });
+
+  it("after its input ends, closes once every request read is answered, a last unterminated line included", async () => {
+    const told: number[] = [];
+    const h = await harness({ onInputEnd: (n) => told.push(n) });
+    const ids = Array.from({ length: randomInt(2, 6) }, (_, i) => i + randomInt(1e6));
+    // Ids 7 and "7" are two requests; a notification is owed nothing.
+    const lines = [
+      ...ids.map(ping),
+      JSON.stringify({ jsonrpc: "2.0", id: "7", method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" }),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    ];
+    // The last line has no newline: the end of input ends it.
+    h.input.end(lines.join("\n"));
+    await settle();
+    await settle();
+    expect(h.received).toHaveLength(lines.length);
+    expect(told).toEqual([ids.length + 2]);
+    for (const id of [...ids, "7"]) {
+      expect(h.closes()).toBe(0);
+      await h.transport.send({ jsonrpc: "2.0", id, result: {} });
+    }
+    expect(h.closes()).toBe(0);
+    await h.transport.send({ jsonrpc: "2.0", id: 7, error: { code: -1, message: "no" } });
+    expect(h.closes()).toBe(1);
+    expect(h.written()).toHaveLength(ids.length + 2);
+  });
+
+  it("does not wait for a request the client withdrew, nor for a notification", async () => {
+    const h = await harness();
+    const id = randomInt(1e9);
+    h.input.end(
+      `${ping(id)}\n${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } })}\n`,
+    );
+    await settle();
+    await settle();
+    expect(h.received).toHaveLength(2);
     expect(h.closes()).toBe(1);
   });
 });

@@ -14,7 +14,7 @@ import {
   type BenchmarkSplit,
 } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
-import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 
 export interface OrdinaryPrompt {
   id: string;
@@ -53,6 +53,32 @@ export interface PrecisionReport {
 const rate = (n: number, d: number) => (d === 0 ? 0 : Math.round((n / d) * 1e4) / 1e4);
 
 /**
+ * A lexical service over a vault put in `dir`: a copy of `source` (a folder
+ * holding `.llm-wiki/`, without its `meta/`) or one `write` makes, indexed.
+ */
+export async function indexedBenchVault(
+  name: string,
+  vault: { source: string } | { write: (root: string) => void },
+  dir: string,
+): Promise<WikiService> {
+  if ("source" in vault) {
+    cpSync(vault.source, dir, {
+      recursive: true,
+      filter: (src) => !src.includes(join(".llm-wiki", "meta")),
+    });
+  } else vault.write(dir);
+  const service = createWikiService({
+    cwd: dir,
+    vault: dir,
+    settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+  });
+  const indexed = await service.reindex({ scope: "all" });
+  if (!indexed.ok)
+    throw new Error(`indexing ${name} failed: ${JSON.stringify(indexed.diagnostics)}`);
+  return service;
+}
+
+/**
  * Runs the prompts and questions on the vault at `source` (a folder holding
  * `.llm-wiki/`, copied without its `meta/`) or written by `write`.
  */
@@ -64,20 +90,7 @@ export async function runAutoPrecision(
 ): Promise<PrecisionReport> {
   const dir = mkdtempSync(join(tmpdir(), "llm-wiki-precision-"));
   try {
-    if ("source" in vault) {
-      cpSync(vault.source, dir, {
-        recursive: true,
-        filter: (src) => !src.includes(join(".llm-wiki", "meta")),
-      });
-    } else vault.write(dir);
-    const service = createWikiService({
-      cwd: dir,
-      vault: dir,
-      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
-    });
-    const indexed = await service.reindex({ scope: "all" });
-    if (!indexed.ok)
-      throw new Error(`indexing ${name} failed: ${JSON.stringify(indexed.diagnostics)}`);
+    const service = await indexedBenchVault(name, vault, dir);
     const counts = {
       train: { neg: 0, fp: 0, pos: 0, inj: 0, first: 0 },
       heldout: { neg: 0, fp: 0, pos: 0, inj: 0, first: 0 },

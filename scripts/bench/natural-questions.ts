@@ -5,7 +5,7 @@
  * and automatic recall's silence on ordinary coding prompts. Runs the real
  * service on a temporary copy of each vault (no `meta/`), lexical, no model.
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -14,9 +14,7 @@ import {
   type BenchmarkSplit,
   loadBenchmarkFixture,
 } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
-import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
-import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
-import { loadOrdinaryPrompts, type OrdinaryPrompt } from "./auto-precision.ts";
+import { indexedBenchVault, loadOrdinaryPrompts, type OrdinaryPrompt } from "./auto-precision.ts";
 
 /** One slice's figures (rates over its questions or prompts). */
 export interface NaturalFigures {
@@ -176,18 +174,7 @@ export async function runNaturalQuestions(
   for (const set of sets) {
     const dir = mkdtempSync(join(tmpdir(), "llm-wiki-natural-"));
     try {
-      cpSync(set.vaultRoot, dir, {
-        recursive: true,
-        filter: (src) => !src.includes(join(".llm-wiki", "meta")),
-      });
-      const service = createWikiService({
-        cwd: dir,
-        vault: dir,
-        settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
-      });
-      const indexed = await service.reindex({ scope: "all" });
-      if (!indexed.ok)
-        throw new Error(`indexing ${set.name} failed: ${JSON.stringify(indexed.diagnostics)}`);
+      const service = await indexedBenchVault(set.name, { source: set.vaultRoot }, dir);
       for (const q of set.queries) {
         const answers = q.judgments.filter((j) => j.grade === 3).map((j) => j.pageId);
         const t = tallies[q.split];

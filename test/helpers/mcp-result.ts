@@ -1,12 +1,12 @@
 /**
  * The machine-readable result of an MCP tool answer as a client reads it:
- * recall, priming and search carry it in `_meta` (their answer is the text
- * alone), every other tool in `structuredContent`.
+ * recall, priming, search and status carry it in `_meta` (their answer is
+ * the text alone), every other tool in `structuredContent`.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RESULT_META_KEY } from "../../mcp/server.ts";
 
-/** The result of a budgeted answer (recall, priming, search); throws when it has none. */
+/** The result of a text-only answer (recall, priming, search, status); throws when it has none. */
 export function metaResult<T = Record<string, unknown>>(result: CallToolResult): T {
   const value = result._meta?.[RESULT_META_KEY];
   if (value === undefined || value === null || typeof value !== "object")
