@@ -1,10 +1,13 @@
 /**
  * The stdio server's lifecycle: reads `--vault DIR` (or `LLM_WIKI_VAULT`),
  * creates the shared service, serves MCP over stdin/stdout, starts the
- * background index update after the handshake, and when stdin ends or a
- * signal arrives stops reading, cancels what runs and closes everything
- * within a hard deadline. Writes only to stderr; the protocol writer is
- * handed in.
+ * background index update after the handshake, and stops within a hard
+ * deadline when the client leaves. At the end of its input (a client that
+ * piped its requests and closed its end) it reads nothing more, cancels the
+ * background update, and answers every call already read: those still
+ * running after CALL_GRACE_MS are cancelled and answer so. On a signal or a
+ * broken pipe it cancels everything at once and answers nothing more.
+ * Writes only to stderr; the protocol writer is handed in.
  */
 import type { Writable } from "node:stream";
 import { parseArgs } from "node:util";
@@ -17,7 +20,7 @@ import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.t
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createMcpServer, screenRequest } from "./server.ts";
 import { createStartupIndex } from "./startup-index.ts";
-import { LineTransport } from "./stdio-transport.ts";
+import { LineTransport, type LineTransportOptions } from "./stdio-transport.ts";
 
 const USAGE = `usage: llm-wiki-mcp [--vault DIR]
 
@@ -27,6 +30,14 @@ A stdio MCP server for the llm-wiki vault of the working directory (nearest
 
 /** From the client leaving to the process exiting, cleanup included. */
 const SHUTDOWN_DEADLINE_MS = 2_000;
+/**
+ * After the end of input, how long the calls already read may run before
+ * they are cancelled (each then answers within the server's SETTLE_MS). A
+ * recall or a status takes milliseconds; what the rest of the deadline must
+ * hold is a cancelled rebuild letting go of its index (~0.7 s measured at
+ * 2,000 pages on a loaded 2-core machine) and the cleanup.
+ */
+const CALL_GRACE_MS = 500;
 
 function log(line: string): void {
   process.stderr.write(`llm-wiki-mcp: ${line}\n`);
@@ -78,7 +89,10 @@ export async function main(
   const startup = createStartupIndex(service, log);
   // Calls still running when the client leaves; shutdown waits for them to let go of the stores.
   const inFlight = new Set<Promise<unknown>>();
+  // Aborted when the calls still running after the end of input must wrap up.
+  const wrapUp = new AbortController();
   const server = createMcpServer(service, {
+    stopping: wrapUp.signal,
     version: packageVersion(),
     indexReady: startup.ready,
     track(work) {
@@ -97,40 +111,85 @@ export async function main(
     if ("method" in message && message.method === "initialize") setImmediate(() => startup.start());
     return screenRequest(message);
   };
+  const transportOptions: LineTransportOptions = { screen, log };
 
-  let shuttingDown = false;
+  let leaving = false;
+  let grace: NodeJS.Timeout | undefined;
+  let markClosed = () => {};
+  // The connection closed: every call read was answered, or the server was closed.
+  const closed = new Promise<void>((resolve) => {
+    markClosed = resolve;
+  });
+  // The background index update is cancelled with the calls: a recall read may be waiting for it.
+  let startupStopped: Promise<void> | undefined;
+  const stopStartup = () => {
+    startupStopped ??= startup.stop();
+    return startupStopped;
+  };
+  /** The calls still running wrap up (each answers, if only that it was cancelled); the update stops. */
+  const wrapUpCalls = () => {
+    clearTimeout(grace);
+    wrapUp.abort();
+    void stopStartup();
+  };
+
   const stopped = new Promise<number>((resolve) => {
-    const shutdown = (why: string) => {
-      if (shuttingDown) return;
-      shuttingDown = true;
-      // A hard limit: whatever hangs in cleanup, a client that left is not kept waiting on us.
-      const deadline = setTimeout(() => {
-        log(`${why}: cleanup did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway`);
-        resolve(1);
-      }, SHUTDOWN_DEADLINE_MS);
-      void (async () => {
+    /**
+     * The client left. `answerFirst` (the end of its input): the calls
+     * already read are answered, the transport closing itself after the last
+     * answer, and those still running after CALL_GRACE_MS are cancelled.
+     * Otherwise (a signal, a broken pipe) the server closes at once,
+     * aborting every call, and nothing more is answered; a signal during
+     * the grace cuts it short so.
+     */
+    const leave = (why: string, answerFirst: boolean) => {
+      if (!leaving) {
+        leaving = true;
+        // A hard limit: whatever hangs in cleanup, a client that left is not kept waiting on us.
+        const deadline = setTimeout(() => {
+          log(`${why}: cleanup did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway`);
+          resolve(1);
+        }, SHUTDOWN_DEADLINE_MS);
+        if (answerFirst) {
+          grace = setTimeout(() => {
+            log(`calls still running ${CALL_GRACE_MS} ms after the end of input; cancelling them`);
+            wrapUpCalls();
+          }, CALL_GRACE_MS);
+        }
+        void (async () => {
+          await closed;
+          wrapUpCalls();
+          await stopStartup();
+          await Promise.allSettled([...inFlight]);
+          await service
+            .close()
+            .catch((error: unknown) => log(`close failed: ${errorMessage(error)}`));
+          if (!protocolOut.destroyed && !protocolOut.writableEnded)
+            await new Promise<void>((done) => protocolOut.end(() => done()));
+        })().then(() => {
+          clearTimeout(deadline);
+          resolve(0);
+        });
+      }
+      if (!answerFirst) {
+        wrapUpCalls();
         // Stops reading and aborts every running call's signal; nothing more is answered.
-        await server.close().catch(() => {});
-        await startup.stop();
-        await Promise.allSettled([...inFlight]);
-        await service
-          .close()
-          .catch((error: unknown) => log(`close failed: ${errorMessage(error)}`));
-        if (!protocolOut.destroyed && !protocolOut.writableEnded)
-          await new Promise<void>((done) => protocolOut.end(() => done()));
-      })().then(() => {
-        clearTimeout(deadline);
-        resolve(0);
-      });
+        void server.close().catch(() => {});
+      }
     };
-    process.once("SIGINT", () => shutdown("SIGINT"));
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => leave("SIGINT", false));
+    process.once("SIGTERM", () => leave("SIGTERM", false));
     // The client went away mid-write (EPIPE): nobody is left to answer.
-    protocolOut.once("error", () => shutdown("the client stopped reading"));
-    // Standard input ended or failed: the transport closed itself.
-    server.onclose = () => shutdown("standard input closed");
+    protocolOut.once("error", () => leave("the client stopped reading", false));
+    // Standard input ended or failed: nothing more is read; what was read is answered first.
+    transportOptions.onInputEnd = () => leave("standard input closed", true);
+    // The transport closed: after the end of input once every call read was answered, or closed by us.
+    server.onclose = () => {
+      markClosed();
+      if (!leaving) leave("the connection closed", false);
+    };
   });
 
-  await server.connect(new LineTransport(process.stdin, protocolOut, { screen, log }));
+  await server.connect(new LineTransport(process.stdin, protocolOut, transportOptions));
   return stopped;
 }

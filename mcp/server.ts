@@ -53,6 +53,41 @@ export interface McpServerOptions {
   indexReady?: () => Promise<void>;
   /** Told of every tool call as it starts, so shutdown can wait for the cancelled ones to let go. */
   track?: (work: Promise<unknown>) => void;
+  /**
+   * Aborted when the client has left (its input ended) and the calls still
+   * running must wrap up: each is cancelled, and one that has not answered
+   * for itself within SETTLE_MS answers that it was cancelled, so no call
+   * read goes unanswered. Unlike closing the server, it still lets the
+   * answers out.
+   */
+  stopping?: AbortSignal;
+}
+
+/**
+ * After `stopping`, how long a running call has to answer for itself (a
+ * cancelled reindex or lint says what it kept) before the server answers
+ * for it.
+ */
+const SETTLE_MS = 250;
+
+/** A signal aborted when either of `a` or `b` is; `dispose` lets go of the listeners. */
+function eitherAborted(
+  a: AbortSignal,
+  b: AbortSignal | undefined,
+): { signal: AbortSignal; dispose(): void } {
+  if (b === undefined) return { signal: a, dispose() {} };
+  const both = new AbortController();
+  const abort = () => both.abort();
+  const dispose = () => {
+    a.removeEventListener("abort", abort);
+    b.removeEventListener("abort", abort);
+  };
+  if (a.aborted || b.aborted) both.abort();
+  else {
+    a.addEventListener("abort", abort, { once: true });
+    b.addEventListener("abort", abort, { once: true });
+  }
+  return { signal: both.signal, dispose };
 }
 
 /** Resolves when `wait` settles or `signal` aborts, whichever comes first; the listener goes either way. */
@@ -113,12 +148,21 @@ function listing(tool: ServedTool): Tool {
  */
 export const RESULT_META_KEY = "llm-wiki/result";
 
-/** Turns a tool's output into an MCP result; the diagnostics a reader needs go into the text, as in Pi. */
-function toCallToolResult(output: ToolOutput): CallToolResult {
+/**
+ * Turns a tool's output into an MCP result; the diagnostics a reader needs
+ * go into the text, as in Pi. No tool declares an `outputSchema`, so a
+ * result is `structuredContent` only where a client may take it as it is.
+ */
+function toCallToolResult(output: ToolOutput, tool: Pick<ServedTool, "resultIn">): CallToolResult {
   const text = renderAnswer(output.ok, output.text, output.diagnostics);
-  if (output.budget !== undefined) {
+  if (tool.resultIn === "meta" || output.budget !== undefined) {
     return {
-      content: [{ type: "text", text: withinBudget(text, output.budget) }],
+      content: [
+        {
+          type: "text",
+          text: output.budget === undefined ? text : withinBudget(text, output.budget),
+        },
+      ],
       _meta: { [RESULT_META_KEY]: { ...output.result } },
       ...(output.ok ? {} : { isError: true }),
     };
@@ -164,7 +208,7 @@ export async function callTool(
     ];
     output = { ok: false, result: { ok: false, diagnostics }, text: "", diagnostics };
   }
-  return toCallToolResult(output);
+  return toCallToolResult(output, tool);
 }
 
 /**
@@ -198,12 +242,62 @@ function resourceReadShapeProblem(message: JSONRPCMessage): Refusal | undefined 
   };
 }
 
+/** An error result of `tool` saying it was cancelled (`why`). */
+function cancelled(tool: ServedTool, why: string): CallToolResult {
+  const diagnostics = [diagnostic("operation_cancelled", "error", `${tool.name} ${why}`)];
+  return toCallToolResult(
+    { ok: false, result: { ok: false, diagnostics }, text: "", diagnostics },
+    tool,
+  );
+}
+
 /** The result of a call cancelled before it started (the client left or cancelled it): nothing was done. */
-function notStarted(name: string): CallToolResult {
-  const diagnostics = [
-    diagnostic("operation_cancelled", "error", `${name} was cancelled before it started`),
-  ];
-  return toCallToolResult({ ok: false, result: { ok: false, diagnostics }, text: "", diagnostics });
+function notStarted(tool: ServedTool): CallToolResult {
+  return cancelled(tool, "was cancelled before it started");
+}
+
+/**
+ * The call's own answer; or, when it has not come SETTLE_MS after
+ * `stopping`, an error result saying it was cancelled while it ran (the
+ * call goes on stopping meanwhile, watched by shutdown).
+ */
+function answerBy(
+  work: Promise<CallToolResult>,
+  tool: ServedTool,
+  stopping: AbortSignal | undefined,
+): Promise<CallToolResult> {
+  if (stopping === undefined) return work;
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = () => {
+      timer = setTimeout(
+        () =>
+          resolve(
+            cancelled(
+              tool,
+              "was cancelled while it ran: the client closed its input and the server is stopping; part or none of it may have been done",
+            ),
+          ),
+        SETTLE_MS,
+      );
+    };
+    const done = () => {
+      stopping.removeEventListener("abort", giveUp);
+      if (timer) clearTimeout(timer);
+    };
+    if (stopping.aborted) giveUp();
+    else stopping.addEventListener("abort", giveUp, { once: true });
+    work.then(
+      (result) => {
+        done();
+        resolve(result);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Runs an implicit feedback capture: a log that cannot be written loses the signal, never the answer. */
@@ -251,14 +345,20 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
         `unknown prompt "${name}"; prompts: ${PROMPTS.map((p) => p.name).join(", ")}`,
       );
     }
-    await untilAborted((options.indexReady ?? NO_WAIT.indexReady)(), extra.signal);
-    return primePrompt(service, extra.signal, (result) => {
-      if (!extra.signal.aborted)
-        // The prompt hands over the rendered block only: what it holds was shown.
-        captured(() =>
-          feedback.recordShown(renderedOnly(result), service.handles.models.embed.uri),
-        );
-    });
+    // Cancelled by the client, or cut short when the client has left (its answer still goes out).
+    const { signal, dispose } = eitherAborted(extra.signal, options.stopping);
+    try {
+      await untilAborted((options.indexReady ?? NO_WAIT.indexReady)(), signal);
+      return await primePrompt(service, signal, (result) => {
+        if (!extra.signal.aborted)
+          // The prompt hands over the rendered block only: what it holds was shown.
+          captured(() =>
+            feedback.recordShown(renderedOnly(result), service.handles.models.embed.uri),
+          );
+      });
+    } finally {
+      dispose();
+    }
   });
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
     resourceTemplates: [PAGE_TEMPLATE],
@@ -287,10 +387,12 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
     }
     const token = request.params._meta?.progressToken;
     const indexReady = options.indexReady ?? NO_WAIT.indexReady;
+    // Cancelled by the client or a closing server (no answer then), or wrapped up when the client has left.
+    const { signal, dispose } = eitherAborted(extra.signal, options.stopping);
     const context: ToolContext = {
       // A cancelled call (or a closing server) stops waiting for the startup index at once.
-      indexReady: () => untilAborted(indexReady(), extra.signal),
-      signal: extra.signal,
+      indexReady: () => untilAborted(indexReady(), signal),
+      signal,
       feedback,
       ...(token !== undefined
         ? {
@@ -304,14 +406,14 @@ export function createMcpServer(service: WikiService, options: McpServerOptions)
         : {}),
     };
     const work = turns
-      .next(extra.signal)
+      .next(signal)
       .then((start) =>
-        start
-          ? callTool(tool, service, request.params.arguments ?? {}, context)
-          : notStarted(tool.name),
+        start ? callTool(tool, service, request.params.arguments ?? {}, context) : notStarted(tool),
       );
+    work.then(dispose, dispose);
     options.track?.(work);
-    return work;
+    // Every call read is answered, even one that does not stop when told to.
+    return answerBy(work, tool, options.stopping);
   });
   return server;
 }

@@ -4,7 +4,10 @@
  * neither garbage nor invalid messages). Lines are split as they stream: a
  * line over the limit is counted and dropped, never held whole, so memory
  * stays bounded whatever a client sends. Every line that cannot be served
- * gets a JSON-RPC error, and serving goes on.
+ * gets a JSON-RPC error, and serving goes on. When the input ends, nothing
+ * more is read, but every request already read is still answered before the
+ * transport closes: a client that pipes its requests and closes its end
+ * (a script, CI) gets all its answers.
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -30,6 +33,12 @@ export interface LineTransportOptions {
   screen?: (message: JSONRPCMessage) => Refusal | undefined;
   /** Notes on stderr (input ended, a write failed); never protocol. */
   log?: (line: string) => void;
+  /**
+   * Told once when the input ends (or fails) with `unanswered` requests read
+   * and not yet answered; the transport closes by itself once they are
+   * (at once when there are none).
+   */
+  onInputEnd?: (unanswered: number) => void;
 }
 
 const NEWLINE = 0x0a;
@@ -45,6 +54,28 @@ function readableId(value: unknown): string | number | null {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
 }
 
+/** A request id as a map key: `1` and `"1"` are different requests. */
+function idKey(id: unknown): string | undefined {
+  if (typeof id === "string") return `s:${id}`;
+  if (typeof id === "number") return `n:${id}`;
+  return undefined;
+}
+
+/** The request a response answers (`id` with `result` or `error`, no `method`); undefined for anything else. */
+function answeredKey(message: JSONRPCMessage): string | undefined {
+  if ("method" in message || !("id" in message)) return undefined;
+  return "result" in message || "error" in message ? idKey(message.id) : undefined;
+}
+
+/** The request a client's `notifications/cancelled` withdraws: the SDK answers it no more. */
+function withdrawnKey(message: JSONRPCMessage): string | undefined {
+  if (!("method" in message) || message.method !== "notifications/cancelled" || "id" in message)
+    return undefined;
+  const params: unknown = message.params;
+  if (typeof params !== "object" || params === null || !("requestId" in params)) return undefined;
+  return idKey(params.requestId);
+}
+
 /** Newline-delimited JSON-RPC over a readable and a writable stream. */
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -57,6 +88,12 @@ export class LineTransport implements Transport {
   /** Bytes of the current line once it went over the limit; its bytes are no longer kept. */
   private overflow: number | undefined;
   private closed = false;
+  /** The input has ended: nothing more is read; the transport closes once `unanswered` is empty. */
+  private ended = false;
+  /** Requests handed to the server and not answered yet, by `idKey` (a count, should a client reuse an id). */
+  private readonly unanswered = new Map<string, number>();
+  /** Writes under way (some waiting for the reader to drain): closing waits for them too. */
+  private writing = 0;
   private drained: Promise<void> | undefined;
   private readonly input: Readable;
   private readonly output: Writable;
@@ -78,7 +115,20 @@ export class LineTransport implements Transport {
 
   /** Writes one message; waits while the output's buffer is full instead of piling up more. */
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.write(message);
+    const answers = answeredKey(message);
+    try {
+      await this.write(message);
+    } finally {
+      // Written or not (the client's end closed), it is no longer owed.
+      if (answers !== undefined) this.settle(answers);
+    }
+  }
+
+  /** How many requests read have not been answered yet. */
+  get unansweredRequests(): number {
+    let count = 0;
+    for (const n of this.unanswered.values()) count += n;
+    return count;
   }
 
   /** Stops reading (nothing more is served or answered after this) and reports the close once. */
@@ -109,15 +159,41 @@ export class LineTransport implements Transport {
   };
 
   private readonly onEnd = (): void => {
-    if (this.closed) return;
-    this.options.log?.("standard input closed; stopping");
-    void this.close();
+    if (this.closed || this.ended) return;
+    this.ended = true;
+    this.input.off("data", this.onData);
+    this.input.pause();
+    // A last line without its newline is a line all the same.
+    if (this.size > 0 || this.overflow !== undefined) this.endLine();
+    const owed = this.unansweredRequests;
+    this.options.log?.(
+      owed === 0
+        ? "standard input closed; stopping"
+        : `standard input closed; stopping once the ${owed} request(s) already read are answered`,
+    );
+    this.options.onInputEnd?.(owed);
+    this.closeWhenAnswered();
   };
 
   private readonly onInputError = (error: Error): void => {
     this.onerror?.(error);
-    void this.close();
+    // Nothing more can be read, but the answers owed can still be written.
+    this.onEnd();
   };
+
+  /** One request fewer owed; the last one after the end of input closes the transport. */
+  private settle(key: string): void {
+    const count = this.unanswered.get(key);
+    if (count === undefined) return;
+    if (count > 1) this.unanswered.set(key, count - 1);
+    else this.unanswered.delete(key);
+    this.closeWhenAnswered();
+  }
+
+  private closeWhenAnswered(): void {
+    if (this.ended && !this.closed && this.unanswered.size === 0 && this.writing === 0)
+      void this.close();
+  }
 
   private take(piece: Buffer): void {
     if (piece.length === 0) return;
@@ -189,6 +265,10 @@ export class LineTransport implements Transport {
       if ("method" in message && "id" in message) this.refuse(message.id, refusal);
       return;
     }
+    const owed = "method" in message && "id" in message ? idKey(message.id) : undefined;
+    if (owed !== undefined) this.unanswered.set(owed, (this.unanswered.get(owed) ?? 0) + 1);
+    const withdrawn = withdrawnKey(message);
+    if (withdrawn !== undefined) this.settle(withdrawn);
     this.onmessage?.(message);
   }
 
@@ -200,12 +280,20 @@ export class LineTransport implements Transport {
 
   private async write(message: object): Promise<void> {
     const output = this.output;
-    // One shared wait per full buffer: a listener per waiting message would pile up under load.
-    while (output.writableNeedDrain && !output.destroyed) await this.drain();
-    if (output.destroyed || output.writableEnded) throw new Error("the client's end is closed");
-    await new Promise<void>((resolve, reject) => {
-      output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
-    });
+    this.writing += 1;
+    try {
+      // One shared wait per full buffer: a listener per waiting message would pile up under load.
+      while (output.writableNeedDrain && !output.destroyed) await this.drain();
+      if (output.destroyed || output.writableEnded) throw new Error("the client's end is closed");
+      await new Promise<void>((resolve, reject) => {
+        output.write(`${JSON.stringify(message)}\n`, (error) =>
+          error ? reject(error) : resolve(),
+        );
+      });
+    } finally {
+      this.writing -= 1;
+      this.closeWhenAnswered();
+    }
   }
 
   private drain(): Promise<void> {
