@@ -1,8 +1,9 @@
 /**
  * What a user installs: the package name the README tells them to install
  * is ours, Pi loads the checkout as a package without a warning, and every
- * bin meets a too-old Node with one readable line and exit status 2 — but an
- * agent's hook (`llm-wiki hook …`) exits 0, because Claude Code blocks the
+ * bin, and every bundled entry point under `dist/` that setup and the README
+ * name, meets a too-old Node with one readable line and exit status 2 — but
+ * an agent's hook (`llm-wiki hook …`) exits 0, because Claude Code blocks the
  * user's prompt on exit 2; a hook whose modules cannot load exits 0 too.
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-codin
 import { afterEach, describe, expect, it } from "vitest";
 import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
 import { PACKAGE_NAME } from "../extensions/llm-wiki/lib/package-version.ts";
+import { buildBins } from "../scripts/build.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
@@ -184,6 +186,43 @@ describe("the Node version check", () => {
           expect(lines).toHaveLength(1);
           expect(lines[0]).toContain(REQUIRED_NODE);
         }
+      }
+    }
+  });
+
+  it("the bundled entry points under an older Node print one line naming the required version, no stack trace", async (ctx) => {
+    const olds = oldNodes();
+    ctx.skip(
+      olds.length === 0,
+      `no Node older than ${REQUIRED_NODE} on PATH, /usr/bin or /usr/local/bin to run them with`,
+    );
+    // The entries `setup` and the README name (`node …/dist/cli/llm-wiki.js hook …`), built fresh.
+    const dist = join(makeTempDir("llm-wiki-dist-"), "dist");
+    await buildBins(dist);
+    const runs = [
+      { file: "cli/llm-wiki.js", args: ["--help"], bin: "llm-wiki", status: 2 },
+      { file: "cli/llm-wiki.js", args: ["status"], bin: "llm-wiki", status: 2 },
+      { file: "mcp/index.js", args: [], bin: "llm-wiki-mcp", status: 2 },
+      // An agent's hook never blocks the prompt: exit 0, the reason on stderr.
+      { file: "cli/llm-wiki.js", args: ["hook", "user-prompt"], bin: "llm-wiki hook", status: 0 },
+    ];
+    for (const node of olds) {
+      for (const { file, args, bin, status } of runs) {
+        const run = spawnSync(node, [join(dist, file), ...args], {
+          encoding: "utf8",
+          env: childEnv(),
+          input: JSON.stringify({ cwd: makeTempDir(), prompt: randomWords(4) }),
+          timeout: 120_000,
+        });
+        const what = `${node} dist/${file} ${args.join(" ")}`;
+        expect(run.status, `${what}: ${run.stderr}`).toBe(status);
+        expect(run.stdout, what).toBe("");
+        const lines = run.stderr.split("\n").filter(Boolean);
+        expect(lines, what).toHaveLength(1);
+        expect(lines[0]?.startsWith(`${bin}: needs Node.js ${REQUIRED_NODE} or newer`), what).toBe(
+          true,
+        );
+        expect(lines[0], what).not.toMatch(/\bat \S+:\d+:\d+|Error/);
       }
     }
   });
