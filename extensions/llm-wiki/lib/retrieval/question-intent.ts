@@ -163,10 +163,10 @@ export interface QuestionRead {
 
 /** Verbs that open an instruction whatever follows them. */
 const COMMANDS =
-  "write|add|move|deploy|revert|rename|delete|remove|fix|update|configure|install|implement|refactor|convert|generate|create|make|turn|pin|migrate|rewrite|replace|summarize|summarise|describe|suggest|recommend|draft|translate|optimize|optimise|set up|setup|scaffold|bump|upgrade|downgrade|enable|disable|wrap|extract|rebase|squash|stash|cherry-pick|clean up|speed up|show me how|help me|can you|could you|would you|please";
+  "write|add|move|deploy|revert|rename|delete|remove|fix|update|configure|install|implement|refactor|convert|generate|create|make|turn|pin|migrate|rewrite|replace|suggest|recommend|draft|translate|optimize|optimise|set up|setup|scaffold|bump|upgrade|downgrade|enable|disable|wrap|extract|rebase|squash|stash|cherry-pick|clean up|speed up|show me how|help me|can you|could you|would you|please";
 /** Verbs that are also nouns ("test passes locally…", "cache ttl"): an instruction only before an object. */
 const VERB_NOUNS =
-  "test|port|cache|log|build|run|sort|check|list|find|use|merge|split|change|print|profile|benchmark|debug|mock|explain|review|document|format|lint|parse|validate|compare|increase|reduce";
+  "test|port|cache|log|build|run|sort|check|list|use|merge|split|change|print|profile|benchmark|debug|mock|explain|review|document|format|lint|parse|validate|compare|increase|reduce";
 const INSTRUCTION = new RegExp(
   `^(?:(?:${COMMANDS})\\b|(?:${VERB_NOUNS}) (?:the|a|an|this|that|these|those|my|our|it|all|some|every|each|me|us|them|up|out|why|how|what|which|whether|if)\\b)`,
 );
@@ -185,7 +185,9 @@ export function readQuestion(query: string): QuestionRead {
   const read: QuestionRead = rule
     ? { intent: { name: rule.name, kinds: rule.kinds, subject }, subject }
     : { subject };
-  if (INSTRUCTION.test(text.trim())) read.instruction = true;
+  // "… what we know about X", "… our notes on Y": asks memory, however it opens.
+  if (INSTRUCTION.test(text.trim()) && !/\b(what we know|our notes)\b/.test(text))
+    read.instruction = true;
   return read;
 }
 
