@@ -35,6 +35,8 @@ export interface SubjectTerms {
 interface PageWords {
   named: ReadonlySet<string>;
   described: ReadonlySet<string>;
+  /** The title's words: a name for a page of the asked kind (see `aboutShares`). */
+  titled: ReadonlySet<string>;
 }
 
 const wordsOf = new WeakMap<PageMeta, PageWords>();
@@ -50,7 +52,8 @@ function pageWords(page: PageMeta): PageWords {
   const described = new Set(
     ftsTokens([page.description ?? page.summary ?? "", ...page.tags].join(" \n ")),
   );
-  const words = { named, described };
+  const titled = new Set(ftsTokens(page.title));
+  const words = { named, described, titled };
   wordsOf.set(page, words);
   return words;
 }
@@ -96,8 +99,14 @@ export interface AboutShares {
   named: number;
 }
 
-/** The IDF-weighted shares of `subject` that `page`'s names, description and tags hold. */
-export function aboutShares(page: PageMeta, subject: SubjectTerms): AboutShares {
+/**
+ * The IDF-weighted shares of `subject` that `page`'s names, description and
+ * tags hold. `withTitle`: for a page of the kind the question asks for, its
+ * title is a name too ("ADR-007: Kafka over RabbitMQ" answers "why did we
+ * choose kafka" as surely as an alias would); for any other page BM25's
+ * title column already counts it.
+ */
+export function aboutShares(page: PageMeta, subject: SubjectTerms, withTitle = false): AboutShares {
   if (subject.total <= 0) return { about: 0, named: 0 };
   const words = pageWords(page);
   let held = 0;
@@ -106,6 +115,10 @@ export function aboutShares(page: PageMeta, subject: SubjectTerms): AboutShares 
     const w = subject.weights[i] ?? 0;
     if (words.named.has(stem)) {
       held += w;
+      named += subject.strictWeights[i] ?? 0;
+    } else if (withTitle && words.titled.has(stem)) {
+      // BM25's title column counts it already: a name for the gate, a description here.
+      held += w * DESCRIBED_CREDIT;
       named += subject.strictWeights[i] ?? 0;
     } else if (words.described.has(stem)) held += w * DESCRIBED_CREDIT;
   });

@@ -155,10 +155,10 @@ export function scoreVault(
     const isContained = !isExact && contained.has(id);
     // Only the gate and `--explain` read it: no per-term work on other recalls.
     const evidence = hit?.matches && (gated || explain) ? pageEvidence(hit.matches) : undefined;
-    const shares = page ? aboutShares(page, subjectOf()) : { about: 0, named: 0 };
-    const about = shares.about;
     const kinds = page ? pageKinds(page) : undefined;
     const kindAt = intent && kinds ? intent.kinds.findIndex((k) => kinds.has(k)) : -1;
+    const shares = page ? aboutShares(page, subjectOf(), kindAt >= 0) : { about: 0, named: 0 };
+    const about = shares.about;
     const fits = kindAt >= 0 && Math.max(about, standing / topStanding) >= ORDER_WEIGHTS.intentMin;
     const nameWords = isContained ? (span.get(id) ?? 0) : 0;
     // Unasked, a one-word name is no evidence in an instruction ("move the
