@@ -87,6 +87,8 @@ beforeAll(() => {
   subject = randomWord(6, 9);
   other = randomWord(6, 9);
   ids = writeVault(root, subject, other);
+  // Drawn afresh each run: named so that a failing run can be replayed by hand.
+  process.stderr.write(`[question-answers] subject ${subject}, other ${other}\n`);
   const built = runCli(["reindex", "--vault", root], { env });
   expect(built.status, built.stderr).toBe(0);
 });

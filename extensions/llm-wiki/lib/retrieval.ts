@@ -130,6 +130,7 @@ export async function retrieve(
     ...req,
     searchQuery: reading.subject,
     ...(reading.subject !== asked ? { askedQuery: asked } : {}),
+    ...(reading.intent ? { asks: reading.intent } : {}),
   };
   const budget = req.budgetMs ?? Number.POSITIVE_INFINITY;
   const deadlines: StepDeadlines = {

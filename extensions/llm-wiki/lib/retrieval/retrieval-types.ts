@@ -17,6 +17,7 @@ import type { TimeWindow } from "../temporal/time-window.ts";
 import type { TimeWhy } from "../temporal/window-preference.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { RelationGraph } from "../vault/relations.ts";
+import type { QuestionIntent } from "./question-intent.ts";
 
 /** The store operations retrieval uses. */
 export type RetrievalStore = Pick<QmdStore, "searchLex" | "searchVector" | "searchExpanded">;
@@ -83,6 +84,8 @@ export interface RetrievalRequest {
    * turns or papers those words are content.
    */
   askedQuery?: string;
+  /** The question's intent, read once by `retrieve` (retrieval/question-intent.ts). */
+  asks?: QuestionIntent;
 }
 
 /** One recalled page. */

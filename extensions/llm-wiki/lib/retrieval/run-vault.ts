@@ -12,7 +12,6 @@ import { escalationReason } from "../retrieval-policy.ts";
 import type { RelationGraph } from "../vault/relations.ts";
 import { candidatesOf, fuseLexVec, withLexicalEvidence } from "./candidates.ts";
 import { pageKinds } from "./page-kind.ts";
-import { questionIntent } from "./question-intent.ts";
 import type {
   RetrievalRequest,
   RetrievalStore,
@@ -88,7 +87,7 @@ function evidenceFloor(
   const { exact, contained } = names;
   if (contained.size > 0 || (exact.size > 0 && req.explain === true)) return { names };
   // A question of intent may be answered by a page of its kind about a common subject.
-  if (questionIntent(query) !== undefined) return { names };
+  if (req.asks !== undefined) return { names };
   return {
     floor: {
       min,
