@@ -20,6 +20,7 @@ import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-ca
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scoring.ts";
+import { spellingRepairs } from "../lexical/spelling.ts";
 import { bodyExcerpt, wordFinder } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
 import { type Candidate, surfaces } from "./qmd-excerpts.ts";
@@ -52,6 +53,8 @@ const DF_PROBE_CAP = 64;
 const POOL_SLACK = 10;
 /** Feedback terms' document frequencies are counted up to here; a term this common is left out. */
 const FEEDBACK_DF_CAP = 256;
+/** A typo's spellings are counted up to here: a spelling this common wins outright. */
+const SPELLING_DF_CAP = 64;
 /** Feedback terms' counts kept at most; a long-lived server meets new words forever. */
 const FEEDBACK_DF_KEPT = 50_000;
 /** Stop words as index terms: never feedback terms. */
@@ -127,6 +130,13 @@ export function createLexicalSearch(
     SELECT j.value AS term, (
       SELECT count(*) FROM (
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${FEEDBACK_DF_CAP})
+    ) AS df
+    FROM json_each(?) j`);
+  // Pages holding each of a typo's spellings, capped: only "none" and "most" matter.
+  const spellingDfStmt = db.prepare(`
+    SELECT j.value AS term, (
+      SELECT count(*) FROM (
+        SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${SPELLING_DF_CAP})
     ) AS df
     FROM json_each(?) j`);
   // Exact document frequencies of a query's phrases, all in one statement.
@@ -331,6 +341,37 @@ export function createLexicalSearch(
   };
 
   /**
+   * The query with its likely typos repaired against the index's words
+   * (lexical/spelling.ts), parsed again; the parse as typed when none is.
+   */
+  const repairSpelling = (
+    query: string,
+    typed: LexQuery,
+    options: { joinWords: boolean; relatedWords: boolean },
+  ): LexQuery => {
+    const plain = typed.terms.filter((t) => /^[a-z]+$/.test(t.text)).slice(0, CONFIDENCE_TERMS);
+    if (plain.length === 0) return typed;
+    const known = documentFrequencies(plain.map((t) => t.fts[0] ?? ""));
+    const repairs = spellingRepairs(
+      plain.map((t) => ({ word: t.text, pages: known.get(t.fts[0] ?? "") ?? 0 })),
+      (spellings) =>
+        new Map(
+          spellingDfStmt
+            .all<{ term: string; df: number }>(JSON.stringify(spellings))
+            .map((r) => [r.term, r.df]),
+        ),
+    );
+    if (repairs.length === 0) return typed;
+    let repaired = query;
+    for (const { from, to } of repairs)
+      repaired = repaired.replace(
+        new RegExp(`(?<![\\p{L}\\p{N}])${from}(?![\\p{L}\\p{N}])`, "giu"),
+        to,
+      );
+    return buildLexQuery(repaired, options) ?? typed;
+  };
+
+  /**
    * Lexical candidates scored by BM25, best first, with confidence and
    * per-term matches. With `evidence`, a query none of whose pages could
    * pass that gate searches nothing (`evidence.onSkip` is told).
@@ -342,9 +383,11 @@ export function createLexicalSearch(
     evidence?: LexEvidenceFloor,
     relatedWords = true,
   ): { terms: LexTerm[]; list: LexCandidate[] } => {
-    const parsed = buildLexQuery(query, { joinWords: scoring.joinWords, relatedWords });
-    if (!parsed || limit === 0) return { terms: [], list: [] };
+    const options = { joinWords: scoring.joinWords, relatedWords };
+    const typed = buildLexQuery(query, options);
+    if (!typed || limit === 0) return { terms: [], list: [] };
     freshen();
+    const parsed = repairSpelling(query, typed, options);
     const searched = selectTerms(parsed);
     if (searched.length === 0) return { terms: [], list: [] };
     // Every term of the query weighs in the confidence, including those too rare to search for.

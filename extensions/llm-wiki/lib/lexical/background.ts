@@ -34,7 +34,7 @@ function lookup(stem: string): number {
 }
 
 /** Passages holding `stem` (0 when the model does not list it). */
-function countOf(stem: string): number {
+export function backgroundCount(stem: string): number {
   const cached = known.get(stem);
   if (cached !== undefined) return cached;
   // A term holds no space or line break: such a stem is on no line.
@@ -51,6 +51,6 @@ function countOf(stem: string): number {
  */
 export function backgroundShare(stems: readonly string[]): number {
   let share = 1;
-  for (const stem of stems) share *= (countOf(stem) + 0.5) / (BACKGROUND_PASSAGES + 1);
+  for (const stem of stems) share *= (backgroundCount(stem) + 0.5) / (BACKGROUND_PASSAGES + 1);
   return share;
 }

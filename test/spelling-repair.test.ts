@@ -1,0 +1,150 @@
+/**
+ * A typo in a question still finds the page: a word on no page and not an
+ * ordinary word is read as the vault's own word one edit away. Ordinary
+ * words are never bent into vault words, and a word the vault holds is
+ * never changed. Each run draws its own vocabulary and typos; the seed is
+ * printed on failure.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backgroundCount } from "../extensions/llm-wiki/lib/lexical/background.ts";
+import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import {
+  oneEditAway,
+  repairable,
+  spellingRepairs,
+} from "../extensions/llm-wiki/lib/lexical/spelling.ts";
+import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
+import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
+
+const seed = Math.floor(Math.random() * 2 ** 31);
+function rng(start: number): () => number {
+  let s = start >>> 0;
+  return () => {
+    s = (s * 1_664_525 + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+const random = rng(seed);
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const letter = () => LETTERS[Math.floor(random() * LETTERS.length)] ?? "a";
+
+/** One random edit of `word`: a letter dropped, added, changed, or two swapped. */
+function typoOf(word: string): string {
+  for (;;) {
+    const at = Math.floor(random() * (word.length - 1)) + 1;
+    const kind = Math.floor(random() * 4);
+    const typo =
+      kind === 0
+        ? word.slice(0, at) + word.slice(at + 1)
+        : kind === 1
+          ? word.slice(0, at) + letter() + word.slice(at)
+          : kind === 2
+            ? word.slice(0, at) + letter() + word.slice(at + 1)
+            : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
+    const [stem] = ftsTokens(typo);
+    if (typo !== word && stem !== ftsTokens(word)[0] && backgroundCount(stem ?? "") === 0)
+      return typo;
+  }
+}
+
+/** Words no ordinary text uses, so the background model lists none of them. */
+function coinedWord(): string {
+  for (;;) {
+    const word = randomWord(7, 10);
+    if (backgroundCount(ftsTokens(word)[0] ?? "") === 0) return word;
+  }
+}
+
+describe("spellings one edit away", () => {
+  it("covers a dropped, added, changed and swapped letter, and not the word itself", () => {
+    const word = coinedWord();
+    const near = new Set(oneEditAway(word));
+    expect(near.has(word)).toBe(false);
+    expect(near.has(word.slice(1))).toBe(true);
+    expect(near.has(`${word}s`)).toBe(true);
+    expect(near.has(`${word[1]}${word[0]}${word.slice(2)}`) || word[0] === word[1]).toBe(true);
+    expect(near.has(`z${word.slice(1)}`) || word[0] === "z").toBe(true);
+  });
+
+  it("repairs only a typed word that no page holds and ordinary writing does not use", () => {
+    const word = coinedWord();
+    expect(repairable(word, 0)).toBe(true);
+    expect(repairable(word, 3)).toBe(false);
+    // Ordinary words the vault lacks stay as typed: "keyboard" is not a typo of a vault word.
+    for (const ordinary of ["keyboard", "recommend", "mechanical", "deploy"])
+      expect(repairable(ordinary, 0), ordinary).toBe(false);
+    expect(repairable(word.slice(0, 4), 0), "too short to guess").toBe(false);
+    expect(repairable(`${word}_x`, 0), "identifiers are not typed words").toBe(false);
+  });
+
+  it("takes the spelling most pages hold, and nothing when none holds one", () => {
+    const word = coinedWord();
+    const rival = `${word.slice(0, -1)}${word.at(-1) === "q" ? "x" : "q"}`;
+    const typo = word.slice(0, -1);
+    const counts = (held: Record<string, number>) => (spellings: readonly string[]) =>
+      new Map(spellings.map((s) => [s, held[s] ?? 0]));
+    expect(
+      spellingRepairs([{ word: typo, pages: 0 }], counts({ [word]: 2, [rival]: 5 })),
+      `seed ${seed}`,
+    ).toEqual([{ from: typo, to: rival }]);
+    expect(spellingRepairs([{ word: typo, pages: 0 }], counts({}))).toEqual([]);
+  });
+});
+
+describe("recall with a typo, on a real index", () => {
+  const subjects = Array.from({ length: 6 }, coinedWord);
+  let service: WikiService;
+
+  beforeAll(async () => {
+    const filler = ["deploy", "service", "team", "config", "release"];
+    const pages: Record<string, string> = {};
+    subjects.forEach((subject, i) => {
+      const others = filler.join(" ");
+      pages[`concepts/${subject}`] =
+        `---\ntitle: The ${subject} subsystem\ntype: concept\n---\n# The ${subject} subsystem\n\n` +
+        `The ${subject} subsystem handles part ${i} of the ${others}. We tuned ${subject} twice.\n`;
+    });
+    const vault = makeTempVault({ pages });
+    service = createWikiService({
+      cwd: vault.root,
+      vault: vault.root,
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+    });
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+  });
+
+  afterAll(async () => {
+    await service.close();
+    removeTempDirs();
+  });
+
+  it("finds the page whose name was mistyped, explicitly and automatically", async () => {
+    for (const subject of subjects) {
+      const typo = typoOf(subject);
+      const context = `seed ${seed}: "${typo}" for "${subject}"`;
+      const asked = await service.recall({ query: `what is the ${typo} subsystem`, maxResults: 3 });
+      expect(asked.results[0]?.id, context).toBe(`concepts/${subject}`);
+      expect(asked.results[0]?.weak, context).toBeFalsy();
+      const auto = await service.recall({
+        query: `why did we tune ${typo} twice`,
+        policy: "automatic",
+      });
+      expect(
+        auto.results.map((r) => r.id),
+        context,
+      ).toContain(`concepts/${subject}`);
+    }
+  });
+
+  it("leaves ordinary words alone: a question the vault cannot answer finds nothing", async () => {
+    const auto = await service.recall({
+      query: "recommend a mechanical keyboard",
+      policy: "automatic",
+    });
+    expect(auto.results).toEqual([]);
+    const asked = await service.recall({ query: "recommend a mechanical keyboard" });
+    expect(asked.results).toEqual([]);
+  });
+});
