@@ -54,11 +54,13 @@ interface Form {
   command: string;
   documented: boolean;
   modules: string;
+  /** Where the dependencies lie, when not at the top of `modules` (a global install nests them). */
+  dependencies?: string;
   seconds: number;
 }
 
 function describeForm(form: Form) {
-  const packages = perPackage(form.modules);
+  const packages = perPackage(form.dependencies ?? form.modules);
   const bytes = treeBytes(form.modules);
   return {
     command: form.command,
@@ -181,6 +183,7 @@ try {
     command: `npm install -g llm-wiki-memory ${LEAN_FLAGS.join(" ")} (not documented: npm ignores the flags for -g, npm/cli#8284)`,
     documented: false,
     modules: join(global, "lib", "node_modules"),
+    dependencies: join(global, "lib", "node_modules", "llm-wiki-memory", "node_modules"),
     seconds: globalSeconds,
   });
 
