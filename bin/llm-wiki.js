@@ -5,7 +5,11 @@ import { entryUrl, requireSupportedNode, runsFromSources } from "./node-check.js
 // An agent's hook never fails the user's prompt, whatever the reason: exit 0
 // and the reason on stderr (Claude Code blocks a prompt on exit 2).
 const hook = process.argv[2] === "hook";
-requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2);
+requireSupportedNode(
+  hook ? "llm-wiki hook" : "llm-wiki",
+  hook ? 0 : 2,
+  hook ? process.argv[3] : undefined,
+);
 if (hook) {
   // The bundle starts in a fraction of the sources' time: a hook runs it
   // whenever there is one, and says how to make one when there is not.

@@ -21,17 +21,45 @@ export function isSupportedNode(version) {
   return true;
 }
 
+/** The one line an older Node gets from `bin`. */
+export function nodeTooOldLine(bin) {
+  return (
+    `${bin}: needs Node.js ${REQUIRED_NODE} or newer, this is ${process.version}; ` +
+    "install Node 22 LTS or later (https://nodejs.org, or `nvm install 22`) and run it again"
+  );
+}
+
+/**
+ * A hook's JSON output that shows `message` to the user (`systemMessage`:
+ * Claude Code, Codex and Gemini CLI print it; a hook's stderr reaches no
+ * one) and hands it to the model as the event's context, so it can say so
+ * too.
+ */
+export function userNotice(message, event) {
+  return JSON.stringify({
+    systemMessage: message,
+    hookSpecificOutput: { hookEventName: event, additionalContext: message },
+  });
+}
+
 /**
  * Exits with `status` (2, a usage error, unless told) and one line on stderr
  * when this Node is too old. An agent's hook passes 0: Claude Code takes
- * exit 2 from a UserPromptSubmit hook as "block this prompt".
+ * exit 2 from a UserPromptSubmit hook as "block this prompt"; its
+ * `session-start` (`hookKind`) also prints the line as a notice the user
+ * sees (userNotice), since nobody reads a hook's stderr.
  */
-export function requireSupportedNode(bin, status = 2) {
+export function requireSupportedNode(bin, status = 2, hookKind = undefined) {
   if (isSupportedNode(process.versions.node)) return;
-  process.stderr.write(
-    `${bin}: needs Node.js ${REQUIRED_NODE} or newer, this is ${process.version}; ` +
-      "install Node 22 LTS or later (https://nodejs.org, or `nvm install 22`) and run it again\n",
-  );
+  const line = nodeTooOldLine(bin);
+  process.stderr.write(`${line}\n`);
+  if (hookKind === "session-start") {
+    const notice =
+      `llm-wiki: the project memory is off in this session: it needs Node.js ${REQUIRED_NODE} or newer, ` +
+      `and the \`node\` this client runs is ${process.version} (${process.execPath}). ` +
+      "Install Node 22 LTS or later (https://nodejs.org, or `nvm install 22`), put it first on PATH, and start a new session.";
+    process.stdout.write(`${userNotice(notice, "SessionStart")}\n`);
+  }
   process.exit(status);
 }
 

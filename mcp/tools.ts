@@ -62,7 +62,12 @@ import {
   type ToolName,
   VerifyPageParams,
   WatchParams,
+  WorkingMemoryParams,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
+import {
+  renderWorkingMemory,
+  setWorkingMemory,
+} from "../extensions/llm-wiki/lib/trajectories/working-memory-setting.ts";
 import { renderRebuildMeta } from "../extensions/llm-wiki/lib/views/render-rebuild-meta.ts";
 import { renderCronLine } from "../extensions/llm-wiki/lib/watch/cron-line.ts";
 import type {
@@ -437,6 +442,11 @@ export const TOOLS: readonly McpTool[] = [
     });
     return toolOutput(result, renderCronLine);
   }),
+
+  // The way a plugin user (no `llm-wiki` on PATH) turns session recording on.
+  defineTool("wiki_working_memory", WorkingMemoryParams, WRITE, (service, args) =>
+    toolOutput(setWorkingMemory(service.settings.trajectories, args.enabled), renderWorkingMemory),
+  ),
 
   // The model names the folder, so it stays in the project (`confined`); the
   // same vault exports the same bytes, replacing only the previous export's files.

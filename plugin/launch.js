@@ -6,62 +6,73 @@
  * TypeScript sources take.
  *
  * A plugin installed from the marketplace is a bare git clone: no
- * `node_modules`, no `dist/`. Its runtime is then the npm package of the
- * same version, installed once, in the background, into the plugin's data
- * folder (`CLAUDE_PLUGIN_DATA`, else `~/.llm-wiki/plugin-runtime`), in its
- * lean form (no optional packages, no install scripts: the llama.cpp builds
- * for every GPU are 660 MB of the default 870; lexical recall, hooks and the
- * MCP server need none of them, and a model mode then says which package to
- * add). The first install still takes a while, past a hook's timeout, so
- * no hook waits for it: the session-start hook starts it and
- * says so, a prompt's hook answers nothing (one line on stderr) until it is
- * done, and the MCP server waits for it (Claude Code may give up on the
- * server first: `/mcp` reconnects it). A failed install is retried at a
- * hook after ten minutes; its log is named in the message.
+ * `node_modules`, no `dist/`. Its runtime is then built from the clone
+ * itself (runtime.js: the package's files, its dependencies in the lean
+ * form, `dist/`), once, in the background, into the plugin's data folder
+ * (`CLAUDE_PLUGIN_DATA`, else `~/.llm-wiki/plugin-runtime`); it needs the
+ * npm registry for the dependencies, not this package on it. No hook waits
+ * for it: the session-start hook starts it and tells the user and the
+ * model so (the hook's JSON `systemMessage` and context), a prompt's hook
+ * answers nothing until it is done, and the MCP server answers the
+ * handshake and its tool list at once and holds each call until the
+ * runtime is ready (mcp-waiting.js), so the first session has its tools. A
+ * failed install is retried at a hook after ten minutes; its log is named
+ * in the message.
+ *
+ * Under a Node older than the package needs, the hooks say so where the
+ * user sees it, and the MCP server still connects, answering every call
+ * with that line.
  *
  * Plain JavaScript with Node's own modules only: it runs before anything is
  * installed. A hook exits 0 whatever happens (Claude Code blocks a prompt
  * on exit 2).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import {
   closeSync,
   existsSync,
-  mkdirSync,
   openSync,
   readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { requireSupportedNode } from "../bin/node-check.js";
+import {
+  isSupportedNode,
+  nodeTooOldLine,
+  requireSupportedNode,
+  userNotice,
+} from "../bin/node-check.js";
+import { serveWhileInstalling } from "./mcp-waiting.js";
+import {
+  ensureParent,
+  installRuntime,
+  manifestOf,
+  PACKAGE,
+  pluginRuntimeDir,
+  runtimeEntry,
+} from "./runtime.js";
 
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(HERE), "..");
-const PACKAGE = "llm-wiki-memory";
 /** An install older than this that still holds the lock is taken as dead. */
 const STALE_LOCK_MS = 30 * 60_000;
 /** How long after a failed install the next one is tried. */
 const RETRY_AFTER_MS = 10 * 60_000;
+/** How long an MCP call waits for the runtime before it is told the install is still running. */
+const CALL_WAIT_MS = 25_000;
 
 const [mode, ...rest] = process.argv.slice(2);
 const hook = mode === "cli" && rest[0] === "hook";
 
 function version() {
-  return JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+  return manifestOf(ROOT).version;
 }
 
-/** Where the package of this version is installed for the plugin. */
 function runtimeDir() {
-  const base =
-    process.env.LLM_WIKI_PLUGIN_RUNTIME ||
-    (process.env.CLAUDE_PLUGIN_DATA
-      ? join(process.env.CLAUDE_PLUGIN_DATA, "runtime")
-      : join(homedir(), ".llm-wiki", "plugin-runtime"));
-  return join(base, `v${version()}`);
+  return pluginRuntimeDir(version());
 }
 
 /** True when the package's dependencies resolve from `dir` (a folder above it holds them). */
@@ -76,10 +87,7 @@ function dependenciesFrom(dir) {
 function bundled(entry) {
   const own = join(ROOT, "dist", `${entry}.js`);
   if (existsSync(own) && dependenciesFrom(ROOT)) return own;
-  const dir = runtimeDir();
-  const installed = join(dir, "node_modules", PACKAGE, "dist", `${entry}.js`);
-  if (existsSync(join(dir, "ready")) && existsSync(installed)) return installed;
-  return undefined;
+  return runtimeEntry(runtimeDir(), entry);
 }
 
 function ageMs(path) {
@@ -102,7 +110,7 @@ function ensureInstall() {
   if (failedAge !== undefined && failedAge < RETRY_AFTER_MS) return "failed";
   const lockAge = ageMs(lock);
   if (lockAge !== undefined && lockAge < STALE_LOCK_MS) return "installing";
-  mkdirSync(dirname(dir), { recursive: true });
+  ensureParent(dir);
   rmSync(lock, { force: true });
   let fd;
   try {
@@ -122,35 +130,13 @@ function ensureInstall() {
   return "installing";
 }
 
-/** The lean install (README "Install size"): what lexical memory needs, nothing built or fetched by scripts. */
-const LEAN = ["--omit=optional", "--ignore-scripts"];
-
-/** `--install`: npm installs the package into the runtime folder, then marks it ready. */
+/** `--install`: builds the runtime from this clone (or installs LLM_WIKI_PLUGIN_PACKAGE), then marks it ready. */
 function install() {
   const dir = runtimeDir();
-  const log = `${dir}.log`;
-  const spec = process.env.LLM_WIKI_PLUGIN_PACKAGE || `${PACKAGE}@${version()}`;
   try {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "package.json"), '{ "private": true }\n');
-    const out = openSync(log, "w");
-    const args = ["install", "--no-audit", "--no-fund", ...LEAN, spec];
-    writeFileSync(out, `npm ${args.join(" ")}\n`);
-    const npm = spawnSync(process.platform === "win32" ? "npm.cmd" : "npm", args, {
-      cwd: dir,
-      stdio: ["ignore", out, out],
-      shell: process.platform === "win32",
-    });
-    closeSync(out);
-    if (npm.status === 0 && existsSync(join(dir, "node_modules", PACKAGE, "dist"))) {
-      writeFileSync(join(dir, "ready"), `${spec}\n`);
-    } else {
-      writeFileSync(
-        `${dir}.failed`,
-        `npm exited ${npm.status ?? npm.error?.message}; see ${log}\n`,
-      );
-    }
+    const spec = process.env.LLM_WIKI_PLUGIN_PACKAGE || undefined;
+    const done = installRuntime({ root: ROOT, dir, spec, log: `${dir}.log` });
+    if (!done.ok) writeFileSync(`${dir}.failed`, `${done.message}\n`);
   } catch (error) {
     writeFileSync(`${dir}.failed`, `${error instanceof Error ? error.message : error}\n`);
   } finally {
@@ -160,9 +146,15 @@ function install() {
 
 function notInstalled(state) {
   const log = `${runtimeDir()}.log`;
+  let why = "";
+  try {
+    why = readFileSync(`${runtimeDir()}.failed`, "utf8").trim();
+  } catch {
+    // No failure recorded.
+  }
   return state === "failed"
-    ? `llm-wiki: installing the memory's runtime (npm ${PACKAGE}@${version()}) failed; it is tried again in ten minutes (log: ${log}).`
-    : `llm-wiki: the memory's runtime (npm ${PACKAGE}@${version()}, lean: about 210 MB) is being installed in the background, once; recall starts when it is done (log: ${log}).`;
+    ? `llm-wiki: installing the memory's runtime (${PACKAGE} ${version()}) failed${why ? ` (${why})` : ""}; it is tried again in ten minutes (log: ${log}).`
+    : `llm-wiki: the memory's runtime (${PACKAGE} ${version()}, lean: about 210 MB, built from the plugin's own files) is being installed in the background, once; recall and the wiki tools start when it is done, in a minute or two (log: ${log}).`;
 }
 
 /** Runs `file` in this process, as if Node had been started on it with `args`. */
@@ -171,34 +163,47 @@ async function run(file, args) {
   await import(pathToFileURL(file).href);
 }
 
+/** The MCP server: the real one when its runtime is there, else the launcher's own until it is. */
+function mcp() {
+  const oldNode = !isSupportedNode(process.versions.node);
+  const file = oldNode ? undefined : bundled("mcp/index");
+  if (file !== undefined) return run(file, rest);
+  if (oldNode) process.stderr.write(`${nodeTooOldLine("llm-wiki-mcp")}\n`);
+  const waitMs = Number(process.env.LLM_WIKI_PLUGIN_CALL_WAIT_MS);
+  serveWhileInstalling({
+    args: rest,
+    waitMs: Number.isInteger(waitMs) && waitMs >= 0 ? waitMs : CALL_WAIT_MS,
+    state() {
+      if (oldNode) return { kind: "failed", message: nodeTooOldLine("llm-wiki") };
+      const ready = bundled("mcp/index");
+      if (ready !== undefined) return { kind: "ready", file: ready };
+      const state = ensureInstall();
+      return { kind: state, message: notInstalled(state) };
+    },
+  });
+}
+
 async function main() {
   if (mode === "--install") return install();
-  if (mode === "mcp") {
-    requireSupportedNode("llm-wiki-mcp");
-    let file = bundled("mcp/index");
-    while (file === undefined) {
-      const state = ensureInstall();
-      if (state === "failed") {
-        process.stderr.write(`${notInstalled(state)}\n`);
-        process.exit(1);
-      }
-      await new Promise((done) => setTimeout(done, 1000));
-      file = bundled("mcp/index");
-    }
-    return run(file, rest);
-  }
+  if (mode === "mcp") return mcp();
   if (mode !== "cli") {
     process.stderr.write("usage: node launch.js cli <args…> | mcp\n");
     process.exit(2);
   }
-  requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2);
+  requireSupportedNode(
+    hook ? "llm-wiki hook" : "llm-wiki",
+    hook ? 0 : 2,
+    hook ? rest[1] : undefined,
+  );
   const file = bundled("cli/llm-wiki");
   if (file !== undefined) return run(file, rest);
   const state = ensureInstall();
   const message = notInstalled(state);
   process.stderr.write(`${message}\n`);
-  // The session's first hook tells the model too, so it can tell the user.
-  if (rest[1] === "session-start") process.stdout.write(`${message}\n`);
+  // The session's first hook tells the user (systemMessage) and the model (context).
+  if (hook && rest[1] === "session-start") {
+    process.stdout.write(`${userNotice(message, "SessionStart")}\n`);
+  }
   process.exitCode = hook ? 0 : 1;
 }
 

@@ -55,7 +55,7 @@ export const DIST_ENTRIES: readonly DistEntry[] = [
     // An agent's hook never fails the user's prompt: exit 0 (Claude Code blocks a prompt on exit 2).
     check: [
       'const hook = process.argv[2] === "hook";',
-      'requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2);',
+      'requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2, hook ? process.argv[3] : undefined);',
     ].join("\n"),
   },
 ];

@@ -12,7 +12,7 @@
  * when asked (`LLM_WIKI_TEST_CLIENTS=1`).
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,12 +21,16 @@ import {
   type InstalledClient,
   installClient,
 } from "./helpers/agent-clients.ts";
-import { runCli } from "./helpers/cli.ts";
+import { CLI, runCli, TEST_BUNDLE } from "./helpers/cli.ts";
+import { commandsOnPath } from "./helpers/path-commands.ts";
 import { fakeRuntimeTarball, pluginClone } from "./helpers/plugin-runtime.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
 const installed: Partial<Record<ClientName, InstalledClient>> = {};
+const BUNDLED_MCP = join(TEST_BUNDLE, "mcp", "index.js");
+/** `llm-wiki` and `llm-wiki-mcp` on PATH, as an install puts them: what a project's set-up names. */
+let commands = "";
 
 function client(name: ClientName, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const bin = installed[name]?.bin;
@@ -39,11 +43,16 @@ function client(name: ClientName, args: string[], cwd: string, env: NodeJS.Proce
 function place(extra: Record<string, string> = {}) {
   const home = makeTempDir("llm-wiki-client-home-");
   const project = makeTempDir("llm-wiki-client-project-");
-  return { home, project, env: { PATH: process.env.PATH ?? "", HOME: home, ...extra } };
+  const path = `${commands}:${process.env.PATH ?? ""}`;
+  return { home, project, env: { PATH: path, HOME: home, ...extra } };
 }
 
 describe.runIf(clientsWanted)("the real clients", () => {
   beforeAll(() => {
+    commands = commandsOnPath({
+      cli: CLI,
+      mcp: existsSync(BUNDLED_MCP) ? BUNDLED_MCP : join(REPO, "mcp", "index.ts"),
+    });
     for (const name of ["claude", "codex", "gemini"] as const) {
       installed[name] = installClient(name);
       const { seconds, megabytes } = installed[name];
@@ -93,7 +102,8 @@ describe.runIf(clientsWanted)("the real clients", () => {
     const { project, env } = place();
     expect(runCli(["setup", "claude-code"], { cwd: project, env }).status).toBe(0);
     const list = client("claude", ["mcp", "list"], project, env);
-    expect(list.output).toMatch(/llm-wiki: \S*node \S+ - ⏸ Pending approval/);
+    // A project's file names the command, which PATH resolves on each teammate's machine.
+    expect(list.output).toMatch(/llm-wiki: llm-wiki-mcp\s*- ⏸ Pending approval/);
   });
 
   it("Codex: setup --user; `codex mcp list` lists our server and command", () => {

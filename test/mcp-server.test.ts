@@ -178,6 +178,7 @@ describe("MCP server: an indexed example vault", () => {
       "wiki_verify_page",
       "wiki_recall_feedback",
       "wiki_watch",
+      "wiki_working_memory",
       "wiki_okf_export",
       "wiki_okf_import",
     ]);

@@ -160,7 +160,7 @@ describe("the Node version check", () => {
     }
   });
 
-  it("`llm-wiki hook` under an older Node exits 0, nothing on stdout, the reason on stderr", () => {
+  it("`llm-wiki hook` under an older Node exits 0 with the reason on stderr; at session start the user is told too", () => {
     const olds = oldNodes();
     expect(olds.length).toBeGreaterThan(0);
     const cwd = makeTempDir();
@@ -181,10 +181,26 @@ describe("the Node version check", () => {
             },
           );
           expect(run.status, `${node} hook ${kind}`).toBe(0);
-          expect(run.stdout).toBe("");
           const lines = run.stderr.split("\n").filter(Boolean);
           expect(lines).toHaveLength(1);
           expect(lines[0]).toContain(REQUIRED_NODE);
+          if (kind === "user-prompt") {
+            expect(run.stdout).toBe("");
+            continue;
+          }
+          // A hook's stderr reaches no one: the client shows `systemMessage` to the user.
+          const notice = JSON.parse(run.stdout) as {
+            systemMessage: string;
+            hookSpecificOutput: { hookEventName: string; additionalContext: string };
+          };
+          expect(notice.systemMessage).toContain(REQUIRED_NODE);
+          expect(notice.systemMessage).toContain(
+            execFileSync(node, ["--version"]).toString().trim(),
+          );
+          expect(notice.hookSpecificOutput).toEqual({
+            hookEventName: "SessionStart",
+            additionalContext: notice.systemMessage,
+          });
         }
       }
     }
@@ -224,6 +240,15 @@ describe("the Node version check", () => {
         );
         expect(lines[0], what).not.toMatch(/\bat \S+:\d+:\d+|Error/);
       }
+      // The session's first hook shows the user why there is no memory (`systemMessage`).
+      const start = spawnSync(node, [join(dist, "cli/llm-wiki.js"), "hook", "session-start"], {
+        encoding: "utf8",
+        env: childEnv(),
+        input: JSON.stringify({ cwd: makeTempDir(), source: "startup" }),
+        timeout: 120_000,
+      });
+      expect(start.status).toBe(0);
+      expect(JSON.parse(start.stdout).systemMessage).toContain(REQUIRED_NODE);
     }
   });
 

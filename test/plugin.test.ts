@@ -133,7 +133,7 @@ describe("installed from the marketplace (a clone: no node_modules, no dist)", (
     expect(names.some((n) => n.endsWith(".failed"))).toBe(false);
     // The lean form: no optional packages (the llama.cpp builds), no install scripts.
     const log = readFileSync(join(runtime, `v${pkg.version}.log`), "utf8");
-    expect(log.split("\n")[0]).toMatch(/^npm install .*--omit=optional --ignore-scripts /);
+    expect(log.split("\n")[0]).toMatch(/^\$ npm install .*--omit=optional --ignore-scripts /);
     // The command line runs from the installed runtime too: it builds the index a hook reads.
     const reindex = spawnSync(
       process.execPath,

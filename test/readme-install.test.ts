@@ -2,7 +2,9 @@
  * The README's first screen: what the project is, then how to install it
  * for each client — Pi, Claude Code's plugin, Codex and Gemini CLI through
  * `setup`, and any MCP client through an `mcpServers` block that parses and
- * names a bin the package ships — before the rest of the README.
+ * names a bin the package ships — before the rest of the README: the
+ * command that works today (a clone's install script) and the registry's,
+ * saying which applies, each in a lean form.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,6 +27,20 @@ describe("the README's first screen", () => {
     expect(FIRST).toMatch(/\/plugin marketplace add .+\n\/plugin install llm-wiki@llm-wiki/);
     expect(FIRST).toMatch(/llm-wiki setup codex/);
     expect(FIRST).toMatch(/llm-wiki setup gemini/);
+  });
+
+  it("gives a command that works today (from a clone) and the registry's, saying which applies; every one lean", () => {
+    expect(FIRST).toContain("node scripts/install.js");
+    expect(FIRST).toMatch(/not on the npm registry\s+yet/);
+    const commands = [...FIRST.matchAll(/```(?:sh|text)\n([\s\S]*?)```/g)].flatMap((m) =>
+      (m[1] ?? "").split("\n").filter((line) => /\bnpm (?:install|i)\b|pi install npm:/.test(line)),
+    );
+    expect(commands.length).toBeGreaterThan(0);
+    for (const line of commands) {
+      // npm ignores --omit=optional for a global install (npm/cli#8284): no -g line is lean.
+      expect(line, line).not.toMatch(/\s-g\b|--global/);
+      expect(line, line).toMatch(/--omit=optional|npm_config_omit=optional/);
+    }
   });
 
   it("gives any MCP client an mcpServers block that parses and runs a shipped bin", () => {

@@ -20,11 +20,10 @@ import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault
 
 afterEach(removeTempDirs);
 
-const COMMAND: SetupCommand = {
-  node: "/opt/node 22/bin/node",
-  cli: "/opt/it's here/dist/cli/llm-wiki.js",
-  mcp: "/opt/it's here/dist/mcp/index.js",
-};
+const NODE = "/opt/node 22/bin/node";
+const CLI = "/opt/it's here/dist/cli/llm-wiki.js";
+const MCP = "/opt/it's here/dist/mcp/index.js";
+const COMMAND: SetupCommand = { cli: [NODE, CLI], mcp: [NODE, MCP] };
 
 function places() {
   const root = makeTempDir("llm-wiki-setup-");
@@ -85,16 +84,13 @@ describe.each(Object.keys(SETUP_CLIENTS))("setup %s", (client) => {
           expect(text).toContain("# keep me");
           const data = parse(text) as { mcp_servers: Record<string, unknown> };
           expect(data.mcp_servers.other).toEqual({ command: "x" });
-          expect(data.mcp_servers["llm-wiki"]).toEqual({
-            command: COMMAND.node,
-            args: [COMMAND.mcp],
-          });
+          expect(data.mcp_servers["llm-wiki"]).toEqual({ command: NODE, args: [MCP] });
           continue;
         }
         const data = readJson(path);
         expect(data.theme).toBe("dark");
         expect(JSON.stringify(data)).toContain('"echo hi"');
-        expect(text.includes(COMMAND.mcp) || text.includes("hook session-start")).toBe(true);
+        expect(text.includes(MCP) || text.includes("hook session-start")).toBe(true);
       }
       const written = snapshotFiles(where.project);
       const writtenHome = snapshotFiles(where.home);
@@ -165,7 +161,7 @@ describe("hooks", () => {
     const commands = groups.flatMap((g) => g.hooks.map((h) => h.command));
     expect(commands.filter((c) => c.includes("hook user-prompt"))).toHaveLength(1);
     expect(commands).toContain("my-own-hook");
-    expect(commands.find((c) => c.includes("hook user-prompt"))).toContain(shellWord(COMMAND.cli));
+    expect(commands.find((c) => c.includes("hook user-prompt"))).toContain(shellWord(CLI));
   });
 
   it("quotes every word of the command for the shell", () => {
@@ -173,7 +169,7 @@ describe("hooks", () => {
     expect(shellWord("/plain/path.js")).toBe("/plain/path.js");
     expect(
       isOurHandler({
-        command: `${shellWord(COMMAND.node)} ${shellWord(COMMAND.cli)} hook session-start`,
+        command: `${shellWord(NODE)} ${shellWord(CLI)} hook session-start`,
       }),
     ).toBe(true);
     expect(isOurHandler({ command: "llm-wiki-other hookish" })).toBe(false);

@@ -48,9 +48,18 @@ export function isolatedEnv(): Record<string, string> {
 
 /** Spawns `mcp/index.ts --vault <vault>`; the caller kills it if a test fails midway. */
 export function spawnRawServer(vault: string, env = isolatedEnv()): RawServer {
-  const child = spawn(process.execPath, [SERVER, "--vault", vault], {
-    cwd: REPO,
-    env,
+  return spawnRawProcess(process.execPath, [SERVER, "--vault", vault], { cwd: REPO, env });
+}
+
+/** Spawns any stdio MCP server (`command args`) as a raw child; the caller kills it if a test fails midway. */
+export function spawnRawProcess(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): RawServer {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
     stdio: ["pipe", "pipe", "pipe"],
   });
   const messages: WireMessage[] = [];

@@ -26,7 +26,9 @@ export function pluginClone(): string {
     },
   )
     .split("\0")
-    .filter((f) => f !== "" && !f.startsWith("examples/") && !f.startsWith("benchmarks/"));
+    .filter((f) => f !== "" && !f.startsWith("examples/") && !f.startsWith("benchmarks/"))
+    // A worktree's links to shared folders are untracked, not ignored: a clone has none of them.
+    .filter((f) => !["node_modules", ".tools", ".cache"].includes(f.split("/")[0] ?? ""));
   for (const file of files) {
     try {
       cpSync(join(REPO, file), join(root, file), { recursive: true });

@@ -115,6 +115,18 @@ export const StatusParams = Type.Object(
   { additionalProperties: false },
 );
 
+export const WorkingMemoryParams = Type.Object(
+  {
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: record sessions from now on; false: stop recording; absent: only say whether it is on",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const WatchParams = Type.Object(
   {
     interval: literalUnion(CRON_INTERVALS, {
@@ -305,6 +317,8 @@ export const TOOL_DESCRIPTIONS = {
     "Record the user's explicit judgment of a page that a recall showed in this session (automatic recall, priming or wiki_recall): relevant, irrelevant, or corrected with the user's correction (what was wrong, what holds instead), which is saved as an observation page under wiki/sources/ linking the page; the page itself is never edited. Only for a page recall showed in this session, and only when the user stated the judgment explicitly: never on your own guess. Other pages are refused.",
   wiki_watch:
     "Print a crontab line that runs the llm-wiki's full cycle (reindex, lint, digest) daily, weekly or hourly. Installs nothing: show the line to the user verbatim for them to add with crontab -e, and never claim the schedule is active.",
+  wiki_working_memory:
+    "Turn llm-wiki's working memory (session recording) on or off, or say whether it is on: with it on, each session is recorded as a trajectory page in the project's wiki when it ends (secrets redacted), and later sessions can recall how a task was done. Change it only when the user asked to; without enabled it only reports.",
   wiki_okf_export:
     "Export the llm-wiki's pages as an Open Knowledge Format (OKF v0.2) bundle: each page byte for byte at its concept path (secrets redacted), generated index.md files, nothing from meta/; raw source packets only with with_raw. dir must lie inside the project (the project's folder or the working directory) and be missing, empty or a previous export; anything else is refused and left as it was. Only when the user asked for an export.",
   wiki_okf_import:

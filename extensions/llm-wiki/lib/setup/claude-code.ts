@@ -14,6 +14,7 @@ import {
   type SetupCommand,
   type SetupPlaces,
   type SetupScope,
+  serverWords,
 } from "./setup-types.ts";
 
 /** A hooks edit of the JSON settings file at `path`. */
@@ -51,7 +52,7 @@ export function claudeCodePlan(
   command: SetupCommand,
   places: SetupPlaces,
 ): ClientPlan {
-  const server = { type: "stdio", command: command.node, args: [command.mcp] };
+  const server = { type: "stdio", ...serverWords(command) };
   if (scope === "project") {
     const root = places.project;
     return {

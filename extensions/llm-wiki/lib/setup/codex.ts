@@ -2,12 +2,19 @@
  * Codex: the MCP server in `config.toml` and the hooks in `hooks.json`
  * (Claude Code's shape), under `.codex/` in the project or `~/.codex/`
  * (`CODEX_HOME`) for the user. Codex reads a project's `.codex/` only once
- * the user trusts the project.
+ * the user trusts the project, and runs a hook only once the user has
+ * trusted it (`/hooks`), skipping the others silently: the notes say so.
  */
 import { join } from "node:path";
 import { hooksFileEdit } from "./claude-code.ts";
 import { editCodexToml } from "./codex-toml.ts";
-import type { ClientPlan, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+import {
+  type ClientPlan,
+  type SetupCommand,
+  type SetupPlaces,
+  type SetupScope,
+  serverWords,
+} from "./setup-types.ts";
 
 export function codexPlan(
   scope: SetupScope,
@@ -23,7 +30,7 @@ export function codexPlan(
         : join(places.home, ".codex");
   const within = scope === "project" ? places.project : places.home;
   const config = join(dir, "config.toml");
-  const entry = { command: command.node, args: [command.mcp] };
+  const entry = serverWords(command);
   return {
     client: "codex",
     scope,
@@ -36,9 +43,13 @@ export function codexPlan(
       },
       hooksFileEdit(join(dir, "hooks.json"), within, command),
     ],
-    notes:
-      scope === "project"
-        ? ["Codex reads a project's .codex/ only once the project is trusted."]
-        : [],
+    notes: [
+      ...(scope === "project"
+        ? [
+            "Codex reads this project's .codex/ only once you trust the project (Codex asks on its first start here).",
+          ]
+        : []),
+      "Codex runs a hook only once you have trusted it, and skips the others without a word: start `codex`, open /hooks and trust the llm-wiki hooks (recall, priming, session recording).",
+    ],
   };
 }

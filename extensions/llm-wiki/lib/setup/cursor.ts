@@ -1,7 +1,13 @@
 /** Cursor: `mcpServers` in `.cursor/mcp.json` (project) or `~/.cursor/mcp.json` (user). */
 import { join } from "node:path";
 import { mcpServersEdit } from "./claude-code.ts";
-import type { ClientPlan, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+import {
+  type ClientPlan,
+  type SetupCommand,
+  type SetupPlaces,
+  type SetupScope,
+  serverWords,
+} from "./setup-types.ts";
 
 export function cursorPlan(
   scope: SetupScope,
@@ -9,7 +15,7 @@ export function cursorPlan(
   places: SetupPlaces,
 ): ClientPlan {
   const root = scope === "project" ? places.project : places.home;
-  const server = { command: command.node, args: [command.mcp] };
+  const server = serverWords(command);
   return {
     client: "cursor",
     scope,

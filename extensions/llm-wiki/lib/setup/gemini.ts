@@ -14,7 +14,14 @@ import { mcpServersEdit } from "./claude-code.ts";
 import { editHooks, HOOK_TIMEOUT_SECONDS, type HookDialect } from "./hooks-json.ts";
 import { readJsonObject, writeJsonObject } from "./json-config.ts";
 import { hookCommandLine } from "./launch-command.ts";
-import type { ClientPlan, FileEdit, SetupCommand, SetupPlaces, SetupScope } from "./setup-types.ts";
+import {
+  type ClientPlan,
+  type FileEdit,
+  type SetupCommand,
+  type SetupPlaces,
+  type SetupScope,
+  serverWords,
+} from "./setup-types.ts";
 
 /** Gemini CLI's hook events and ours for each. */
 export const GEMINI_HOOK_EVENTS = {
@@ -40,7 +47,7 @@ function geminiDialect(command: SetupCommand): HookDialect {
 
 /** The server and the hooks, both in the one settings file: one edit, applied in turn. */
 function settingsEdit(path: string, within: string, command: SetupCommand): FileEdit {
-  const server = mcpServersEdit(path, within, { command: command.node, args: [command.mcp] });
+  const server = mcpServersEdit(path, within, serverWords(command));
   return {
     path,
     within,
@@ -64,11 +71,10 @@ export function geminiPlan(
     client: "gemini",
     scope,
     files: [settingsEdit(join(root, ".gemini", "settings.json"), root, command)],
-    notes:
+    notes: [
       scope === "project"
-        ? [
-            "Gemini CLI starts a project's servers and runs its hooks only once the folder is trusted.",
-          ]
-        : [],
+        ? "Gemini CLI reads this project's .gemini/settings.json, starts its servers and runs its hooks only in a trusted folder: trust this folder when Gemini CLI asks on its first start here (or with /permissions)."
+        : "Gemini CLI starts servers and runs hooks only in folders you trust: trust each project folder when Gemini CLI asks on its first start there (or with /permissions).",
+    ],
   };
 }

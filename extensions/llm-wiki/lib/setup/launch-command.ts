@@ -1,11 +1,13 @@
 /**
- * The absolute command a client runs for this install: this Node binary,
- * and the bundled bins under `dist/` when they exist (a hook starts in a
- * fraction of the time the TypeScript sources take), else the package's
- * `bin/` scripts. Hook commands go through a shell, so each word is quoted.
+ * The commands a client runs: for a project (files a team commits), the
+ * bins by name as every install puts them on PATH; for the user, this
+ * install's absolute Node and the bundled bins under `dist/` when they
+ * exist (a hook starts in a fraction of the time the TypeScript sources
+ * take), else the package's `bin/` scripts. Hook commands go through a
+ * shell, so each word is quoted.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
 import { PACKAGE_NAME } from "../package-version.ts";
 import type { SetupCommand } from "./setup-types.ts";
 
@@ -22,15 +24,39 @@ export function packageRoot(from: string = import.meta.dirname): string {
   }
 }
 
-/** The command for the package at `root`, run by `node`. */
+/** The commands by name, resolved on each machine's PATH: what a project's shared files hold. */
+export const PORTABLE_COMMAND: SetupCommand = { cli: ["llm-wiki"], mcp: ["llm-wiki-mcp"] };
+
+/** The absolute command for the package at `root`, run by `node`: what the user's own files hold. */
 export function setupCommandFor(
   root: string = packageRoot(),
   node: string = process.execPath,
 ): SetupCommand {
   const cli = join(root, "dist", "cli", "llm-wiki.js");
   const mcp = join(root, "dist", "mcp", "index.js");
-  if (existsSync(cli) && existsSync(mcp)) return { node, cli, mcp };
-  return { node, cli: join(root, "bin", "llm-wiki.js"), mcp: join(root, "bin", "llm-wiki-mcp.js") };
+  if (existsSync(cli) && existsSync(mcp)) return { cli: [node, cli], mcp: [node, mcp] };
+  return {
+    cli: [node, join(root, "bin", "llm-wiki.js")],
+    mcp: [node, join(root, "bin", "llm-wiki-mcp.js")],
+  };
+}
+
+/** Which of `names` no folder on `env`'s PATH holds as a program (PATHEXT's forms on Windows). */
+export function missingFromPath(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const dirs = (env.PATH ?? env.Path ?? "").split(delimiter).filter((d) => d !== "");
+  const suffixes =
+    process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE;.CMD;.BAT").split(";")] : [""];
+  const runnable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return names.filter(
+    (name) => !dirs.some((dir) => suffixes.some((suffix) => runnable(join(dir, name + suffix)))),
+  );
 }
 
 /**
@@ -48,6 +74,6 @@ export function hookCommandLine(
   kind: "session-start" | "user-prompt" | "stop" | "session-end" | "pre-compact",
   options: { json?: boolean } = {},
 ): string {
-  const words = [command.node, command.cli, "hook", kind, ...(options.json ? ["--json"] : [])];
+  const words = [...command.cli, "hook", kind, ...(options.json ? ["--json"] : [])];
   return words.map(shellWord).join(" ");
 }

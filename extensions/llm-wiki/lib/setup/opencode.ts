@@ -12,7 +12,7 @@ export function opencodePlan(
   command: SetupCommand,
   places: SetupPlaces,
 ): ClientPlan {
-  const server = { type: "local", command: [command.node, command.mcp], enabled: true };
+  const server = { type: "local", command: [...command.mcp], enabled: true };
   if (scope === "project") {
     const root = places.project;
     return {

@@ -8,14 +8,18 @@ import { diagnostic, WikiError } from "../diagnostics.ts";
 /** Where the entries go: this project's files, or the user's own. */
 export type SetupScope = "project" | "user";
 
-/** What `setup` writes into a client's configuration, for this install. */
+/**
+ * What `setup` writes into a client's configuration: the words that run
+ * the command line (`llm-wiki`) and the MCP server (`llm-wiki-mcp`). A
+ * project's files, committed and shared, name the commands as any
+ * teammate's PATH has them (`["llm-wiki"]`); the user's own files name this
+ * install's absolute Node and bundled bins, which no PATH can break.
+ */
 export interface SetupCommand {
-  /** The absolute Node binary that runs the bins. */
-  node: string;
-  /** The absolute path of the command-line bin (`llm-wiki`). */
-  cli: string;
-  /** The absolute path of the MCP server bin (`llm-wiki-mcp`). */
-  mcp: string;
+  /** The command line's words, before its arguments. */
+  cli: readonly string[];
+  /** The MCP server's words: the program, then its arguments. */
+  mcp: readonly string[];
 }
 
 /** Where to put files: the project folder and the user's home. */
@@ -48,6 +52,12 @@ export interface ClientPlan {
   files: FileEdit[];
   /** What the user should know (trust prompts, approval). */
   notes: string[];
+}
+
+/** The MCP server as most clients write it: a program and its arguments. */
+export function serverWords(command: SetupCommand): { command: string; args: string[] } {
+  const [program = "llm-wiki-mcp", ...args] = command.mcp;
+  return { command: program, args };
 }
 
 /** The name of our MCP server in every client's configuration. */
