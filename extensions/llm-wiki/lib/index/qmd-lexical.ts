@@ -126,19 +126,17 @@ export function createLexicalSearch(
         SELECT 1 FROM documents_fts WHERE documents_fts MATCH j.value LIMIT ${DF_PROBE_CAP})
     ) AS df
     FROM json_each(?) j`);
-  const feedbackDfStmt = db.prepare(`
+  // Pages holding each plain word, capped: for feedback's stems and a typo's
+  // spellings, where only "none", "few" and "most" matter.
+  const wordDfStatement = (cap: number) =>
+    db.prepare(`
     SELECT j.value AS term, (
       SELECT count(*) FROM (
-        SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${FEEDBACK_DF_CAP})
+        SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${cap})
     ) AS df
     FROM json_each(?) j`);
-  // Pages holding each of a typo's spellings, capped: only "none" and "most" matter.
-  const spellingDfStmt = db.prepare(`
-    SELECT j.value AS term, (
-      SELECT count(*) FROM (
-        SELECT 1 FROM documents_fts WHERE documents_fts MATCH '"' || j.value || '"' LIMIT ${SPELLING_DF_CAP})
-    ) AS df
-    FROM json_each(?) j`);
+  const feedbackDfStmt = wordDfStatement(FEEDBACK_DF_CAP);
+  const spellingDfStmt = wordDfStatement(SPELLING_DF_CAP);
   // Exact document frequencies of a query's phrases, all in one statement.
   const dfStmt = db.prepare(`
     SELECT j.value AS fts, (
