@@ -56,7 +56,7 @@ import { createVaultHandles } from "./vault-handles.ts";
 import { followWrites } from "./views/follow-service.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
 import { createViewsFollower } from "./views/views-follow.ts";
-import { cronLine } from "./watch/cron-line.ts";
+import { CRON_STOP, cronLine, cronStop } from "./watch/cron-line.ts";
 import type {
   EnsurePageOpResult,
   SearchResult,
@@ -623,7 +623,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const [vault] = resolveVaults(selector ?? "active");
       if (!vault || !vaultExists(vault))
         return { ok: false, installed: false, diagnostics: missing() };
-      return cronLine(vault.root, interval);
+      return interval === CRON_STOP ? cronStop() : cronLine(vault.root, interval);
     },
 
     indexStatus({ vault = "active", refresh = true } = {}) {
