@@ -63,6 +63,11 @@ export interface WikiServiceOptions {
    * diagnostics: a failed refresh never fails the write).
    */
   views?: ViewsFollowOptions;
+  /**
+   * What the host says about how it chose where its vaults are (e.g. the
+   * `WIKI_ROOT` it honoured): added to every status.
+   */
+  notes?: Diagnostic[];
 }
 
 export interface VaultSummary {

@@ -636,7 +636,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     status({ vault = "active", now = new Date(), code = false } = {}) {
       const [v] = resolveVaults(vault);
       const retrieval = { mode: settings.retrievalMode, models: modelsSummary() };
-      if (!v) return { ok: false, retrieval, diagnostics: missing() };
+      const notes = options.notes ?? [];
+      if (!v) return { ok: false, retrieval, diagnostics: [...notes, ...missing()] };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
       const { doubled, reg } = statusRegistry(v, true);
@@ -679,7 +680,13 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         ok: true,
         vault: summary,
         retrieval,
-        diagnostics: [...legacy(), ...diagnostics, ...reg.diagnostics, ...index.diagnostics],
+        diagnostics: [
+          ...notes,
+          ...legacy(),
+          ...diagnostics,
+          ...reg.diagnostics,
+          ...index.diagnostics,
+        ],
       };
     },
   };
