@@ -8,8 +8,9 @@
  * older system uses (a case-insensitive file system would take our former
  * `CURRENT` pointer for its `current/` folder), its `staging-<uuid>` folder
  * survives our recovery, and an index an earlier version of ours left
- * behind (`CURRENT`) is still read, then moved to `LIVE`. Words are fresh
- * each run.
+ * behind (`CURRENT`) is still read, then moved to `LIVE`. Status says when
+ * the older system uses the vault too, and how to hand it back. Words are
+ * fresh each run.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
@@ -133,6 +134,12 @@ describe("two indexes in one vault's meta/qmd", () => {
     expect((await theirStatus()).state).toBe("ready");
     expect(ourRecall(words[1] as string)).toContain(`${words[1]} notes`);
 
+    // Status says the older system uses the vault too, and how to hand it back.
+    const status = cli("status");
+    expect(status.stdout).toMatch(
+      /^note {4}@zosmaai\/pi-llm-wiki uses this vault too: .*wiki_rebuild_meta/m,
+    );
+
     // No name of ours is one of theirs, whatever the case.
     const qmd = join(root, ".llm-wiki", "meta", "qmd");
     const older = new Set(OLDER_NAMES);
@@ -155,6 +162,8 @@ describe("two indexes in one vault's meta/qmd", () => {
     ).toBe(0);
     expect(cli("reindex").status).toBe(0);
     const qmd = join(root, ".llm-wiki", "meta", "qmd");
+    // A vault the older system never used: status has nothing to say about it.
+    expect(cli("status").stdout).not.toContain("@zosmaai/pi-llm-wiki");
 
     // The older system mid-build: its staging folder, named staging-<uuid>.
     const staging = join(qmd, `staging-${crypto.randomUUID()}`);

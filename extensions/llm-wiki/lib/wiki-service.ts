@@ -54,6 +54,7 @@ import {
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles } from "./vault-handles.ts";
 import { followWrites } from "./views/follow-service.ts";
+import { olderSystemHandback } from "./views/older-views.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
 import { createViewsFollower } from "./views/views-follow.ts";
 import { CRON_STOP, cronLine, cronStop } from "./watch/cron-line.ts";
@@ -682,6 +683,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         retrieval,
         diagnostics: [
           ...notes,
+          ...olderSystemHandback(v),
           ...legacy(),
           ...diagnostics,
           ...reg.diagnostics,
