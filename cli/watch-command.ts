@@ -9,6 +9,7 @@ import { renderDiagnostics, renderReindex } from "../extensions/llm-wiki/lib/ren
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import {
   CRON_INTERVALS,
+  CRON_STOP,
   type CronInterval,
   renderCronLine,
 } from "../extensions/llm-wiki/lib/watch/cron-line.ts";
@@ -24,7 +25,8 @@ export const WATCH_OPTIONS: Record<string, OptionSpec> = {
 
 /** Usage line(s) for the CLI's help text. */
 export const WATCH_USAGE = `  watch                                    keep the index current while pages change (Ctrl-C stops)
-        [--cron daily|weekly|hourly]       only print a crontab line for reindex + lint + digest
+        [--cron daily|weekly|hourly|stop]  only print a crontab line for reindex + lint + digest
+                                           (stop: how to remove it)
 `;
 
 interface Outcome {
@@ -34,9 +36,11 @@ interface Outcome {
   diagnostics: Diagnostic[];
 }
 
-function cronOption(value: string | boolean): CronInterval {
+function cronOption(value: string | boolean): CronInterval | typeof CRON_STOP {
+  if (value === CRON_STOP) return CRON_STOP;
   const interval = CRON_INTERVALS.find((i) => i === value);
-  if (!interval) throw new UsageError(`--cron is one of ${CRON_INTERVALS.join(", ")}`);
+  if (!interval)
+    throw new UsageError(`--cron is one of ${[...CRON_INTERVALS, CRON_STOP].join(", ")}`);
   return interval;
 }
 

@@ -16,6 +16,7 @@ import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { serverRoot } from "../extensions/llm-wiki/lib/vault/wiki-root.ts";
 import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createMcpServer, screenRequest } from "./server.ts";
@@ -26,6 +27,7 @@ const USAGE = `usage: llm-wiki-mcp [--vault DIR]
 
 A stdio MCP server for the llm-wiki vault of the working directory (nearest
 .llm-wiki/ upwards, plus the personal vault), or of --vault DIR / $LLM_WIKI_VAULT.
+$WIKI_ROOT (the older system's setting) stands for the working directory.
 `;
 
 /** From the client leaving to the process exiting, cleanup included. */
@@ -69,8 +71,12 @@ export async function main(
 
   const { settings, diagnostics } = loadCliSettings(env);
   if (diagnostics.length > 0) process.stderr.write(`${renderDiagnostics(diagnostics)}\n`);
+  // The older system's WIKI_ROOT names the folder the server works from, unless a vault was given.
+  const root = serverRoot(process.cwd(), env, vault);
+  for (const note of root.notes) log(note.message);
   const service = createWikiService({
-    cwd: process.cwd(),
+    cwd: root.cwd,
+    notes: root.notes,
     env,
     settings,
     // The first recalls read the index with the SQLite driver alone: loading

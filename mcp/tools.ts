@@ -9,6 +9,7 @@ import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import type { FeedbackSession } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
 import {
   mapLegacyArguments,
+  tagList,
   withMappingNotes,
 } from "../extensions/llm-wiki/lib/legacy-arguments.ts";
 import { renderOkfExport, renderOkfImport } from "../extensions/llm-wiki/lib/okf/okf-render.ts";
@@ -338,7 +339,7 @@ export const TOOLS: readonly McpTool[] = [
   }),
 
   defineTool("wiki_observe", ObserveParams, APPEND, (service, args) => {
-    const result = service.observe(args);
+    const result = service.observe({ ...args, tags: tagList(args.tags) });
     return toolOutput(result, renderObservation);
   }),
 
@@ -363,7 +364,16 @@ export const TOOLS: readonly McpTool[] = [
             ...(args.part !== undefined ? { part: args.part } : {}),
             ...(args.mark_ingested !== undefined ? { markIngested: args.mark_ingested } : {}),
           });
-    return toolOutput(result, renderIngest);
+    const output = toolOutput(result, renderIngest);
+    // No sub-agent runs here, so a model named for it is not used: said, not dropped silently.
+    return args.model === undefined || args.mode === "subagent"
+      ? output
+      : {
+          ...output,
+          text: withMappingNotes(output.text, [
+            "model: this MCP server runs no sub-agent; the text is handed to you and no model was used",
+          ]),
+        };
   }),
 
   defineTool("wiki_capture_source", CaptureSourceParams, APPEND, async (service, args, context) => {

@@ -8,6 +8,10 @@
  */
 import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
+import {
+  mapLegacyArguments,
+  withMappingNotes,
+} from "../extensions/llm-wiki/lib/legacy-arguments.ts";
 import type { WikiSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import {
   argumentProblems,
@@ -26,7 +30,7 @@ import {
   TRAJECTORY_TOOL_DESCRIPTIONS,
   type TrajectoryToolName,
 } from "../extensions/llm-wiki/lib/trajectories/tool-schemas.ts";
-import { type McpTool, type ToolHints, toolOutput } from "./tools.ts";
+import { type McpTool, type ToolHints, type ToolOutput, toolOutput } from "./tools.ts";
 
 /** An MCP tool of the working memory (its name is not in the always-on table). */
 export type TrajectoryMcpTool = Omit<McpTool, "name"> & { name: TrajectoryToolName };
@@ -41,10 +45,22 @@ const READ: ToolHints = {
 const APPEND: ToolHints = { ...READ, readOnlyHint: false, idempotentHint: false };
 const WRITE: ToolHints = { ...READ, readOnlyHint: false };
 
-function checked<S extends TSchema>(name: string, schema: S, args: unknown): Static<S> {
+/** Arguments that fit the schema, the older system's shapes mapped to ours (legacy-arguments.ts). */
+function checked<S extends TSchema>(
+  name: string,
+  schema: S,
+  args: unknown,
+): { args: Static<S>; notes: string[] } {
   if (!Value.Check(schema, args))
     throw new InvalidArgumentsError(name, argumentProblems(schema, args));
-  return args;
+  const mapped = mapLegacyArguments(name, args);
+  if (!mapped.ok) throw new InvalidArgumentsError(name, mapped.problems);
+  return { args: mapped.args, notes: mapped.notes };
+}
+
+/** The output with what the mapping of older parameters did instead. */
+function noted(output: ToolOutput, notes: readonly string[]): ToolOutput {
+  return notes.length === 0 ? output : { ...output, text: withMappingNotes(output.text, notes) };
 }
 
 export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
@@ -54,9 +70,9 @@ export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
     inputSchema: CaptureTrajectoryParams,
     annotations: APPEND,
     async call(service, raw) {
-      const args = checked("wiki_capture_trajectory", CaptureTrajectoryParams, raw);
+      const { args, notes } = checked("wiki_capture_trajectory", CaptureTrajectoryParams, raw);
       const result = await service.captureTrajectory({ ...args, steps: args.steps ?? [] });
-      return toolOutput(result, renderCaptureTrajectory);
+      return noted(toolOutput(result, renderCaptureTrajectory), notes);
     },
   },
   {
@@ -65,7 +81,7 @@ export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
     inputSchema: DistillSkillsParams,
     annotations: WRITE,
     async call(service, raw) {
-      const args = checked("wiki_distill_skills", DistillSkillsParams, raw);
+      const { args } = checked("wiki_distill_skills", DistillSkillsParams, raw);
       if (args.mark_distilled !== undefined) {
         const marked = await service.markDistilled({
           trajectory: args.mark_distilled,
@@ -96,7 +112,7 @@ export const TRAJECTORY_MCP_TOOLS: readonly TrajectoryMcpTool[] = [
     inputSchema: RecallSkillParams,
     annotations: READ,
     async call(service, raw, context) {
-      const args = checked("wiki_recall_skill", RecallSkillParams, raw);
+      const { args } = checked("wiki_recall_skill", RecallSkillParams, raw);
       await context.indexReady();
       const result = await service.recallSkills({
         query: args.query,

@@ -115,7 +115,7 @@ const generations = (root: string) => {
 async function builtInBackground(root: string): Promise<void> {
   const lock = join(root, ".llm-wiki", "meta", "index.lock");
   for (;;) {
-    if (existsSync(join(root, ".llm-wiki", "meta", "qmd", "CURRENT")) && !existsSync(lock)) return;
+    if (existsSync(join(root, ".llm-wiki", "meta", "qmd", "LIVE")) && !existsSync(lock)) return;
     await sleep(200);
   }
 }

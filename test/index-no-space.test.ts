@@ -2,7 +2,7 @@
  * A full disk during a rebuild: the rebuild fails with `index_no_space`
  * (naming the lack of space), removes every file it wrote at once, so the
  * space is given back, and the last good index stays live and answers.
- * Temporary files a killed writer left beside `CURRENT` are removed by the
+ * Temporary files a killed writer left beside `LIVE` are removed by the
  * next successful swap.
  *
  * The disk is real where the test may mount one (a small tmpfs; root with
@@ -165,12 +165,12 @@ describe("a rebuild on a full disk", () => {
     const layout = indexLayout(vault.paths);
     // The process ids of writers that are gone: children that ran and exited.
     const dead = Array.from({ length: 3 }, () => spawnSync(process.execPath, ["-e", ""]).pid);
-    const leftovers = ["CURRENT", "journal.json", "state.json"].map(
+    const leftovers = ["LIVE", "journal.json", "state.json"].map(
       (file, i) => `${file}.tmp-${dead[i]}-${randomBytes(4).toString("hex")}`,
     );
     for (const name of leftovers) writeFileSync(join(layout.root, name), randomWords(5, 4, 9));
     // A live writer's file (this test's parent process) is not a leftover.
-    const inFlight = `CURRENT.tmp-${process.ppid}-${randomBytes(4).toString("hex")}`;
+    const inFlight = `LIVE.tmp-${process.ppid}-${randomBytes(4).toString("hex")}`;
     writeFileSync(join(layout.root, inFlight), randomWords(5, 4, 9));
 
     const rebuilt = await serviceFor(vault.root).reindex({ scope: "all" });

@@ -10,6 +10,9 @@
  * `/wiki-run` expands with its URLs and `--schedule`, says there is no web
  * search of ours, and the tools it names (`wiki_digest`, `wiki_watch`)
  * write the digest and print a crontab line that nothing installs.
+ * `/wiki-discover` (the older system's command) expands with its topic, says
+ * there is no web search of ours, and the calls it asks for (status, lint's
+ * gaps, search, capture by URL) answer.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,7 +39,14 @@ import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const PROMPTS = ["wiki-distill", "wiki-recall-skill", "wiki-req", "wiki-retro", "wiki-run"];
+const PROMPTS = [
+  "wiki-discover",
+  "wiki-distill",
+  "wiki-recall-skill",
+  "wiki-req",
+  "wiki-retro",
+  "wiki-run",
+];
 
 let root = "";
 beforeEach(() => {
@@ -267,6 +277,46 @@ describe("the package's skill and prompt templates in Pi", () => {
       expect(existsSync(join(vault.paths.dir, written ?? "missing"))).toBe(true);
       expect(watch).toContain("# llm-wiki-autoupdate");
       expect(watch).toContain("nothing was installed");
+    } finally {
+      await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
+      session.dispose();
+    }
+  });
+
+  it("/wiki-discover expands with its topic and the calls it asks for answer", async () => {
+    const { cwd, session, faux } = await startSession();
+    makeTempVault({ root: cwd });
+    const topic = randomWords(2);
+    const seen: Context[] = [];
+    const step =
+      (...calls: Parameters<typeof fauxToolCall>[]) =>
+      (context: Context): AssistantMessage => {
+        seen.push(context);
+        return calls.length === 0
+          ? fauxAssistantMessage("no web search here")
+          : fauxAssistantMessage(
+              calls.map((c) => fauxToolCall(...c)),
+              { stopReason: "toolUse" },
+            );
+      };
+    faux.appendResponses([
+      step(["wiki_status", {}], ["wiki_lint", {}], ["wiki_search", { query: topic }]),
+      step(),
+    ]);
+    try {
+      await session.prompt(`/wiki-discover --topic ${topic}`);
+      const text = userText(seen[0]);
+      expect(text).toContain(`Arguments: --topic ${topic}.`);
+      expect(text).toContain("has no web search of its own");
+      expect(text).toContain("never claim you searched");
+      for (const tool of ["wiki_status", "wiki_lint", "wiki_search", "wiki_capture_source"])
+        expect(text).toContain(tool);
+      const results = seen[1]?.messages.filter((m: Message) => m.role === "toolResult") ?? [];
+      expect(results.map((r) => (r.role === "toolResult" ? r.isError : undefined))).toEqual([
+        false,
+        false,
+        false,
+      ]);
     } finally {
       await session.extensionRunner.emit({ type: "session_shutdown", reason: "quit" });
       session.dispose();

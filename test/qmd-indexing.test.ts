@@ -595,7 +595,7 @@ describe("the status ladder", () => {
     ["its database is gone", (gen: GenerationPaths) => rmSync(gen.db)],
     ["its manifest is corrupt", (gen: GenerationPaths) => writeFileSync(gen.manifest, "{")],
     [
-      "CURRENT names a generation that does not exist",
+      "LIVE names a generation that does not exist",
       (gen: GenerationPaths) => rmSync(gen.dir, { recursive: true }),
     ],
   ])(

@@ -653,7 +653,7 @@ describe("fallbacks", () => {
       broken = smallVault();
       await indexed(broken, false);
       const qmd = join(broken.paths.dir, "meta", "qmd");
-      const current = readFileSync(join(qmd, "CURRENT"), "utf8").trim();
+      const current = readFileSync(join(qmd, "LIVE"), "utf8").trim();
       writeFileSync(join(qmd, current, "index.sqlite"), "not a database ".repeat(512));
     });
 

@@ -65,14 +65,14 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(acceptingOlderArguments(createCaptureTool(host)));
   pi.registerTool(acceptingOlderArguments(createLintTool(host)));
   pi.registerTool(createRebuildMetaTool(host));
-  pi.registerTool(createObserveTool(host));
+  pi.registerTool(acceptingOlderArguments(createObserveTool(host)));
   pi.registerTool(acceptingOlderArguments(createRetroTool(host)));
   pi.registerTool(acceptingOlderArguments(createLogEventTool(host)));
   pi.registerTool(createVerifyPageTool(host));
   pi.registerTool(acceptingOlderArguments(createIngestTool(host)));
   pi.registerTool(createResolveConflictTool(host));
   pi.registerTool(createRecallFeedbackTool(host));
-  pi.registerTool(createWatchTool(host));
+  pi.registerTool(acceptingOlderArguments(createWatchTool(host)));
   pi.registerTool(createDigestTool(host));
   pi.registerTool(createOkfExportTool(host));
   pi.registerTool(createOkfImportTool(host));

@@ -92,6 +92,10 @@ function mapIngest(args: Args, notes: string[], problems: ArgumentProblem[]): vo
   const background = args.background;
   delete args.background;
   if (background === false) {
+    if (args.model !== undefined)
+      notes.push(
+        "model: background false hands the text to you; no sub-agent ran, so no model was used",
+      );
     if (args.mode === "subagent")
       problems.push({
         field: "background",
@@ -120,6 +124,104 @@ function mapLint(args: Args, notes: string[], problems: ArgumentProblem[]): void
     );
 }
 
+/** The older `tags` shape, one string of space-separated tags, as our list; a list stays as it is. */
+export function tagList<T extends string | readonly string[] | undefined>(
+  tags: T,
+): T extends string ? string[] : T {
+  const list = typeof tags === "string" ? tags.split(/\s+/).filter((t) => t !== "") : tags;
+  return list as T extends string ? string[] : T;
+}
+
+function mapObserve(args: Args, problems: ArgumentProblem[]): void {
+  if (typeof args.tags === "string") args.tags = tagList(args.tags);
+  rename(args, "source_context", "context", problems);
+}
+
+/** One older step: an assistant turn's `tool_calls`, or a tool result naming its call by `tool_call_id`. */
+interface OlderStep {
+  role: "user" | "assistant" | "tool";
+  text?: string;
+  tool?: string;
+  args?: unknown;
+  error?: boolean;
+  tool_calls?: Array<{ id: string; name: string; arguments?: unknown }>;
+  tool_call_id?: string;
+  tool_name?: string;
+  is_error?: boolean;
+}
+
+/**
+ * The older OpenAI-like steps (an assistant step's `tool_calls`, then one
+ * `tool` step per result naming its call by `tool_call_id`) as ours: one tool
+ * step per call holding its name, arguments, output and outcome. A call no
+ * result answers stays a tool step without output; a result whose call is
+ * not listed keeps its `tool_name`.
+ */
+function mapSteps(steps: OlderStep[], problems: ArgumentProblem[]): Args[] {
+  const out: Args[] = [];
+  // Where each older call's step sits in `out`, so its result lands on it.
+  const callAt = new Map<string, number>();
+  steps.forEach((step, i) => {
+    const { tool_calls, tool_call_id, tool_name, is_error, ...ours } = step;
+    if (tool_name !== undefined && ours.tool !== undefined && ours.tool !== tool_name)
+      problems.push({
+        field: `steps/${i}/tool_name`,
+        message: 'is the older name of "tool", given with a different value: give one of them',
+      });
+    if (is_error !== undefined && ours.error !== undefined && ours.error !== is_error)
+      problems.push({
+        field: `steps/${i}/is_error`,
+        message: 'is the older name of "error", given with a different value: give one of them',
+      });
+    if (step.role === "tool" && tool_call_id !== undefined && callAt.has(tool_call_id)) {
+      const at = callAt.get(tool_call_id) as number;
+      callAt.delete(tool_call_id);
+      const call = out[at] as Args;
+      if (ours.text !== undefined) call.text = ours.text;
+      if ((ours.error ?? is_error) !== undefined) call.error = ours.error ?? is_error;
+      if (tool_name !== undefined && call.tool === undefined) call.tool = tool_name;
+      return;
+    }
+    if (step.role === "assistant" && (ours.text ?? "").trim() !== "") out.push({ ...ours });
+    else if (step.role !== "assistant" || tool_calls === undefined) {
+      const mapped: Args = { ...ours };
+      if (mapped.tool === undefined && tool_name !== undefined) mapped.tool = tool_name;
+      if (mapped.error === undefined && is_error !== undefined) mapped.error = is_error;
+      out.push(mapped);
+    }
+    for (const call of tool_calls ?? []) {
+      callAt.set(call.id, out.length);
+      out.push({
+        role: "tool",
+        tool: call.name,
+        ...(call.arguments !== undefined ? { args: call.arguments } : {}),
+      });
+    }
+  });
+  return out;
+}
+
+function mapCaptureTrajectory(args: Args, notes: string[], problems: ArgumentProblem[]): void {
+  if (!Array.isArray(args.steps)) return;
+  const steps = args.steps as OlderStep[];
+  const older = steps.some(
+    (s) =>
+      s.tool_calls !== undefined ||
+      s.tool_call_id !== undefined ||
+      s.tool_name !== undefined ||
+      s.is_error !== undefined,
+  );
+  if (!older) return;
+  args.steps = mapSteps(steps, problems);
+  notes.push(
+    "steps: the older tool_calls / tool_call_id / tool_name / is_error were read as one tool step per call (tool, args, text, error)",
+  );
+}
+
+function mapDistill(args: Args, problems: ArgumentProblem[]): void {
+  rename(args, "trajectory_id", "trajectory", problems);
+}
+
 /**
  * Maps a call's older parameters to ours (see the table in `docs/api.md`).
  * `args` already passed the tool's schema, which lists the aliases; the
@@ -144,6 +246,15 @@ export function mapLegacyArguments<T extends object>(tool: string, args: T): Map
       break;
     case "wiki_log_event":
       rename(out, "details", "detail", problems);
+      break;
+    case "wiki_observe":
+      mapObserve(out, problems);
+      break;
+    case "wiki_capture_trajectory":
+      mapCaptureTrajectory(out, notes, problems);
+      break;
+    case "wiki_distill_skills":
+      mapDistill(out, problems);
       break;
   }
   if (problems.length > 0) return { ok: false, problems };

@@ -62,9 +62,23 @@ export function renderAnswer(ok: boolean, text: string, diagnostics: Diagnostic[
   return body === "" ? "(nothing to report)" : terminalSafe(body);
 }
 
+/**
+ * Info diagnostics a status shows as lines of its own, though it succeeded:
+ * what chose the vault (`WIKI_ROOT`) and how it stands with the older system.
+ */
+const STATUS_NOTES: ReadonlySet<string> = new Set([
+  "vault_root_from_wiki_root",
+  "wiki_root_ignored",
+  "older_system_meta_kept",
+  "older_system_handback",
+]);
+
 export function renderStatus(result: StatusResult): string {
   const v = result.vault;
   if (!v) return "";
+  const notes = result.diagnostics
+    .filter((d) => d.severity === "info" && STATUS_NOTES.has(d.code))
+    .map((d) => `note    ${neutraliseLine(d.message)}`);
   const lines = [
     `vault   ${v.name ? neutraliseLine(v.name) : "(unnamed)"} (${v.kind}) at ${neutraliseLine(v.root)}`,
     v.config.topic ? `topic   ${neutraliseLine(v.config.topic)}` : undefined,
@@ -83,6 +97,7 @@ export function renderStatus(result: StatusResult): string {
     `mode    ${result.retrieval.mode}; models ${Object.entries(result.retrieval.models)
       .map(([role, m]) => `${role} ${m.available ? "available" : "unavailable"}`)
       .join(", ")}`,
+    ...notes,
   ];
   return lines.filter((l) => l !== undefined).join("\n");
 }

@@ -10,7 +10,7 @@ import { LegacyAlias } from "./legacy-arguments.ts";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "./retrieval-policy.ts";
 import { DEFAULT_SETTINGS, literalUnion, RETRIEVAL_MODES } from "./settings.ts";
 import { RECENT_DEFAULT_DAYS, RECENT_DEFAULT_LIMIT, RECENT_MAX_LIMIT } from "./temporal/recent.ts";
-import { CRON_INTERVALS } from "./watch/cron-line.ts";
+import { CRON_INTERVALS, CRON_STOP } from "./watch/cron-line.ts";
 import type { VaultSelector } from "./wiki-service.ts";
 import { EVENT_KIND_PATTERN, MAX_KIND_CHARS } from "./writing/log-event.ts";
 import { MAX_ID_CHARS } from "./writing/resolve-conflict.ts";
@@ -129,8 +129,9 @@ export const WorkingMemoryParams = Type.Object(
 
 export const WatchParams = Type.Object(
   {
-    interval: literalUnion(CRON_INTERVALS, {
-      description: "How often the full cycle (reindex, lint, digest) runs: daily, weekly or hourly",
+    interval: literalUnion([...CRON_INTERVALS, CRON_STOP] as const, {
+      description:
+        "How often the full cycle (reindex, lint, digest) runs: daily, weekly or hourly; stop: how to remove the line installed earlier",
     }),
     vault: Type.Optional(Selector),
   },
@@ -372,8 +373,31 @@ export const ObserveParams = Type.Object(
       description:
         "What happened, was decided or was learned, with the specifics: file paths, function names, error messages, numbers",
     }),
-    tags: Type.Optional(ShortList('Tags, e.g. ["cache", "auth"]')),
+    tags: Type.Optional(
+      Type.Union(
+        [
+          ShortList('Tags, e.g. ["cache", "auth"]'),
+          LegacyAlias(
+            "tags",
+            Type.String({ maxLength: 2_000 }),
+            'one string of space-separated tags ("auth backend"), split into the list',
+          ),
+        ],
+        {
+          description:
+            'Tags, e.g. ["cache", "auth"] (or, the older shape, one string of space-separated tags)',
+        },
+      ),
+    ),
     sources: Type.Optional(ShortList("Source ids (SRC-…) or page ids this rests on")),
+    context: Type.Optional(
+      Type.String({
+        maxLength: 2_000,
+        description:
+          'What was being worked on when this was observed, e.g. "Adding the auth module"',
+      }),
+    ),
+    source_context: Type.Optional(LegacyAlias("context", Type.String({ maxLength: 2_000 }))),
     relevance: Type.Optional(
       Type.Union(
         [
@@ -485,6 +509,14 @@ export const IngestParams = Type.Object(
       Type.Union([Type.Literal("subagent"), Type.Literal("handoff")], {
         description:
           "subagent: a sub-agent of the host's own model writes the pages from every part and marks the source (Pi, the default there); handoff: return the text for you to write the pages (the only mode of a host without a model, e.g. MCP)",
+      }),
+    ),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          "The sub-agent's model for this call as provider/id (e.g. anthropic/claude-haiku); default: the subagentModel setting. A host without a model hands the text over instead",
       }),
     ),
     source_id: Type.Optional(LegacyAlias("source", Type.String({ minLength: 1, maxLength: 300 }))),

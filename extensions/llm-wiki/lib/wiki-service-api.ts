@@ -32,7 +32,7 @@ import type { Registry } from "./vault/registry.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 import type { RebuildMetaInput, RebuildMetaResult } from "./views/rebuild-meta.ts";
 import type { ViewsFollowOptions } from "./views/views-follow.ts";
-import type { CronInterval, CronLineResult } from "./watch/cron-line.ts";
+import type { CRON_STOP, CronInterval, CronLineResult } from "./watch/cron-line.ts";
 import type { EnsurePageInput, EnsurePageResult } from "./writing/ensure-page.ts";
 import type { IngestInput, IngestResult } from "./writing/ingest.ts";
 import type { LogEventInput, LogEventResult } from "./writing/log-event.ts";
@@ -63,6 +63,11 @@ export interface WikiServiceOptions {
    * diagnostics: a failed refresh never fails the write).
    */
   views?: ViewsFollowOptions;
+  /**
+   * What the host says about how it chose where its vaults are (e.g. the
+   * `WIKI_ROOT` it honoured): added to every status.
+   */
+  notes?: Diagnostic[];
 }
 
 export interface VaultSummary {
@@ -193,7 +198,10 @@ export interface WikiService {
    */
   digest(input?: DigestInput & { vault?: VaultSelector }): DigestResult;
   /** The crontab line that runs reindex, lint and digest on a schedule; installs nothing. */
-  watchSchedule(input: { interval: CronInterval; vault?: VaultSelector }): CronLineResult;
+  watchSchedule(input: {
+    interval: CronInterval | typeof CRON_STOP;
+    vault?: VaultSelector;
+  }): CronLineResult;
   /** The up-to-date registry of a vault (incremental refresh). */
   registry(vault: VaultPaths): Registry;
   /** Recalls pages for a query (explicit or automatic policy) through the one retrieval service. */

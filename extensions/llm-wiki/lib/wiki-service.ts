@@ -54,9 +54,10 @@ import {
 import type { Registry } from "./vault/registry.ts";
 import { createVaultHandles } from "./vault-handles.ts";
 import { followWrites } from "./views/follow-service.ts";
+import { olderSystemHandback } from "./views/older-views.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
 import { createViewsFollower } from "./views/views-follow.ts";
-import { cronLine } from "./watch/cron-line.ts";
+import { CRON_STOP, cronLine, cronStop } from "./watch/cron-line.ts";
 import type {
   EnsurePageOpResult,
   SearchResult,
@@ -623,7 +624,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const [vault] = resolveVaults(selector ?? "active");
       if (!vault || !vaultExists(vault))
         return { ok: false, installed: false, diagnostics: missing() };
-      return cronLine(vault.root, interval);
+      return interval === CRON_STOP ? cronStop() : cronLine(vault.root, interval);
     },
 
     indexStatus({ vault = "active", refresh = true } = {}) {
@@ -636,7 +637,8 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     status({ vault = "active", now = new Date(), code = false } = {}) {
       const [v] = resolveVaults(vault);
       const retrieval = { mode: settings.retrievalMode, models: modelsSummary() };
-      if (!v) return { ok: false, retrieval, diagnostics: missing() };
+      const notes = options.notes ?? [];
+      if (!v) return { ok: false, retrieval, diagnostics: [...notes, ...missing()] };
       const { config, diagnostics } = readVaultConfig(v);
       const handle = handles.get(v);
       const { doubled, reg } = statusRegistry(v, true);
@@ -679,7 +681,14 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         ok: true,
         vault: summary,
         retrieval,
-        diagnostics: [...legacy(), ...diagnostics, ...reg.diagnostics, ...index.diagnostics],
+        diagnostics: [
+          ...notes,
+          ...olderSystemHandback(v),
+          ...legacy(),
+          ...diagnostics,
+          ...reg.diagnostics,
+          ...index.diagnostics,
+        ],
       };
     },
   };

@@ -36,7 +36,11 @@ export function createCaptureTrajectoryTool(
         ...(task !== undefined ? { task } : {}),
         ...(params.outcome ? { outcome: params.outcome } : {}),
         ...(params.tags ? { tags: params.tags } : {}),
-        ...(fromSession.model && !params.steps ? { model: fromSession.model } : {}),
+        ...(params.model !== undefined
+          ? { model: params.model }
+          : fromSession.model && !params.steps
+            ? { model: fromSession.model }
+            : {}),
       });
       return toolResult(result, renderCaptureTrajectory(result));
     },

@@ -9,6 +9,7 @@
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
 import { diagnostic } from "../lib/diagnostics.ts";
+import { withMappingNotes } from "../lib/legacy-arguments.ts";
 import { renderIngest } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
 import { IngestParams, type IngestParamsT } from "../lib/tool-schemas.ts";
@@ -17,7 +18,7 @@ import type { IngestResult } from "../lib/writing/ingest.ts";
 import { type IngestSubagentResult, runIngestSubagent } from "./ingest-subagent.ts";
 import { renderIngestSubagent } from "./ingest-subagent-render.ts";
 import { pageHints } from "./page-hints.ts";
-import { chooseSubagentModel } from "./subagent-model.ts";
+import { chooseSubagentModel, resolveSubagentModel } from "./subagent-model.ts";
 import { toolResult } from "./tool-result.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -90,8 +91,11 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
     async execute(_toolCallId, params, signal, onUpdate, ctx) {
       const service = host.service(ctx);
       const [vault] = service.resolveVaults("active");
-      // Read when the call comes, so a /wiki-model choice applies at once.
-      const model = await chooseSubagentModel(ctx);
+      // Read when the call comes, so a /wiki-model choice applies at once; `model` overrides it for this call.
+      const model =
+        params.model !== undefined
+          ? await resolveSubagentModel(ctx, params.model, "the model argument")
+          : await chooseSubagentModel(ctx);
       const hasModel = model.model !== undefined;
 
       if (wantsSubagent(params, hasModel, service)) {
@@ -134,7 +138,12 @@ export function createIngestTool(host: WikiHost): ToolDefinition<typeof IngestPa
       if (result.ok && result.marked?.changed && vault) {
         host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.marked.path]));
       }
-      return toolResult<Details>(result, renderIngest(result));
+      // A model named for a sub-agent that did not run is said to be unused, never dropped silently.
+      const unused =
+        params.model === undefined
+          ? []
+          : ["model: the text was handed to you (no sub-agent ran), so no model was used"];
+      return toolResult<Details>(result, withMappingNotes(renderIngest(result), unused));
     },
   };
 }

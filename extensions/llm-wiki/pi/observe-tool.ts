@@ -3,6 +3,7 @@
  * overwriting one); a new page is indexed in the background.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { tagList } from "../lib/legacy-arguments.ts";
 import { renderObservation } from "../lib/render-text.ts";
 import { ObserveParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
 import type { WrittenPageResult } from "../lib/writing/unique-page.ts";
@@ -24,7 +25,8 @@ export function createObserveTool(
     parameters: ObserveParams,
     async execute(_toolCallId, params, _signal, _onUpdate, ctx) {
       const service = host.service(ctx);
-      const result = service.observe(params);
+      // Older shapes (tags as one string, source_context) were mapped by legacy-arguments.ts.
+      const result = service.observe({ ...params, tags: tagList(params.tags) });
       const [vault] = service.resolveVaults("active");
       if (result.ok && result.created && vault)
         host.scheduleReindex(ctx, vault.kind, undefined, pageHints([result.path]));

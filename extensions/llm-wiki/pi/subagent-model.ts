@@ -74,10 +74,11 @@ export async function lookUpModel(
   return { model };
 }
 
-/** Resolves `chosen` (a setting value) against the session's registry, falling back to its model. */
+/** Resolves `chosen` (a setting value, or a call's `model`: `origin`) against the session's registry, falling back to its model. */
 export async function resolveSubagentModel(
   ctx: Pick<ExtensionContext, "model" | "modelRegistry">,
   chosen: string,
+  origin = "the subagentModel setting",
 ): Promise<SubagentModelChoice> {
   if (chosen === SESSION_MODEL) return { model: ctx.model, chosen, diagnostics: [] };
   const found = await lookUpModel(ctx.modelRegistry, chosen);
@@ -89,7 +90,7 @@ export async function resolveSubagentModel(
     model: ctx.model,
     chosen,
     diagnostics: [
-      diagnostic(found.code, "warning", `the subagentModel setting: ${found.why}; ${instead}`, {
+      diagnostic(found.code, "warning", `${origin}: ${found.why}; ${instead}`, {
         repair:
           "/wiki-model lists the models this session can use; /wiki-model <provider/id> chooses one, /wiki-model session the session's model",
       }),

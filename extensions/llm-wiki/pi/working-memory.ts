@@ -9,6 +9,7 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 import type { TrajectoryToolName } from "../lib/trajectories/tool-schemas.ts";
 import { createCaptureTrajectoryTool } from "./capture-trajectory-tool.ts";
 import { createDistillSkillsTool } from "./distill-skills-tool.ts";
+import { acceptingOlderArguments } from "./legacy-arguments-tool.ts";
 import { createRecallSkillTool } from "./recall-skill-tool.ts";
 import { loadPiSettings } from "./settings.ts";
 import type { WikiHost } from "./wiki-host.ts";
@@ -51,8 +52,8 @@ export function createWorkingMemory(pi: ExtensionAPI, host: WikiHost): WorkingMe
     enable() {
       if (!registered) {
         registered = true;
-        pi.registerTool(createCaptureTrajectoryTool(host));
-        pi.registerTool(createDistillSkillsTool(host));
+        pi.registerTool(acceptingOlderArguments(createCaptureTrajectoryTool(host)));
+        pi.registerTool(acceptingOlderArguments(createDistillSkillsTool(host)));
         pi.registerTool(createRecallSkillTool(host));
         return;
       }

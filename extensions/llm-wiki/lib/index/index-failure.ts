@@ -164,7 +164,7 @@ function alive(pid: number): boolean {
 
 /**
  * Removes `<file>.tmp-<pid>-<hex>` files of writers that are gone (killed
- * between writing and renaming): `CURRENT.tmp-…` and the like would
+ * between writing and renaming): `LIVE.tmp-…` and the like would
  * otherwise stay forever. A live process's file is left alone.
  */
 export function removeTempLeftovers(dir: string): void {

@@ -1,19 +1,26 @@
 /**
  * Where a vault's derived index lives, under `meta/qmd/`:
  *
- *   CURRENT          name of the live generation (replaced atomically)
+ *   LIVE             name of the live generation (replaced atomically)
  *   gen-<stamp>/     one generation: index.sqlite, documents/<collection>/<pageId>.md,
  *                    manifest.json (+ manifest.log, changes appended since), store.json
  *                    (its counts and vectors), COMPLETE; a
- *                    rebuild writes a new one beside the live one, live once CURRENT names it
+ *                    rebuild writes a new one beside the live one, live once LIVE names it
  *   retired-<stamp>/ a generation a swap replaced, being removed in the background
  *   journal.json     present only while a swap is in progress
  *   state.json       last build outcome and last error
  *
  * Every path stored in these files is relative, so a vault copied or moved to
  * another folder keeps a ready index.
+ *
+ * The older system (`@zosmaai/pi-llm-wiki`) keeps its own index in the same
+ * folder: `current/`, `previous/`, `documents/`, `manifest.json`,
+ * `swap.json`, `last-error.json`, `index.lock/`, `staging-<uuid>/`. No name
+ * here equals one of those in any case (a case-insensitive file system
+ * would take one for the other), and only folders named as ours are ever
+ * removed, so neither index breaks the other.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { VaultPaths } from "../vault/paths.ts";
 
@@ -29,7 +36,7 @@ export interface IndexLayout {
 export function indexLayout(vault: VaultPaths): IndexLayout {
   return {
     root: vault.qmd,
-    pointer: join(vault.qmd, "CURRENT"),
+    pointer: join(vault.qmd, "LIVE"),
     journal: join(vault.qmd, "journal.json"),
     state: join(vault.qmd, "state.json"),
     lock: join(vault.meta, "index.lock"),
@@ -68,14 +75,52 @@ export function generationPaths(layout: IndexLayout, name: string): GenerationPa
 
 const GENERATION_NAME = /^(gen|staging)-[0-9a-z-]+$/;
 
-/** Name of the live generation, or undefined when there is none (or the pointer is invalid). */
-export function readCurrent(layout: IndexLayout): string | undefined {
+/**
+ * Where earlier versions kept the pointer: `CURRENT`, which a
+ * case-insensitive file system takes for the older system's `current/`.
+ */
+const EARLIER_POINTER = "CURRENT";
+
+/** Names the folders this index makes: `gen-`/`staging-`, a 17-digit stamp, the pid, 4 random characters. */
+const OWN_GENERATION = /^(gen|staging)-\d{17}-[0-9a-z]+-[0-9a-z]{4}$/;
+
+function readPointer(path: string): string | undefined {
   try {
-    const name = readFileSync(layout.pointer, "utf8").trim();
+    const name = readFileSync(path, "utf8").trim();
     return GENERATION_NAME.test(name) ? name : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The earlier pointer when it is a file of ours (never the older system's `current/` folder). */
+function earlierPointer(layout: IndexLayout): string | undefined {
+  const path = join(layout.root, EARLIER_POINTER);
+  try {
+    return lstatSync(path).isFile() ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Name of the live generation, or undefined when there is none (or the pointer is invalid). */
+export function readCurrent(layout: IndexLayout): string | undefined {
+  const name = readPointer(layout.pointer);
+  if (name !== undefined || existsSync(layout.pointer)) return name;
+  // An index an earlier version built: live until the next swap writes `LIVE`.
+  const earlier = earlierPointer(layout);
+  return earlier === undefined ? undefined : readPointer(earlier);
+}
+
+/** Removes the earlier versions' pointer once `LIVE` is written (a file of ours only). */
+export function dropEarlierPointer(layout: IndexLayout): void {
+  const earlier = earlierPointer(layout);
+  if (earlier !== undefined) rmSync(earlier, { force: true });
+}
+
+/** True for a generation or staging folder this index made (the older system's `staging-<uuid>` is not). */
+export function isOwnGeneration(name: string): boolean {
+  return OWN_GENERATION.test(name);
 }
 
 /** A new, sortable, unique folder name with `prefix` (`gen`, `staging`, or `retired`: see retired-generations.ts). */

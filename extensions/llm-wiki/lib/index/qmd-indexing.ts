@@ -30,10 +30,12 @@ import {
   writeStoreStatus,
 } from "./index-state.ts";
 import {
+  dropEarlierPointer,
   type GenerationPaths,
   generationPaths,
   type IndexLayout,
   indexLayout,
+  isOwnGeneration,
   newGenerationName,
   readCurrent,
   usable,
@@ -155,6 +157,7 @@ function recover(layout: IndexLayout, retirer: GenerationRetirer): boolean {
       const target = generationPaths(layout, journal.to);
       if (current !== journal.to && existsSync(target.complete)) {
         writeFileAtomic(layout.pointer, `${journal.to}\n`);
+        dropEarlierPointer(layout);
       }
     }
     rmSync(layout.journal, { force: true });
@@ -169,7 +172,8 @@ function recover(layout: IndexLayout, retirer: GenerationRetirer): boolean {
     return recovered;
   }
   for (const name of entries) {
-    if (/^(gen|staging)-/.test(name) && name !== live) {
+    // Only folders named as ours: the older system's `staging-<uuid>` in the same folder is its own.
+    if (isOwnGeneration(name) && name !== live) {
       // A crashed build's folder goes at once: the space is wanted by the build about to run.
       rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
       recovered = true;
@@ -387,6 +391,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     writeFileAtomic(layout.journal, `${JSON.stringify(journal)}\n`);
     crashPoint("after-journal");
     writeFileAtomic(layout.pointer, `${name}\n`);
+    dropEarlierPointer(layout);
     crashPoint("after-pointer");
     // The new index answers from here on; the old one's files go in the background.
     if (from) void retirer.retire(from);

@@ -19,7 +19,7 @@ import { type PageMeta, parsePage } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { appendToBlock, commitEdit, openFrontmatter } from "../writing/frontmatter-edit.ts";
-import { TRAJECTORY_TYPE } from "./capture.ts";
+import { TRAJECTORY_FOLDER, TRAJECTORY_TYPE } from "./capture.ts";
 import {
   DISTILLED_EVENT,
   distilledByEvents,
@@ -192,13 +192,15 @@ function pageItem(vault: VaultPaths, meta: PageMeta): DistillItem {
   return item;
 }
 
-/** `[[trajectories/x]]`, `wiki/trajectories/x.md` and `trajectories/x` name the same page. */
+/** `[[trajectories/x]]`, `wiki/trajectories/x.md`, `trajectories/x` and a bare `TRJ-…` name the same page. */
 export function normaliseId(ref: string): string {
-  return ref
+  const id = ref
     .trim()
     .replace(/^\[\[|\]\]$/g, "")
     .replace(/^(\.llm-wiki\/)?wiki\//, "")
     .replace(/\.md$/, "");
+  // A bare `TRJ-…`, as the older system named its trajectories, is the page in `trajectories/`.
+  return /^TRJ-[^/]+$/.test(id) ? `${TRAJECTORY_FOLDER}/${id}` : id;
 }
 
 /** Whether the page `meta` cites trajectory `id`: in its sources or a link in its body. */

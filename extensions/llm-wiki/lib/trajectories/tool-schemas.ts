@@ -3,6 +3,7 @@
  * tools and the MCP tools so both validate and document the same input.
  */
 import { type Static, Type } from "typebox";
+import { LegacyAlias } from "../legacy-arguments.ts";
 import { EXPLICIT_DEFAULT_RESULTS, EXPLICIT_MAX_RESULTS } from "../retrieval-policy.ts";
 import { literalUnion, RETRIEVAL_MODES } from "../settings.ts";
 import { MAX_TITLE_CHARS } from "../writing/input.ts";
@@ -24,6 +25,29 @@ const Step = Type.Object(
     ),
     args: Type.Optional(Type.Unknown({ description: "Tool steps: the call's arguments" })),
     error: Type.Optional(Type.Boolean({ description: "Tool steps: whether the call failed" })),
+    tool_calls: Type.Optional(
+      LegacyAlias(
+        "tool steps",
+        Type.Array(
+          Type.Object({
+            id: Type.String({ maxLength: 300 }),
+            name: Type.String({ maxLength: 200 }),
+            arguments: Type.Optional(Type.Unknown()),
+          }),
+          { maxItems: 1_000 },
+        ),
+        "an assistant step's calls; each becomes a tool step (tool, args), its result joined by tool_call_id",
+      ),
+    ),
+    tool_call_id: Type.Optional(
+      LegacyAlias(
+        "tool steps",
+        Type.String({ maxLength: 300 }),
+        "the call a tool step answers; its text and is_error join that call's step",
+      ),
+    ),
+    tool_name: Type.Optional(LegacyAlias("tool", Type.String({ maxLength: 200 }))),
+    is_error: Type.Optional(LegacyAlias("error", Type.Boolean())),
   },
   { additionalProperties: false },
 );
@@ -56,6 +80,13 @@ export const CaptureTrajectoryParams = Type.Object(
       }),
     ),
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50 })),
+    model: Type.Optional(
+      Type.String({
+        maxLength: 300,
+        description:
+          "The model that did the task (provider/id). In Pi, omit it: the session's model is read",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -88,6 +119,13 @@ export const DistillSkillsParams = Type.Object(
         maxItems: 50,
         description: "With mark_distilled: ids of the skill and case pages written from it",
       }),
+    ),
+    trajectory_id: Type.Optional(
+      LegacyAlias(
+        "trajectory",
+        Type.String({ maxLength: 300 }),
+        "same as trajectory (TRJ-… or trajectories/TRJ-…)",
+      ),
     ),
   },
   { additionalProperties: false },

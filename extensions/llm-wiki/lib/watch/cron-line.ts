@@ -11,6 +11,8 @@ import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 
 export const CRON_INTERVALS = ["daily", "weekly", "hourly"] as const;
 export type CronInterval = (typeof CRON_INTERVALS)[number];
+/** The interval asking how to remove an installed line (the older system's `interval: "stop"`). */
+export const CRON_STOP = "stop";
 /** The tag that ends every line, to find it again in `crontab -l`. */
 export const CRON_TAG = "llm-wiki-autoupdate";
 
@@ -22,7 +24,7 @@ const SCHEDULES: Record<CronInterval, { schedule: string; label: string }> = {
 
 export interface CronLineResult {
   ok: boolean;
-  interval?: CronInterval;
+  interval?: CronInterval | typeof CRON_STOP;
   /** The five crontab time fields. */
   schedule?: string;
   label?: string;
@@ -76,8 +78,23 @@ export function cronLine(root: string, interval: CronInterval): CronLineResult {
   };
 }
 
-/** The line with how to install it, as a host shows it. */
+/**
+ * `interval: "stop"`: how to remove the line installed earlier. Nothing is
+ * changed here either; the tag is the one the older system's line carried
+ * too, so the same steps remove either.
+ */
+export function cronStop(): CronLineResult {
+  return { ok: true, interval: CRON_STOP, installed: false, diagnostics: [] };
+}
+
+/** The line with how to install it (or, for stop, how to remove it), as a host shows it. */
 export function renderCronLine(result: CronLineResult): string {
+  if (result.ok && result.interval === CRON_STOP)
+    return [
+      `To stop the wiki's scheduled cycle, remove its crontab line (nothing was changed): crontab -e, then delete the line tagged # ${CRON_TAG}.`,
+      "",
+      `To list it first: crontab -l | grep ${CRON_TAG}`,
+    ].join("\n");
   if (!result.ok || !result.line) return "";
   return [
     `To run the wiki's full cycle (reindex, lint, digest) ${result.label}, add this line with \`crontab -e\` (nothing was installed):`,

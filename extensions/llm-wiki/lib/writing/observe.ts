@@ -21,6 +21,8 @@ export interface ObserveInput {
   sources?: string[];
   /** How much it matters later (older vaults carry this field too). */
   relevance?: Relevance;
+  /** What was being worked on when it was observed (the older system's `source_context`). */
+  context?: string;
 }
 
 /** Writes the observation page and logs `observation_recorded`. Throws `WikiError` on bad input. */
@@ -35,6 +37,9 @@ export function recordObservation(
   const content = redactText(cleanText(input.content, "content", true), redacted);
   const tags = cleanList(input.tags, "tags");
   const sources = cleanList(input.sources, "sources");
+  // One line, folded as a list item is; kept in the front matter under the older system's name.
+  const [context] = cleanList(input.context === undefined ? [] : [input.context], "context", 2_000);
+  const sourceContext = context === undefined ? undefined : redactText(context, redacted);
   const relevance = input.relevance;
   if (relevance !== undefined && !RELEVANCE.includes(relevance)) {
     invalid("relevance", `must be one of ${RELEVANCE.join(", ")}`);
@@ -48,8 +53,12 @@ export function recordObservation(
       status: "observation",
       tags,
       sources,
-      fields: { relevance, observed_at: now.toISOString() },
-      body: `# ${title}\n\n${content}\n`,
+      fields: {
+        relevance,
+        observed_at: now.toISOString(),
+        ...(sourceContext !== undefined ? { source_context: sourceContext } : {}),
+      },
+      body: `# ${title}\n\n${content}\n${sourceContext !== undefined ? `\nContext: ${sourceContext}\n` : ""}`,
       redacted,
       recorded: { kind: "observation_recorded" },
     },
