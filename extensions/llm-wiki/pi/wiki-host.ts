@@ -159,9 +159,10 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
     async indexed() {
       if (!scheduler.busy) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      // Referenced: a tool's answer waits on this race, so the process must
+      // not end before it resolves (it is cleared as soon as the pass ends).
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, INDEX_WAIT_MS);
-        timer.unref?.();
       });
       await Promise.race([scheduler.settled(), timeout]);
       clearTimeout(timer);
