@@ -13,6 +13,7 @@ import { renderDiagnostics } from "../lib/render-text.ts";
 import type { VaultKind } from "../lib/vault/paths.ts";
 import { refreshProblems } from "../lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
+import { type CommandOutput, createCommandOutput } from "./command-output.ts";
 import { createReindexScheduler } from "./reindex-scheduler.ts";
 import { loadPiSettings } from "./settings.ts";
 import { INDEXING_STATUS, reindexStatus, STATUS_KEY, statusText } from "./status-line.ts";
@@ -67,6 +68,8 @@ export interface WikiHostOptions {
   /** Pi's agent folder; default Pi's own (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
   agentDir?: string;
   reindexDelayMs?: number;
+  /** Where the settings' problems are shown; default notices and, with no UI, standard error. */
+  output?: CommandOutput;
 }
 
 export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
@@ -134,7 +137,11 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
       },
     });
     if (diagnostics.length > 0) {
-      ctx.ui.notify(`llm-wiki settings:\n${renderDiagnostics(diagnostics)}`, "warning");
+      (options.output ?? createCommandOutput()).show(
+        ctx,
+        `llm-wiki settings:\n${renderDiagnostics(diagnostics)}`,
+        "warning",
+      );
     }
     return service;
   };
