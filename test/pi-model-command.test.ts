@@ -29,6 +29,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { createCommandOutput } from "../extensions/llm-wiki/pi/command-output.ts";
 import { createModelCommand } from "../extensions/llm-wiki/pi/model-command.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
@@ -328,7 +329,7 @@ describe("/wiki-model", () => {
       modelRegistry: new ModelRegistry(harness.session.modelRuntime),
       ui: { notify: (message: string, type?: string) => notices.push({ message, type }) },
     } as unknown as ExtensionCommandContext;
-    await createModelCommand().handler("", ctx);
+    await createModelCommand(createCommandOutput()).handler("", ctx);
     expect(notices).toHaveLength(1);
     const text = notices[0]?.message ?? "";
     expect(notices[0]?.type).toBe("info");

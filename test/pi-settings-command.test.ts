@@ -22,6 +22,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { piProjectSettingsPath } from "../extensions/llm-wiki/lib/pi-settings-files.ts";
+import { createCommandOutput } from "../extensions/llm-wiki/pi/command-output.ts";
 import { createSettingsCommand, settingsText } from "../extensions/llm-wiki/pi/settings-command.ts";
 import { SettingsScreen } from "../extensions/llm-wiki/pi/settings-screen.ts";
 import {
@@ -457,7 +458,7 @@ describe("hostile settings files", () => {
       isProjectTrusted: () => true,
       ui: { notify: (message: string, type?: string) => notices.push({ message, type }) },
     } as unknown as ExtensionCommandContext;
-    await createSettingsCommand(memory).handler("", ctx);
+    await createSettingsCommand(memory, createCommandOutput()).handler("", ctx);
     const at = `seed ${seed}, file ${JSON.stringify(original)}`;
     expect(notices, at).toHaveLength(1);
     const notice = notices[0];

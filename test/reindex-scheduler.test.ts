@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { VaultSelector } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { pageHints } from "../extensions/llm-wiki/pi/page-hints.ts";
@@ -32,6 +34,52 @@ describe("the background reindex scheduler", () => {
     scheduler.schedule("project", undefined, ["/v/wiki/c.md"]);
     await scheduler.settled();
     expect(passes[1]).toEqual({ vault: "project", paths: ["/v/wiki/c.md"] });
+  });
+});
+
+const SCHEDULER = join(
+  import.meta.dirname,
+  "..",
+  "extensions",
+  "llm-wiki",
+  "pi",
+  "reindex-scheduler.ts",
+);
+
+/**
+ * A Node process whose only work is the scheduler: `body` runs after
+ * `schedule("project")`; the first pass asks for another, as a page changed
+ * during a pass does.
+ */
+function alone(delayMs: number, body: string): { status: number | null; stdout: string } {
+  const script = [
+    `import { createReindexScheduler } from ${JSON.stringify(SCHEDULER)};`,
+    "let passes = 0;",
+    `const scheduler = createReindexScheduler({ delayMs: ${delayMs}, run: async () => {`,
+    `  process.stdout.write("ran\\n");`,
+    `  if (++passes === 1) scheduler.schedule("project");`,
+    "} });",
+    `scheduler.schedule("project");`,
+    body,
+  ].join("\n");
+  const out = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    encoding: "utf8",
+    // A hang guard, not a measurement.
+    timeout: 120_000,
+  });
+  return { status: out.status, stdout: out.stdout };
+}
+
+describe("the background reindex scheduler and the life of its process", () => {
+  it("keeps the process alive for the passes someone waits for (print-mode Pi ended here with no answer)", () => {
+    // An unsettled top-level await would end Node with status 13 and print nothing.
+    const out = alone(50, `await scheduler.settled(); process.stdout.write("settled\\n");`);
+    expect(out).toEqual({ status: 0, stdout: "ran\nran\nsettled\n" });
+  });
+
+  it("does not keep a finished process alive for a pass nobody waits for", () => {
+    const out = alone(600_000, "");
+    expect(out).toEqual({ status: 0, stdout: "" });
   });
 });
 

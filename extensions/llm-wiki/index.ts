@@ -7,11 +7,18 @@
  * `pi/`; every decision about memory is in `lib/`.
  */
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { createIngestCommand, createLintCommand, createQueryCommand } from "./pi/agent-commands.ts";
+import {
+  type AgentCommandDeps,
+  createIngestCommand,
+  createLintCommand,
+  createQueryCommand,
+} from "./pi/agent-commands.ts";
+import { createAgentRuns } from "./pi/agent-runs.ts";
 import { createAutoRecallHandler } from "./pi/auto-recall.ts";
 import { createBashWatch } from "./pi/bash-watch.ts";
 import { createBootstrapTool } from "./pi/bootstrap-tool.ts";
 import { createCaptureTool } from "./pi/capture-tool.ts";
+import { createCommandOutput, withoutCommandOutput } from "./pi/command-output.ts";
 import { createDashboardCommand } from "./pi/dashboard-command.ts";
 import { createDigestCommand } from "./pi/digest-command.ts";
 import { createDigestTool } from "./pi/digest-tool.ts";
@@ -52,7 +59,8 @@ import { createWorkingMemory } from "./pi/working-memory.ts";
 
 export default function llmWiki(pi: ExtensionAPI): void {
   // Pi loads the extension once per session, so this host is the session's.
-  const host = createWikiHost();
+  const output = createCommandOutput((message, options) => pi.sendMessage(message, options));
+  const host = createWikiHost({ output });
 
   pi.registerTool(createRecallTool(host));
   pi.registerTool(createRecentTool(host));
@@ -76,22 +84,30 @@ export default function llmWiki(pi: ExtensionAPI): void {
   pi.registerTool(createDigestTool(host));
   pi.registerTool(createOkfExportTool(host));
   pi.registerTool(createOkfImportTool(host));
-  pi.registerCommand("wiki-init", createInitCommand(host));
-  const send: ExtensionAPI["sendUserMessage"] = (content, options) =>
-    pi.sendUserMessage(content, options);
-  pi.registerCommand("wiki-query", createQueryCommand(send));
-  pi.registerCommand("wiki-ingest", createIngestCommand(send));
-  pi.registerCommand("wiki-lint", createLintCommand(send));
-  pi.registerCommand("wiki-status", createStatusCommand(host));
-  pi.registerCommand("wiki-dashboard", createDashboardCommand(host));
-  pi.registerCommand("wiki-digest", createDigestCommand(host));
+  pi.registerCommand("wiki-init", createInitCommand(host, output));
+  // The commands that hand the agent a task wait, in print and JSON mode, for the run they start.
+  const runs = createAgentRuns();
+  pi.on("agent_start", runs.onAgentStart);
+  const agent: AgentCommandDeps = {
+    send: (content, options) => pi.sendUserMessage(content, options),
+    runs,
+    output,
+  };
+  pi.registerCommand("wiki-query", createQueryCommand(agent));
+  pi.registerCommand("wiki-ingest", createIngestCommand(agent));
+  pi.registerCommand("wiki-lint", createLintCommand(agent));
+  pi.registerCommand("wiki-status", createStatusCommand(host, output));
+  pi.registerCommand("wiki-dashboard", createDashboardCommand(host, output));
+  pi.registerCommand("wiki-digest", createDigestCommand(host, output));
   // Working memory is opt-in: its tools appear only while the `trajectories` setting is on.
-  const memory = createWorkingMemory(pi, host);
-  pi.registerCommand("wiki-trajectories", createTrajectoriesCommand(memory));
-  pi.registerCommand("wiki-record", createRecordCommand(pi, host, memory));
-  pi.registerCommand("wiki-skills", createSkillsCommand(host, memory));
-  pi.registerCommand("wiki-settings", createSettingsCommand(memory));
-  pi.registerCommand("wiki-model", createModelCommand());
+  const memory = createWorkingMemory(pi, host, output);
+  pi.registerCommand("wiki-trajectories", createTrajectoriesCommand(memory, output));
+  pi.registerCommand("wiki-record", createRecordCommand(pi, host, memory, output));
+  pi.registerCommand("wiki-skills", createSkillsCommand(host, memory, output));
+  pi.registerCommand("wiki-settings", createSettingsCommand(memory, output));
+  pi.registerCommand("wiki-model", createModelCommand(output));
+  // A command's text in JSON mode is a message in the stream, never the model's context.
+  pi.on("context", withoutCommandOutput);
   pi.on("session_start", memory.onSessionStart);
 
   pi.on("session_start", createSessionStartHandler(host));

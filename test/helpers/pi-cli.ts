@@ -1,9 +1,11 @@
 /**
  * The real `pi` command in a child process, with the extension from this
- * checkout and Pi's faux model (`pi-faux-extension.ts`): print mode (`-p`)
- * and RPC mode (`--mode rpc`, JSON lines on stdin and stdout). HOME and Pi's
- * agent folder are the test's, so neither the user's settings nor their
- * trust decisions reach it.
+ * checkout and Pi's faux model (`pi-faux-extension.ts`): print mode (`-p`),
+ * JSON mode (`--mode json`, one event per line on stdout) and RPC mode
+ * (`--mode rpc`, JSON lines on stdin and stdout). HOME and Pi's agent folder
+ * are the test's, so neither the user's settings nor their trust decisions
+ * reach it. `env` adds variables: the faux model's script and request log
+ * (`LLM_WIKI_FAUX_SCRIPT`, `LLM_WIKI_FAUX_LOG`).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -24,7 +26,8 @@ export interface PiCliDirs {
   project: string;
 }
 
-function piArgs(mode: string[]): string[] {
+/** Pi's command line (after Node) in `mode` (`[]`: the terminal UI), with the extension and the faux model. */
+export function piArgs(mode: string[]): string[] {
   return [
     PI_CLI,
     ...mode,
@@ -40,24 +43,33 @@ function piArgs(mode: string[]): string[] {
   ];
 }
 
-function piEnv(dirs: PiCliDirs): NodeJS.ProcessEnv {
+/** What a run adds to Pi's environment. */
+export interface PiRunOptions {
+  env?: Record<string, string>;
+}
+
+/** Pi's environment: only PATH, the test's HOME and agent folder, no personal vault, and `env`. */
+export function piEnv(dirs: PiCliDirs, options: PiRunOptions = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? "",
     HOME: dirs.home,
     WIKI_HOME: join(dirs.home, "no-personal"),
     PI_CODING_AGENT_DIR: dirs.agentDir,
     ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
+    ...options.env,
   };
 }
 
-/** `pi -p <prompt>` in the project, to its end. */
+/** `pi -p <prompt…>` in the project (several prompts run one after the other), to its end. */
 export function piPrint(
   dirs: PiCliDirs,
-  prompt: string,
+  prompt: string | string[],
+  options: PiRunOptions = {},
 ): { status: number | null; stdout: string; stderr: string } {
-  const out = spawnSync(process.execPath, [...piArgs(["-p"]), prompt], {
+  const prompts = typeof prompt === "string" ? [prompt] : prompt;
+  const out = spawnSync(process.execPath, [...piArgs(["-p"]), ...prompts], {
     cwd: dirs.project,
-    env: piEnv(dirs),
+    env: piEnv(dirs, options),
     encoding: "utf8",
     // A hang guard, not a measurement.
     timeout: 300_000,
@@ -65,8 +77,37 @@ export function piPrint(
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
 
-/** One JSON line Pi wrote in RPC mode. */
+/** One JSON line Pi wrote in JSON or RPC mode. */
 export type RpcLine = Record<string, unknown>;
+
+function parseLine(text: string): RpcLine {
+  try {
+    return JSON.parse(text) as RpcLine;
+  } catch {
+    return { unparsed: text };
+  }
+}
+
+/** `pi --mode json <prompt…>` in the project, to its end: its event lines and standard error. */
+export function piJson(
+  dirs: PiCliDirs,
+  prompts: string[],
+  options: PiRunOptions = {},
+): { status: number | null; lines: RpcLine[]; stderr: string } {
+  const out = spawnSync(process.execPath, [...piArgs(["--mode", "json"]), ...prompts], {
+    cwd: dirs.project,
+    env: piEnv(dirs, options),
+    encoding: "utf8",
+    // A hang guard, not a measurement.
+    timeout: 300_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const lines = out.stdout
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map(parseLine);
+  return { status: out.status, lines, stderr: out.stderr };
+}
 
 /**
  * `pi --mode rpc` in the project: sends each prompt, waits until a line
@@ -76,10 +117,11 @@ export type RpcLine = Record<string, unknown>;
 export async function piRpc(
   dirs: PiCliDirs,
   steps: Array<{ prompt: string; until: (line: RpcLine) => boolean }>,
+  options: PiRunOptions = {},
 ): Promise<RpcLine[]> {
   const child = spawn(process.execPath, piArgs(["--mode", "rpc"]), {
     cwd: dirs.project,
-    env: piEnv(dirs),
+    env: piEnv(dirs, options),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -90,16 +132,12 @@ export async function piRpc(
   const waiters: Array<() => void> = [];
   const reader = createInterface({ input: child.stdout });
   reader.on("line", (text) => {
-    try {
-      lines.push(JSON.parse(text) as RpcLine);
-    } catch {
-      lines.push({ unparsed: text });
-    }
+    lines.push(parseLine(text));
     for (const wake of waiters.splice(0)) wake();
   });
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   // A hang guard, not a measurement: a step that never comes fails with what Pi said.
-  const guard = setTimeout(() => child.kill("SIGKILL"), 150_000);
+  const guard = setTimeout(() => child.kill("SIGKILL"), 300_000);
   try {
     for (const [index, step] of steps.entries()) {
       const from = lines.length;

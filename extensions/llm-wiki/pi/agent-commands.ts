@@ -1,12 +1,22 @@
 /**
  * `/wiki-query`, `/wiki-ingest` and `/wiki-lint`: a person's shortcuts that
  * hand the agent a task, as a user message naming the wiki tool to use. The
- * agent does the work with its tools, so the person sees every step.
+ * agent does the work with its tools, so the person sees every step. In
+ * print and JSON mode the command returns only once that run has ended, or
+ * Pi would end the process before the agent had started.
  */
 import type { ExtensionAPI, RegisteredCommand } from "@earendil-works/pi-coding-agent";
+import type { AgentRuns } from "./agent-runs.ts";
+import type { CommandOutput } from "./command-output.ts";
 
 type Command = Omit<RegisteredCommand, "name" | "sourceInfo">;
-type Send = ExtensionAPI["sendUserMessage"];
+
+/** What a command that hands the agent a task uses. */
+export interface AgentCommandDeps {
+  send: ExtensionAPI["sendUserMessage"];
+  runs: AgentRuns;
+  output: CommandOutput;
+}
 
 /** What a command asks of the agent; undefined when the arguments are not enough. */
 interface AgentCommandSpec {
@@ -15,17 +25,24 @@ interface AgentCommandSpec {
   prompt(args: string): string | undefined;
 }
 
-function agentCommand(send: Send, spec: AgentCommandSpec): Command {
+function agentCommand(deps: AgentCommandDeps, spec: AgentCommandSpec): Command {
   return {
     description: spec.description,
     async handler(args, ctx) {
       const text = spec.prompt(args.trim());
       if (text === undefined) {
-        ctx.ui.notify(`usage: ${spec.usage}`, "warning");
+        deps.output.show(ctx, `usage: ${spec.usage}`, "warning");
         return;
       }
+      const idle = ctx.isIdle();
+      // With a UI (terminal, RPC) the session outlives the command; print and
+      // JSON mode end when it returns, so there the run it starts must end first.
+      const started = !ctx.hasUI && idle ? deps.runs.nextStart() : undefined;
       // While the agent works, the task waits for it to finish instead of being refused.
-      send(text, ctx.isIdle() ? undefined : { deliverAs: "followUp" });
+      deps.send(text, idle ? undefined : { deliverAs: "followUp" });
+      if (started === undefined) return;
+      await started;
+      await ctx.waitForIdle();
     },
   };
 }
@@ -37,8 +54,8 @@ function agentCommand(send: Send, spec: AgentCommandSpec): Command {
  * fine here: the user asked it on purpose (recall feedback, which happens on
  * its own, keeps only a hash of a query).
  */
-export function createQueryCommand(send: Send): Command {
-  return agentCommand(send, {
+export function createQueryCommand(deps: AgentCommandDeps): Command {
+  return agentCommand(deps, {
     description:
       "Answer a question from the llm-wiki (wiki_recall), keep a new synthesis as a page, log the question",
     usage: "/wiki-query <question>",
@@ -56,8 +73,8 @@ export function createQueryCommand(send: Send): Command {
 }
 
 /** `/wiki-ingest [source]`: turn captured sources into pages, through wiki_ingest. */
-export function createIngestCommand(send: Send): Command {
-  return agentCommand(send, {
+export function createIngestCommand(deps: AgentCommandDeps): Command {
+  return agentCommand(deps, {
     description:
       "Turn captured sources into wiki pages (the agent calls wiki_ingest; a sub-agent writes the pages)",
     usage: "/wiki-ingest [SRC-… or source page id]",
@@ -76,8 +93,8 @@ export function createIngestCommand(send: Send): Command {
 }
 
 /** `/wiki-lint [--fix]`: check the vault, through wiki_lint. */
-export function createLintCommand(send: Send): Command {
-  return agentCommand(send, {
+export function createLintCommand(deps: AgentCommandDeps): Command {
+  return agentCommand(deps, {
     description: "Check the llm-wiki's health (the agent uses wiki_lint; --fix creates gap stubs)",
     usage: "/wiki-lint [--fix]",
     prompt: (args) => {

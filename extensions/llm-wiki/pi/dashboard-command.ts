@@ -1,11 +1,12 @@
 /** `/wiki-dashboard`: the vault's status and overview on one read-only screen. */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
-import { canDrawScreen, showText } from "./command-output.ts";
+import { type CommandOutput, canDrawScreen } from "./command-output.ts";
 import { DashboardScreen, dashboardText } from "./dashboard-screen.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 export function createDashboardCommand(
   host: WikiHost,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description:
@@ -14,7 +15,7 @@ export function createDashboardCommand(
       const result = host.service(ctx).status({ code: true });
       // Print mode or RPC: no screen to draw on, the same text printed.
       if (!canDrawScreen(ctx)) {
-        showText(ctx, dashboardText(result), result.ok ? "info" : "warning");
+        output.show(ctx, dashboardText(result), result.ok ? "info" : "warning");
         return;
       }
       await ctx.ui.custom<void>((_tui, _theme, _keybindings, done) => {

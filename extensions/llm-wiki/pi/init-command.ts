@@ -5,9 +5,13 @@
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderBootstrap, renderDiagnostics } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
+import type { CommandOutput } from "./command-output.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
-export function createInitCommand(host: WikiHost): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+export function createInitCommand(
+  host: WikiHost,
+  output: CommandOutput,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description: "Create an llm-wiki vault in this project (optional: its topic)",
     async handler(args, ctx) {
@@ -15,7 +19,7 @@ export function createInitCommand(host: WikiHost): Omit<RegisteredCommand, "name
       const result = host.service(ctx).bootstrap(topic ? { topic } : {});
       host.scheduleReindex(ctx, result.vault.kind, 0);
       const text = result.ok ? renderBootstrap(result) : renderDiagnostics(result.diagnostics);
-      ctx.ui.notify(terminalSafe(`llm-wiki: ${text}`), result.ok ? "info" : "warning");
+      output.show(ctx, terminalSafe(`llm-wiki: ${text}`), result.ok ? "info" : "warning");
     },
   };
 }

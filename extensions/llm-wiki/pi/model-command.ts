@@ -1,17 +1,20 @@
 /**
  * `/wiki-model`: which model the ingest and distill sub-agents run on (the
  * `subagentModel` setting). Without arguments it shows the choice, the model
- * a pass would use now and the models this session can use (as a notice, or
- * as Pi's selection dialog when there is a screen, where picking one sets
- * it); `/wiki-model <provider/id>` or `/wiki-model session` sets it for the
- * project like `/wiki-settings` (Pi's global settings with `--global`). A model the
- * registry does not know is refused with nothing written; one without
- * credentials is written with a warning, since passes fall back until it
- * has them. The choice applies to the next pass, without /reload.
+ * a pass would use now and the models this session can use (Pi's selection
+ * dialog in the terminal UI, where picking one sets it; elsewhere the same
+ * as text: a notice in RPC, standard error and the JSON stream in print and
+ * JSON mode); `/wiki-model <provider/id>` or `/wiki-model session` sets it
+ * for the project like `/wiki-settings` (Pi's global settings with
+ * `--global`). A model the registry does not know is refused with nothing
+ * written; one without credentials is written with a warning, since passes
+ * fall back until it has them. The choice applies to the next pass, without
+ * /reload.
  */
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
+import { type CommandOutput, canDrawScreen } from "./command-output.ts";
 import { commandWords } from "./command-words.ts";
 import {
   changeSetting,
@@ -77,6 +80,7 @@ async function stateText(ctx: ExtensionCommandContext, files: SettingFiles): Pro
 /** Validates `ref` against the registry and writes it; the notice says what happened. */
 async function choose(
   ctx: ExtensionCommandContext,
+  output: CommandOutput,
   files: SettingFiles,
   scope: SettingScope,
   ref: string,
@@ -86,7 +90,8 @@ async function choose(
     const found = await lookUpModel(ctx.modelRegistry, ref);
     if (!("model" in found)) {
       if (found.code !== "subagent_model_no_auth") {
-        ctx.ui.notify(
+        output.show(
+          ctx,
           terminalSafe(
             `llm-wiki: not written: ${found.why}; /wiki-model lists the models this session can use`,
           ),
@@ -99,13 +104,16 @@ async function choose(
   }
   const result = changeSetting(files, scope, KEY, ref);
   const lines = [`llm-wiki: ${result.message}`, ...(warning && result.ok ? [warning] : [])];
-  ctx.ui.notify(
+  output.show(
+    ctx,
     terminalSafe(lines.join("\n")),
     result.ok && warning === undefined ? "info" : "warning",
   );
 }
 
-export function createModelCommand(): Omit<RegisteredCommand, "name" | "sourceInfo"> {
+export function createModelCommand(
+  output: CommandOutput,
+): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description:
       "Model of llm-wiki's ingest and distill sub-agents: show it and the models available; /wiki-model <provider/id> or session sets it",
@@ -113,18 +121,18 @@ export function createModelCommand(): Omit<RegisteredCommand, "name" | "sourceIn
       const files = settingFiles(ctx);
       const { flags, rest } = commandWords(args);
       if (flags.some((f) => f !== "--global") || rest.length > 1) {
-        ctx.ui.notify(USAGE, "warning");
+        output.show(ctx, USAGE, "warning");
         return;
       }
       const scope: SettingScope = flags.includes("--global") ? "global" : "project";
       const [ref] = rest;
       if (ref !== undefined) {
-        await choose(ctx, files, scope, ref);
+        await choose(ctx, output, files, scope, ref);
         return;
       }
-      // Print mode or RPC: no dialog, the state as a notice.
-      if (!ctx.hasUI) {
-        ctx.ui.notify(await stateText(ctx, files), "info");
+      // No terminal UI: no dialog, the state as text.
+      if (!canDrawScreen(ctx)) {
+        output.show(ctx, await stateText(ctx, files), "info");
         return;
       }
       const { chosen, resolved } = await currentState(ctx, files);
@@ -144,7 +152,7 @@ export function createModelCommand(): Omit<RegisteredCommand, "name" | "sourceIn
         entries.map((e) => e.label),
       );
       const entry = entries.find((e) => e.label === picked);
-      if (entry) await choose(ctx, files, scope, entry.ref);
+      if (entry) await choose(ctx, output, files, scope, entry.ref);
     },
   };
 }

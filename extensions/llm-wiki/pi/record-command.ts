@@ -9,6 +9,7 @@ import { renderAnswer } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
 import { renderCaptureTrajectory } from "../lib/trajectories/render.ts";
 import { CAPTURE_MARK, trajectoryFromEntries } from "../lib/trajectories/session-steps.ts";
+import type { CommandOutput } from "./command-output.ts";
 import type { WikiHost } from "./wiki-host.ts";
 import type { WorkingMemory } from "./working-memory.ts";
 
@@ -16,6 +17,7 @@ export function createRecordCommand(
   pi: Pick<ExtensionAPI, "appendEntry">,
   host: WikiHost,
   memory: WorkingMemory,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description: "Record the task just finished (its tool calls) as an llm-wiki trajectory",
@@ -31,7 +33,7 @@ export function createRecordCommand(
       });
       if (result.ok && result.id) pi.appendEntry(CAPTURE_MARK, { id: result.id });
       const text = renderAnswer(result.ok, renderCaptureTrajectory(result), result.diagnostics);
-      ctx.ui.notify(terminalSafe(`llm-wiki: ${text}`), result.ok ? "info" : "warning");
+      output.show(ctx, terminalSafe(`llm-wiki: ${text}`), result.ok ? "info" : "warning");
     },
   };
 }

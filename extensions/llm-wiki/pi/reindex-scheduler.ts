@@ -16,7 +16,10 @@ export interface ReindexScheduler {
   schedule(vault: VaultKind, delayMs?: number, paths?: readonly string[]): void;
   /** True while a pass runs or one is waiting to start. */
   readonly busy: boolean;
-  /** Resolves once no pass is running or waiting. */
+  /**
+   * Resolves once no pass is running or waiting. A waiting pass then keeps
+   * the process alive until it has run (an unwatched one does not).
+   */
   settled(): Promise<void>;
   /** Drops waiting requests and waits for a running pass to end; later requests are ignored. */
   dispose(): Promise<void>;
@@ -53,8 +56,9 @@ export function createReindexScheduler(options: ReindexSchedulerOptions): Reinde
   const arm = (delayMs: number) => {
     if (timer !== undefined) clearTimeout(timer);
     timer = setTimeout(fire, delayMs);
-    // A pending pass must not keep a finished process alive.
-    timer.unref?.();
+    // A pass nobody waits for must not keep a finished process alive; one a
+    // tool waits for must (see `settled`).
+    if (waiters.length === 0) timer.unref?.();
   };
 
   function fire(): void {
@@ -92,6 +96,9 @@ export function createReindexScheduler(options: ReindexSchedulerOptions): Reinde
     },
     settled() {
       if (idle()) return Promise.resolve();
+      // Someone now waits for the pass: a print-mode Pi whose only pending
+      // work is this timer would otherwise exit with the answer unsent.
+      timer?.ref?.();
       return new Promise((resolve) => waiters.push(resolve));
     },
     async dispose() {

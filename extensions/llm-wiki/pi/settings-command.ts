@@ -11,7 +11,7 @@
 import type { ExtensionCommandContext, RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics } from "../lib/render-text.ts";
 import { neutraliseLine, terminalSafe } from "../lib/safety/text.ts";
-import { canDrawScreen, showText } from "./command-output.ts";
+import { type CommandOutput, canDrawScreen } from "./command-output.ts";
 import { commandWords } from "./command-words.ts";
 import { SettingsScreen } from "./settings-screen.ts";
 import {
@@ -49,6 +49,7 @@ export function settingsText(files: SettingFiles): string {
 
 export function createSettingsCommand(
   memory: WorkingMemory,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description:
@@ -59,7 +60,7 @@ export function createSettingsCommand(
       const [verb, id, ...value] = rest;
       const unknownFlag = flags.find((f) => f !== "--global" && f !== "--project");
       if (unknownFlag !== undefined) {
-        showText(ctx, USAGE, "warning");
+        output.show(ctx, USAGE, "warning");
         return;
       }
       const asked: SettingScope | undefined =
@@ -75,21 +76,25 @@ export function createSettingsCommand(
       if (verb === "set" || verb === "unset") {
         const raw = value.join(" ");
         if (id === undefined || (verb === "set" ? raw === "" : raw !== "")) {
-          showText(ctx, USAGE, "warning");
+          output.show(ctx, USAGE, "warning");
           return;
         }
         const result = change(scope, id, verb === "set" ? raw : "");
-        showText(ctx, terminalSafe(`llm-wiki: ${result.message}`), result.ok ? "info" : "warning");
+        output.show(
+          ctx,
+          terminalSafe(`llm-wiki: ${result.message}`),
+          result.ok ? "info" : "warning",
+        );
         return;
       }
       if (rest.length > 1 || (verb !== undefined && verb !== "project" && verb !== "global")) {
-        showText(ctx, USAGE, "warning");
+        output.show(ctx, USAGE, "warning");
         return;
       }
       // Print mode or RPC: no screen to draw on, the list as text.
       if (!canDrawScreen(ctx)) {
         const problems = readSettingsSnapshot(files).diagnostics.length > 0;
-        showText(ctx, settingsText(files), problems ? "warning" : "info");
+        output.show(ctx, settingsText(files), problems ? "warning" : "info");
         return;
       }
       await ctx.ui.custom<void>((tui, theme, _keybindings, done) => {

@@ -1,19 +1,22 @@
 /**
  * `/wiki-skills [task]`: without words, the skill and case pages the
  * working memory holds; with words, those that match the task (the same
- * recall as `wiki_recall_skill`). A notice, no model turn.
+ * recall as `wiki_recall_skill`). A notice (the text where there is no UI),
+ * no model turn.
  */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderAnswer } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
 import { renderSkillList } from "../lib/trajectories/list-skills.ts";
 import { renderRecallSkills } from "../lib/trajectories/render.ts";
+import type { CommandOutput } from "./command-output.ts";
 import type { WikiHost } from "./wiki-host.ts";
 import type { WorkingMemory } from "./working-memory.ts";
 
 export function createSkillsCommand(
   host: WikiHost,
   memory: WorkingMemory,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description: "List the llm-wiki's skill and case pages, or those matching a task",
@@ -24,7 +27,7 @@ export function createSkillsCommand(
       if (query === "") {
         const listed = service.listSkills();
         const text = renderAnswer(listed.ok, renderSkillList(listed), listed.diagnostics);
-        ctx.ui.notify(terminalSafe(`llm-wiki:\n${text}`), listed.ok ? "info" : "warning");
+        output.show(ctx, terminalSafe(`llm-wiki:\n${text}`), listed.ok ? "info" : "warning");
         return;
       }
       await host.indexed();
@@ -35,7 +38,7 @@ export function createSkillsCommand(
         renderRecallSkills({ ...result, rendered: "" }).trimEnd(),
         result.diagnostics,
       );
-      ctx.ui.notify(terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
+      output.show(ctx, terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
     },
   };
 }

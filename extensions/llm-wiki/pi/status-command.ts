@@ -2,11 +2,12 @@
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { renderDiagnostics, renderStatus } from "../lib/render-text.ts";
 import { terminalSafe } from "../lib/safety/text.ts";
-import { showText } from "./command-output.ts";
+import type { CommandOutput } from "./command-output.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
 export function createStatusCommand(
   host: WikiHost,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description: "Show the llm-wiki vault's pages, link health and index state",
@@ -16,7 +17,7 @@ export function createStatusCommand(
       const text = [renderStatus(result), renderDiagnostics(problems)]
         .filter((t) => t !== "")
         .join("\n");
-      showText(ctx, terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
+      output.show(ctx, terminalSafe(`llm-wiki:\n${text}`), result.ok ? "info" : "warning");
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 import type { RegisteredCommand } from "@earendil-works/pi-coding-agent";
 import { terminalSafe } from "../lib/safety/text.ts";
-import { showText } from "./command-output.ts";
+import type { CommandOutput } from "./command-output.ts";
 import { changeSetting, settingFiles } from "./settings-state.ts";
 import type { WorkingMemory } from "./working-memory.ts";
 
@@ -16,6 +16,7 @@ const OFF = new Set(["off", "false", "disable", "disabled", "no", "0"]);
 
 export function createTrajectoriesCommand(
   memory: WorkingMemory,
+  output: CommandOutput,
 ): Omit<RegisteredCommand, "name" | "sourceInfo"> {
   return {
     description:
@@ -24,7 +25,7 @@ export function createTrajectoriesCommand(
       const word = args.trim().toLowerCase();
       const current = memory.enabled(ctx);
       if (word === "") {
-        showText(
+        output.show(
           ctx,
           `llm-wiki working memory is ${current ? "on" : "off"} (/wiki-trajectories on|off)`,
         );
@@ -32,17 +33,17 @@ export function createTrajectoriesCommand(
       }
       const next = ON.has(word) ? true : OFF.has(word) ? false : undefined;
       if (next === undefined) {
-        showText(ctx, "usage: /wiki-trajectories on|off", "warning");
+        output.show(ctx, "usage: /wiki-trajectories on|off", "warning");
         return;
       }
       const written = changeSetting(settingFiles(ctx), "project", "trajectories", String(next));
       if (!written.ok) {
-        showText(ctx, terminalSafe(`llm-wiki: ${written.message}`), "error");
+        output.show(ctx, terminalSafe(`llm-wiki: ${written.message}`), "error");
         return;
       }
       if (next) memory.enable();
       else memory.disable();
-      showText(
+      output.show(
         ctx,
         `llm-wiki working memory ${next ? "on: wiki_capture_trajectory, wiki_distill_skills and wiki_recall_skill are available" : "off: the trajectory tools are removed"}, for this and later sessions`,
       );

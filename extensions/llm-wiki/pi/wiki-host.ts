@@ -13,6 +13,7 @@ import { renderDiagnostics } from "../lib/render-text.ts";
 import type { VaultKind } from "../lib/vault/paths.ts";
 import { refreshProblems } from "../lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../lib/wiki-service.ts";
+import { type CommandOutput, createCommandOutput } from "./command-output.ts";
 import { createReindexScheduler } from "./reindex-scheduler.ts";
 import { loadPiSettings } from "./settings.ts";
 import { INDEXING_STATUS, reindexStatus, STATUS_KEY, statusText } from "./status-line.ts";
@@ -67,6 +68,8 @@ export interface WikiHostOptions {
   /** Pi's agent folder; default Pi's own (`PI_CODING_AGENT_DIR` or `~/.pi/agent`). */
   agentDir?: string;
   reindexDelayMs?: number;
+  /** Where the settings' problems are shown; default notices and, with no UI, standard error. */
+  output?: CommandOutput;
 }
 
 export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
@@ -134,7 +137,11 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
       },
     });
     if (diagnostics.length > 0) {
-      ctx.ui.notify(`llm-wiki settings:\n${renderDiagnostics(diagnostics)}`, "warning");
+      (options.output ?? createCommandOutput()).show(
+        ctx,
+        `llm-wiki settings:\n${renderDiagnostics(diagnostics)}`,
+        "warning",
+      );
     }
     return service;
   };
@@ -159,9 +166,10 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
     async indexed() {
       if (!scheduler.busy) return;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      // Referenced: a tool's answer waits on this race, so the process must
+      // not end before it resolves (it is cleared as soon as the pass ends).
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, INDEX_WAIT_MS);
-        timer.unref?.();
       });
       await Promise.race([scheduler.settled(), timeout]);
       clearTimeout(timer);

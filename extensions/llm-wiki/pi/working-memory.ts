@@ -8,6 +8,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { TrajectoryToolName } from "../lib/trajectories/tool-schemas.ts";
 import { createCaptureTrajectoryTool } from "./capture-trajectory-tool.ts";
+import type { CommandOutput } from "./command-output.ts";
 import { createDistillSkillsTool } from "./distill-skills-tool.ts";
 import { acceptingOlderArguments } from "./legacy-arguments-tool.ts";
 import { createRecallSkillTool } from "./recall-skill-tool.ts";
@@ -33,7 +34,11 @@ export interface WorkingMemory {
   onSessionStart(event: unknown, ctx: ExtensionContext): void;
 }
 
-export function createWorkingMemory(pi: ExtensionAPI, host: WikiHost): WorkingMemory {
+export function createWorkingMemory(
+  pi: ExtensionAPI,
+  host: WikiHost,
+  output: CommandOutput,
+): WorkingMemory {
   let registered = false;
   const names = new Set<string>(TRAJECTORY_TOOLS);
   const memory: WorkingMemory = {
@@ -43,7 +48,8 @@ export function createWorkingMemory(pi: ExtensionAPI, host: WikiHost): WorkingMe
     },
     usable(ctx) {
       if (memory.enabled(ctx)) return true;
-      ctx.ui.notify(
+      output.show(
+        ctx,
         "llm-wiki working memory is off; turn it on with /wiki-trajectories on",
         "warning",
       );
