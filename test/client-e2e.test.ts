@@ -21,8 +21,11 @@
  * Gemini CLI (which has no `Stop` hook) at `SessionEnd`.
  *
  * Nothing reaches the network: the stand-in answers every request the
- * clients send (no request it did not understand), and any connection off
- * loopback goes to a proxy that refuses it.
+ * clients send (no request it did not understand), updates and telemetry
+ * are off, and the proxy variables the clients honour point any other
+ * connection at a loopback port that refuses it. Codex's hook review and
+ * the two clients' folder trust are stood in for as a user's answer would
+ * be (test/helpers/stand-in-clients.ts).
  *
  * Run it with `pnpm test:clients` (downloads ~900 MB of clients the first
  * time into `.cache/clients`); the suite runs it where CI runs (`CI=true`).
