@@ -6,6 +6,7 @@
  * fits well inside the hook's timeout, and otherwise starts the build in a
  * detached process (`llm-wiki reindex`, holding the vault's index lock like
  * every writer, so two hooks never build twice) and says so — never silence.
+ * A small build another process holds the lock for is waited for.
  *
  * The bound: the plugin and `llm-wiki setup` give a hook 10 s, of which
  * start-up and the answer take a few. Measured from the bundle on a loaded
@@ -62,15 +63,20 @@ export async function readyHookIndex(
   const busy = {
     line: `the search index of ${vault.root} is being built by another process; recall answers once it is done`,
   };
-  // Another hook's build (or any writer) holds the lock: one build, not two.
-  if (lockHeld(indexLayout(vault).lock)) return busy;
+  // Another writer holds the lock (another hook, or the MCP server the client
+  // started beside this hook building a fresh clone's index): one build, not
+  // two. A large build is left to it; a small one ends within the budget, so
+  // the hook waits for it (then has nothing left to do) instead of answering
+  // the session's first context from no index.
+  const held = lockHeld(indexLayout(vault).lock);
+  if (held && work > INLINE_MAX_PAGES) return busy;
   if (work <= INLINE_MAX_PAGES) {
     try {
       const result = await service.reindex({
         scope: "changed",
         components: ["lexical"],
         vault: vault.kind,
-        lockWaitMs: LOCK_WAIT_MS,
+        lockWaitMs: held ? INLINE_BUDGET_MS : LOCK_WAIT_MS,
         signal: AbortSignal.timeout(INLINE_BUDGET_MS),
       });
       if (result.ok) return undefined;

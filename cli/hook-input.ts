@@ -65,6 +65,16 @@ export interface HookInput {
   transcriptPath?: string;
 }
 
+/**
+ * The user's words of a prompt. `gemini -p` puts the SessionStart hooks'
+ * context (our priming among it) before the prompt as
+ * `<hook_context>…</hook_context>` and hands BeforeAgent that whole text
+ * as the prompt; recall on it would ask about the primed notes instead.
+ */
+function withoutHookContext(prompt: string): string {
+  return prompt.replace(/<hook_context>[\s\S]*?<\/hook_context>/g, "").trim();
+}
+
 /** Parses and checks the hook input: one JSON object; `cwd` absolute when given. */
 export function parseHookInput(bytes: Buffer, fallbackCwd: string): HookInput {
   let data: unknown;
@@ -82,7 +92,7 @@ export function parseHookInput(bytes: Buffer, fallbackCwd: string): HookInput {
     throw new HookSkip('hook input "cwd" is not an absolute path');
   }
   const input: HookInput = { cwd: typeof cwd === "string" ? cwd : fallbackCwd };
-  if (typeof record.prompt === "string") input.prompt = record.prompt;
+  if (typeof record.prompt === "string") input.prompt = withoutHookContext(record.prompt);
   if (typeof record.source === "string") input.source = record.source;
   if (typeof record.session_id === "string" && record.session_id !== "")
     input.sessionId = record.session_id;

@@ -127,4 +127,28 @@ describe("llm-wiki setup gemini", () => {
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(own);
     expect(before.get(".gemini/settings.json")?.toString("utf8")).toBe(readFileSync(path, "utf8"));
   });
+
+  it("a BeforeAgent prompt that carries the session's priming in <hook_context> (gemini -p) is recalled on the user's words alone", () => {
+    const root = makeTempDir("llm-wiki-gemini-");
+    const home = makeTempDir("llm-wiki-gemini-home-");
+    const env = { HOME: home, WIKI_HOME: home, LLM_WIKI_HOOK_DEADLINE_MS: "600000" };
+    cpSync(EXAMPLE, root, {
+      recursive: true,
+      filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
+    });
+    const hook = (kind: string, input: string) =>
+      runCli(["hook", kind], { cwd: root, env, input }).stdout;
+    // What `gemini -p` sends: the SessionStart context, escaped, before the prompt.
+    const priming = hook("session-start", geminiInput(root, "SessionStart", { source: "startup" }));
+    expect(priming).toContain("<wiki-recall");
+    const escaped = priming
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;");
+    const wrapped = `<hook_context>${escaped}</hook_context>\n\n${ASKED}`;
+    const plain = hook("user-prompt", geminiInput(root, "BeforeAgent", { prompt: ASKED }));
+    const carried = hook("user-prompt", geminiInput(root, "BeforeAgent", { prompt: wrapped }));
+    expect(plain).toContain("<wiki-recall");
+    expect(carried).toBe(plain);
+  });
 });

@@ -5,7 +5,9 @@
  * vault past the hook's bound has its build started in the background, and
  * the hook says so (stderr, and the session's context) — never silence.
  * Once that build is done the next hook answers with recall; two hooks at
- * once start one build.
+ * once start one build. A small vault whose index lock another process
+ * holds (the MCP server a client starts beside its session-start hook,
+ * building the same fresh index) is waited for, not answered from no index.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -24,6 +26,7 @@ import { join, relative, sep } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INLINE_MAX_PAGES } from "../cli/hook-index.ts";
+import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { type StagedPackage, stagePackage } from "./helpers/staged-package.ts";
@@ -132,6 +135,24 @@ describe("the first hook on a vault with no index", () => {
     const prompt = runHook("user-prompt", root, env);
     expect(prompt.status).toBe(0);
     expect(prompt.stdout).toContain("concepts/cache-invalidation");
+  });
+
+  it("waits for another process's hold on a small vault's index lock, then primes from the index", async () => {
+    const root = freshClone("held");
+    const env = { ...childEnv(), HOME: base };
+    // This process stands for the MCP server: it holds the lock while the hook starts.
+    const lock = await acquireLock(join(root, ".llm-wiki", "meta", "index.lock"), {
+      op: "reindex",
+    });
+    const start = startHook("session-start", root, env);
+    // Released before the hook's wait (4 s from when it finds the lock held) runs out.
+    await sleep(3000);
+    lock.release();
+    const primed = await start;
+    expect(primed.status).toBe(0);
+    expect(primed.stdout).toContain("<wiki-recall");
+    expect(primed.stdout).not.toContain("being built");
+    expect(generations(root)).toHaveLength(1);
   });
 
   it("starts a large vault's build in the background, says so, and answers once it is done", async () => {
