@@ -15,7 +15,7 @@ export type QuietKind = "recall" | "priming";
 /** One line (no trailing newline, no line break) saying why `result` rendered no block. */
 export function quietReason(
   kind: QuietKind,
-  result: Pick<RecallResult, "results" | "diagnostics" | "trace">,
+  result: Pick<RecallResult, "results" | "diagnostics" | "trace" | "alreadyGiven">,
 ): string {
   const what = kind === "recall" ? "nothing recalled" : "nothing primed";
   const cut = result.diagnostics.find((d) => d.code === BUDGET_DIAGNOSTIC);
@@ -27,6 +27,10 @@ export function quietReason(
   // Priming with no project vault, or a session with nothing to go on, asks no search.
   if (kind === "priming" && result.trace.length === 0) {
     return `${what}: no project vault, or no branch, commit or changed file to prime from`;
+  }
+  // The session's first prompt: what it matched was primed a moment ago.
+  if (result.results.length === 0 && (result.alreadyGiven ?? 0) > 0) {
+    return `${what}: the ${result.alreadyGiven} page(s) this prompt matches were already given at the session's start`;
   }
   const skipped = result.trace.filter((t) => t.step === "skip");
   const searched = result.trace.filter((t) => t.step !== "skip" && t.hits !== undefined);

@@ -22,6 +22,7 @@ import { preferHits } from "./recall/recall-prefer.ts";
 import type { RecallInput, RecallResult } from "./recall/recall-types.ts";
 import { openVaults, retrievalRequest } from "./recall/recall-vaults.ts";
 import { stageClock } from "./recall/stage-clock.ts";
+import type { RetrievalHit } from "./retrieval/retrieval-types.ts";
 import { retrieve } from "./retrieval.ts";
 import type { WikiSettings } from "./settings.ts";
 import { recallWindow } from "./temporal/recall-window.ts";
@@ -138,5 +139,11 @@ export async function recallOperation(
     durationMs: outcome.durationMs,
     stages: clock.stages,
     ...(timed.window ? { window: timed.window } : {}),
+    ...(plan.exclude ? { alreadyGiven: alreadyGiven(outcome.hits, plan.exclude) } : {}),
   };
+}
+
+/** How many of `hits` the context already holds. */
+function alreadyGiven(hits: readonly RetrievalHit[], exclude: ReadonlySet<string>): number {
+  return hits.filter((h) => exclude.has(`${h.vault}:${h.id}`)).length;
 }

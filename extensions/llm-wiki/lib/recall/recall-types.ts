@@ -170,4 +170,9 @@ export interface RecallResult {
    * cheaper mode than asked (`modeUsed` is the least of them).
    */
   vaultModes?: VaultMode[];
+  /**
+   * Pages that qualified but were left out as already in the context
+   * (`exclude`: a session's primed pages), so a hook with no block can say so.
+   */
+  alreadyGiven?: number;
 }
