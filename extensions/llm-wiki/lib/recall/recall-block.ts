@@ -234,6 +234,8 @@ const RELATION_PHRASE: Record<string, [string, string]> = {
 
 /** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
 export function relationPhrase(r: ItemRelation): string {
+  // Not a declared relation: the card's own `sources:` names the page.
+  if (r.origin === "sources") return "listed in the card's sources";
   const pair = RELATION_PHRASE[r.type] ?? [r.type, r.type];
   // Pending (a draft's supersession of a stable page): not in force yet.
   const said = r.pending
