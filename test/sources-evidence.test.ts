@@ -17,7 +17,7 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MAX_EVIDENCE } from "../extensions/llm-wiki/lib/assembly/bundles.ts";
 import type { LintResult } from "../extensions/llm-wiki/lib/lint/types.ts";
 import type { RecallItem, RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
@@ -194,6 +194,8 @@ describe("a card's sources are its evidence", () => {
     const scratch = makeTempDir("llm-wiki-sources-pi-");
     const agentDir = join(scratch, "agent");
     mkdirSync(agentDir);
+    // Where the extension reads its settings (the per-test home points elsewhere).
+    vi.stubEnv("PI_CODING_AGENT_DIR", agentDir);
     writeFileSync(
       join(agentDir, "settings.json"),
       `${JSON.stringify({ "llm-wiki": { autoRecall: false, sessionPriming: false } })}\n`,
@@ -329,6 +331,8 @@ describe("a source that names nothing", () => {
     const scratch = makeTempDir("llm-wiki-sources-pi-write-");
     const agentDir = join(scratch, "agent");
     mkdirSync(agentDir);
+    // Where the extension reads its settings (the per-test home points elsewhere).
+    vi.stubEnv("PI_CODING_AGENT_DIR", agentDir);
     const pi = await startPi({ root: scratch, agentDir, project: f.root });
     sessions.push(pi);
     pi.script([fauxToolCall("wiki_ensure_page", { ...args, title: `${args.title} pi` })], "done");
