@@ -19,7 +19,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { withinBudget } from "../extensions/llm-wiki/lib/answer-budget.ts";
+import { budgetAnswer } from "../extensions/llm-wiki/lib/answer-fit.ts";
 import {
   type Diagnostic,
   diagnostic,
@@ -154,15 +154,24 @@ export const RESULT_META_KEY = "llm-wiki/result";
  * result is `structuredContent` only where a client may take it as it is.
  */
 function toCallToolResult(output: ToolOutput, tool: Pick<ServedTool, "resultIn">): CallToolResult {
-  const text = renderAnswer(output.ok, output.text, output.diagnostics);
-  if (tool.resultIn === "meta" || output.budget !== undefined) {
+  if (output.budget !== undefined) {
+    // A cut is a warning in the text and in the result alike (answer-fit.ts).
+    const { text, cut } = budgetAnswer(output.ok, output.text, output.diagnostics, output.budget);
+    const result = output.result as { diagnostics?: Diagnostic[] };
     return {
-      content: [
-        {
-          type: "text",
-          text: output.budget === undefined ? text : withinBudget(text, output.budget),
-        },
-      ],
+      content: [{ type: "text", text }],
+      _meta: {
+        [RESULT_META_KEY]: cut
+          ? { ...output.result, diagnostics: [...(result.diagnostics ?? []), cut] }
+          : { ...output.result },
+      },
+      ...(output.ok ? {} : { isError: true }),
+    };
+  }
+  const text = renderAnswer(output.ok, output.text, output.diagnostics);
+  if (tool.resultIn === "meta") {
+    return {
+      content: [{ type: "text", text }],
       _meta: { [RESULT_META_KEY]: { ...output.result } },
       ...(output.ok ? {} : { isError: true }),
     };

@@ -5,6 +5,7 @@
  */
 import type { Static, TSchema } from "typebox";
 import { Value } from "typebox/value";
+import { fitRecallAnswer } from "../extensions/llm-wiki/lib/answer-fit.ts";
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import type { FeedbackSession } from "../extensions/llm-wiki/lib/feedback/feedback-session.ts";
 import {
@@ -24,7 +25,6 @@ import {
   renderLogEvent,
   renderObservation,
   renderRecallFeedback,
-  renderRecallResult,
   renderReindex,
   renderResolveConflict,
   renderRetro,
@@ -248,11 +248,10 @@ export const TOOLS: readonly McpTool[] = [
       });
       recordShown(service, context, result);
       const maxChars = service.settings.recallMaxChars;
+      const fitted = fitRecallAnswer(result, { explain: args.explain === true, maxChars });
       return budgeted(
         service,
-        toolOutput(result, (r) =>
-          renderRecallResult(r, { explain: args.explain === true, maxChars }),
-        ),
+        toolOutput(fitted.result, () => fitted.text),
       );
     }),
   ),
@@ -272,10 +271,10 @@ export const TOOLS: readonly McpTool[] = [
       await context.indexReady();
       const result = await service.prime(context.signal ? { signal: context.signal } : {});
       recordShown(service, context, result);
-      const maxChars = service.settings.recallMaxChars;
+      const fitted = fitRecallAnswer(result, { maxChars: service.settings.recallMaxChars });
       return budgeted(
         service,
-        toolOutput(result, (r) => renderRecallResult(r, { maxChars })),
+        toolOutput(fitted.result, () => fitted.text),
       );
     }),
   ),

@@ -49,7 +49,11 @@ describe("a new page with relations and sources", () => {
     const vault = makeTempVault({
       pages: {
         [old]: pageText({ type: "decision", title: title() }, "The old rule.\n"),
-        [evidence]: pageText({ type: "source", title: title() }, "A measurement.\n"),
+        // A captured source: its id is its alias, so the `sources` given name it.
+        [evidence]: pageText(
+          { type: "source", title: title(), aliases: "[SRC-2026-11-30-001]" },
+          "A measurement.\n",
+        ),
       },
     });
     const service = serviceFor(vault.root);

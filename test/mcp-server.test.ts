@@ -10,10 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ANSWER_CUT_DIAGNOSTIC, fitRecallAnswer } from "../extensions/llm-wiki/lib/answer-fit.ts";
 import { indexLayout } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
-import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
+import { renderAnswer } from "../extensions/llm-wiki/lib/render-text.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import {
   BootstrapParams,
@@ -376,7 +377,9 @@ describe("MCP server: an indexed example vault", () => {
           ...(q.mode ? { mode: q.mode } : {}),
         });
         expect(viaMcp.results.length).toBeGreaterThan(0);
-        expect(withoutTiming(viaMcp)).toEqual(withoutTiming(direct));
+        // The service's result, with a warning when the answer's text was cut to the budget.
+        const fitted = fitRecallAnswer(direct, { maxChars: DEFAULT_SETTINGS.recallMaxChars });
+        expect(withoutTiming(viaMcp)).toEqual(withoutTiming(fitted.result));
       }
     } finally {
       await service.close();
@@ -434,10 +437,14 @@ describe("MCP server: a fresh vault", () => {
       join(vault, ".llm-wiki", "wiki", `${recall.results[0]?.id}.md`),
     );
     // The text is the renderer every host shares, within the answer budget
-    // (the temp vault's long paths can push the listing past it).
-    expect(textOf(result)).toBe(
-      renderRecallResult(recall, { maxChars: DEFAULT_SETTINGS.recallMaxChars }),
-    );
+    // (the temp vault's long paths can push the listing past it), a cut said as a warning.
+    const asServed = {
+      ...recall,
+      diagnostics: recall.diagnostics.filter((d) => d.code !== ANSWER_CUT_DIAGNOSTIC),
+    };
+    const fitted = fitRecallAnswer(asServed, { maxChars: DEFAULT_SETTINGS.recallMaxChars });
+    expect(fitted.result.diagnostics).toEqual(recall.diagnostics);
+    expect(textOf(result)).toBe(renderAnswer(recall.ok, fitted.text, recall.diagnostics));
     const lines = server
       .stderr()
       .split("\n")

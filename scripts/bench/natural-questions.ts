@@ -185,7 +185,16 @@ export async function runNaturalQuestions(
           refreshIndex: false,
           now: BENCHMARK_NOW,
         });
-        const ids = explicit.results.filter((r) => r.vault === "project").map((r) => r.id);
+        // The answer's cards and the pages the query found, in answer order: a
+        // page only a relation brought in under a card (its evidence, its
+        // `sources:`) is that card's context, not a candidate pushing the next card down.
+        const ids = explicit.results
+          .filter(
+            (r) =>
+              r.vault === "project" &&
+              (r.matchReason !== "relation" || r.part === "card" || r.part === "unpromoted"),
+          )
+          .map((r) => r.id);
         const first = ids.slice(0, 3);
         // A question the vault cannot answer is answered right by nothing, or by weak candidates only.
         const unanswerable = answers.length === 0;

@@ -123,7 +123,12 @@ export async function recallOperation(
   );
   const pageCount = Math.max(0, ...timed.vaults.map((v) => v.pages.size));
   const fitted = clock.run("fit", () => fitToBudget(plan, settings, assembled, pageCount));
-  const diagnostics = [...opened.notes, ...timed.diagnostics, ...outcome.diagnostics];
+  const diagnostics = [
+    ...opened.notes,
+    ...timed.diagnostics,
+    ...outcome.diagnostics,
+    ...fitted.diagnostics,
+  ];
   return {
     ...plan.base,
     query: outcome.query,

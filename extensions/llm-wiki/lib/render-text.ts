@@ -210,6 +210,11 @@ function reasonText(d: Diagnostic, vault?: string): string {
   return neutraliseLine(text);
 }
 
+/** Whether the vaults a recall searched answered in different modes (then each is named). */
+export function modesDiffer(result: Pick<RecallResult, "vaultModes">): boolean {
+  return new Set((result.vaultModes ?? []).map((v) => v.mode)).size > 1;
+}
+
 /**
  * The mode part of a recall's header and a line for each fallback, so the
  * text answer says why a model mode was not used, as `--json` does:
@@ -223,7 +228,7 @@ export function recallModeLines(
 ): { mode: string; lines: string[] } {
   const asked = result.requestedMode;
   const vaults = result.vaultModes ?? [];
-  const mixed = new Set(vaults.map((v) => v.mode)).size > 1;
+  const mixed = modesDiffer(result);
   const mode = mixed
     ? `mode ${vaults.map((v) => `${v.mode} in the ${v.vault} vault`).join(", ")}, asked ${asked}`
     : `mode ${result.modeUsed}${result.modeUsed !== asked ? `, asked ${asked}` : ""}`;

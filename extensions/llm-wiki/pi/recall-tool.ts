@@ -4,8 +4,8 @@
  * so a page written a moment ago is found.
  */
 import type { ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { fitRecallAnswer } from "../lib/answer-fit.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
-import { renderRecallResult } from "../lib/render-text.ts";
 import { EXPLICIT_DEFAULT_RESULTS } from "../lib/retrieval-policy.ts";
 import { RecallParams, TOOL_DESCRIPTIONS } from "../lib/tool-schemas.ts";
 import { recordShown } from "./recall-feedback-capture.ts";
@@ -42,12 +42,8 @@ export function createRecallTool(
       recordShown(host, ctx, result);
       // Within the answer budget, as the MCP tool's answer is.
       const maxChars = service.settings.recallMaxChars;
-      return toolResult(
-        result,
-        renderRecallResult(result, { explain: params.explain === true, maxChars }),
-        result.diagnostics,
-        maxChars,
-      );
+      const fitted = fitRecallAnswer(result, { explain: params.explain === true, maxChars });
+      return toolResult(fitted.result, fitted.text, fitted.result.diagnostics, maxChars);
     },
   };
 }

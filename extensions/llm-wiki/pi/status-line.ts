@@ -4,8 +4,10 @@
  */
 
 import type { Diagnostic } from "../lib/diagnostics.ts";
+import { CHARS_CUT_DIAGNOSTIC } from "../lib/recall/recall-fit.ts";
 import type { RecallResult } from "../lib/recall-operation.ts";
 import { reindexDiagnostics } from "../lib/reindex-diagnostics.ts";
+import { modesDiffer } from "../lib/render-text.ts";
 import { BUDGET_DIAGNOSTIC } from "../lib/retrieval/turn-budget.ts";
 import { neutraliseLine } from "../lib/safety/text.ts";
 import type { ReindexResult } from "../lib/wiki-service.ts";
@@ -31,7 +33,10 @@ function firstProblem(diagnostics: Diagnostic[]): Diagnostic | undefined {
   );
 }
 
-/** E.g. `wiki: 2 pages · lexical · 3 ms`, `wiki: no match`, `wiki: recall failed (…)`. */
+/**
+ * E.g. `wiki: 2 pages · lexical · 3 ms`, `wiki: 4 pages · project hybrid,
+ * personal lexical · 9 ms`, `wiki: no match`, `wiki: recall failed (…)`.
+ */
 export function recallStatus(result: RecallResult): string {
   if (!result.ok) {
     const problem = firstProblem(result.diagnostics);
@@ -41,7 +46,12 @@ export function recallStatus(result: RecallResult): string {
   const cut = result.diagnostics.find((d) => d.code === BUDGET_DIAGNOSTIC);
   if (result.results.length === 0)
     return cut ? "wiki: out of time (turn budget)" : "wiki: no match";
-  return `wiki: ${plural(result.results.length, "page")} · ${result.modeUsed} · ${result.durationMs} ms${cut ? " · partial (turn budget)" : ""}`;
+  // Each vault's mode when they differ: a personal vault without vectors does not make the answer lexical.
+  const mode = modesDiffer(result)
+    ? (result.vaultModes ?? []).map((v) => `${v.vault} ${v.mode}`).join(", ")
+    : result.modeUsed;
+  const shortened = result.diagnostics.some((d) => d.code === CHARS_CUT_DIAGNOSTIC);
+  return `wiki: ${plural(result.results.length, "page")} · ${mode} · ${result.durationMs} ms${cut ? " · partial (turn budget)" : ""}${shortened ? " · cut (character budget)" : ""}`;
 }
 
 /** Status for a thrown recall (a bug or an unexpected I/O failure): the turn goes on without memory. */

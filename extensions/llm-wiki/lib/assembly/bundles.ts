@@ -10,10 +10,13 @@
  * a draft's supersession of a stable page retires nothing until a person
  * accepts it, so the stable page stays the card and the draft is shown
  * beside it (a draft found without that page answers as its own card).
+ * The pages a card lists in its `sources:` are its evidence too, after the
+ * declared relations' and within the same cap.
  * Pages never repeat. No graph database: the
  * registry's relation graph answers each hop with a map lookup.
  */
 
+import { sourcePages } from "../source-refs.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { RelationEdge, RelationGraph, RelationType } from "../vault/relations.ts";
 import { staleDue } from "../vault/stale-after.ts";
@@ -36,8 +39,11 @@ export interface ItemRelation {
   direction: "out" | "in";
   /** Set when the relation is a user's resolution: the resolution page's id. */
   resolution?: string;
-  /** "text": a conflict the page states as text (`> Contradiction: …`), not a typed relation. */
-  origin?: "text";
+  /**
+   * "text": a conflict the page states as text (`> Contradiction: …`), not a
+   * typed relation. "sources": a page the card lists in its `sources:`.
+   */
+  origin?: "text" | "sources";
   /**
    * A declared relation recall does not honour until a person accepts it: a
    * draft's `supersedes` of a stable page (vault/supersession.ts).
@@ -51,6 +57,8 @@ export interface AssemblyVault {
   pages: ReadonlyMap<string, PageMeta>;
   /** Undefined for a vault whose relation graph is not available: pages stay flat. */
   relations?: RelationGraph;
+  /** The registry's `names` object, under which the name table `sources:` resolve through is cached. */
+  names?: object;
 }
 
 /** A ranked page from retrieval (only what assembly reads). */
@@ -282,6 +290,22 @@ function neighbours(v: AssemblyVault, card: string): Neighbour[] {
   return out;
 }
 
+/**
+ * The pages `card` lists in its `sources:` that name one page of its vault,
+ * in the order listed, as evidence the card is derived from.
+ */
+function listedSources(v: AssemblyVault, card: string): Neighbour[] {
+  const listed = v.pages.get(card)?.sources ?? [];
+  const out: Neighbour[] = [];
+  for (const ref of listed) {
+    const [id, other] = sourcePages(v.pages, ref, v.names ?? v.pages);
+    if (id === undefined || other !== undefined || id === card) continue;
+    if (out.some((n) => n.id === id)) continue;
+    out.push({ id, relation: { type: "derived_from", direction: "out", origin: "sources" } });
+  }
+  return out;
+}
+
 const isEvidenceEdge = (n: Neighbour) =>
   (n.relation.type === "supports" && n.relation.direction === "in") ||
   (n.relation.type === "derived_from" && n.relation.direction === "out");
@@ -446,7 +470,17 @@ export function assemble(
       // rather than being spent as another card's evidence.
       const ownCard = (n: Neighbour) =>
         v.pages.get(n.id)?.role === "canonical" && rankOf.has(key(v.kind, n.id));
-      const evidence = around.filter((n) => isEvidenceEdge(n) && !ownCard(n)).sort(byRank);
+      const declared = around.filter((n) => isEvidenceEdge(n) && !ownCard(n)).sort(byRank);
+      // A page both declared and listed keeps its declared relation; a listed
+      // page the query found ranks with the declared ones, the rest follow as listed.
+      const listed = listedSources(v, card).filter(
+        (n) =>
+          !placed.has(key(v.kind, n.id)) && !ownCard(n) && !declared.some((d) => d.id === n.id),
+      );
+      const evidence = [...declared, ...listed]
+        .map((n, order) => ({ n, order }))
+        .sort((a, b) => rank(a.n.id) - rank(b.n.id) || a.order - b.order)
+        .map(({ n }) => n);
       for (const n of evidence.slice(0, MAX_EVIDENCE - (viaEvidence ? 1 : 0))) {
         if (placed.has(key(v.kind, n.id))) continue;
         take(labelled(v, n.id, "evidence", { relation: n.relation }));

@@ -16,6 +16,7 @@ import { gapFindings, knowledgeGaps, linkFindings } from "./link-checks.ts";
 import { duplicateFindings, malformedFindings, orphanFindings } from "./page-checks.ts";
 import { relationFindings } from "./relation-checks.ts";
 import { secretFindings } from "./secret-check.ts";
+import { sourceFindings } from "./source-checks.ts";
 import { staleFindings } from "./stale.ts";
 import { staleReferenceFindings } from "./stale-reference.ts";
 import {
@@ -83,6 +84,7 @@ function* collectFindings(
     () => malformedFindings(registry),
     () => secretFindings(vault, registry, clock),
     () => linkFindings(registry, vault),
+    () => sourceFindings(registry, vault),
     () => relationFindings(registry, decisionVaultOf(vault)),
     () => gapFindings(vault, knowledgeGaps(registry, vault)),
     () => duplicateFindings(registry),

@@ -234,6 +234,8 @@ const RELATION_PHRASE: Record<string, [string, string]> = {
 
 /** The relation as a phrase about the card: "supports the card", "the card is derived from it". */
 export function relationPhrase(r: ItemRelation): string {
+  // Not a declared relation: the card's own `sources:` names the page.
+  if (r.origin === "sources") return "listed in the card's sources";
   const pair = RELATION_PHRASE[r.type] ?? [r.type, r.type];
   // Pending (a draft's supersession of a stable page): not in force yet.
   const said = r.pending
@@ -362,17 +364,28 @@ export function renderRecall(
   return fitRecall(hits, opts, conflicts).text;
 }
 
-/**
- * `renderRecall`'s block and the hits it holds: fewer than `hits` when
- * bundles were cut to fit (a host logs as shown only what it delivered).
- */
+/** The block `fitRecall` made, and what the character budget cut from it. */
+export interface FittedBlock {
+  text: string;
+  /** The hits the block holds: fewer than given when bundles were cut (a host logs as shown only what it delivered). */
+  kept: RenderableHit[];
+  /** Kept hits shown without their text (excerpt or inlined body) to fit. */
+  shortened: number;
+}
+
+/** Whether a hit brings text of its own to a section (an excerpt, or an inlined body). */
+const hasText = (hit: RenderableHit, opts: RenderOptions) =>
+  hit.body !== undefined || (!opts.linksFirst && hit.excerpt !== undefined);
+
+/** `renderRecall`'s block, the hits it holds and how many it shortened to fit. */
 export function fitRecall(
   hits: readonly RenderableHit[],
   opts: RenderOptions,
   conflicts: readonly RenderableConflict[] = [],
-): { text: string; kept: RenderableHit[] } {
+): FittedBlock {
   const kept: RenderableHit[] = [];
-  if (hits.length === 0) return { text: "", kept };
+  let shortened = 0;
+  if (hits.length === 0) return { text: "", kept, shortened };
   const frame = `${OPEN}\n${PREAMBLE}\n\n\n${CLOSE}`;
   let budget = opts.maxChars - frame.length;
   const bundles: RenderableHit[][] = [];
@@ -385,15 +398,25 @@ export function fitRecall(
   const sections: string[] = [];
   for (const bundle of bundles) {
     let text: string | undefined;
-    for (let level = 0; level <= 2 && text === undefined; level += 1) {
+    let level = 0;
+    for (; level <= 2; level += 1) {
       const t = bundleText(bundle, conflicts, opts, level);
-      if (t.length + 2 <= budget) text = t;
+      if (t.length + 2 <= budget) {
+        text = t;
+        break;
+      }
     }
     if (text === undefined) break;
     sections.push(text);
     kept.push(...bundle);
+    // Level 1 keeps the card's text, level 2 no text at all.
+    if (level > 0) shortened += bundle.filter((h, i) => i >= 2 - level && hasText(h, opts)).length;
     budget -= text.length + 2;
   }
-  if (sections.length === 0) return { text: "", kept };
-  return { text: `${OPEN}\n${PREAMBLE}\n\n${sections.join("\n\n")}\n${CLOSE}`, kept };
+  if (sections.length === 0) return { text: "", kept, shortened };
+  return {
+    text: `${OPEN}\n${PREAMBLE}\n\n${sections.join("\n\n")}\n${CLOSE}`,
+    kept,
+    shortened,
+  };
 }

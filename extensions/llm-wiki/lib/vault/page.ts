@@ -156,8 +156,8 @@ function asList(value: unknown): string[] {
     : [one];
 }
 
-/** Sources may be ids or objects with an id/path field; keep what names a page. */
-function asSources(value: unknown): string[] {
+/** A front matter `sources:` value as its entries: strings, or the `id` / `page` / `path` of an object. */
+export function asSources(value: unknown): string[] {
   if (!Array.isArray(value)) return asList(value);
   const out: string[] = [];
   for (const item of value) {

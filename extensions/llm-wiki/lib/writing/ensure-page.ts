@@ -13,6 +13,7 @@ import { isOlderPacket } from "../trajectories/older-packets.ts";
 import { recordEvents } from "../vault/events.ts";
 import { LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
+import { asSources } from "../vault/page.ts";
 import { folderOfType } from "../vault/page-folders.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField, redactValue } from "../vault/redaction.ts";
@@ -27,7 +28,12 @@ import {
 } from "./page-relations-input.ts";
 import { mergeIntoPage } from "./page-relations-merge.ts";
 import { bodyLinker, bodyWithRelationLinks } from "./relation-links.ts";
-import { type KnownPages, linkNotices, nearDuplicateNotices } from "./write-notices.ts";
+import {
+  type KnownPages,
+  linkNotices,
+  nearDuplicateNotices,
+  sourceNotices,
+} from "./write-notices.ts";
 import { writePage } from "./write-page-pipeline.ts";
 
 export type { EnsurePageInput } from "./ensure-page-input.ts";
@@ -141,6 +147,7 @@ export function ensurePage(
           isOlderPacket(vault, t),
         ),
         ...nearDuplicateNotices(written.id, written.path, page.title, pages),
+        ...sourceNotices(vault, written.path, redactValue(asSources(page.data.sources), {}), pages),
       );
     }
     return {
@@ -188,6 +195,9 @@ export function ensurePage(
   }
   if (pages && merged.relations.added.length > 0) {
     diagnostics.push(...linkNotices(written.id, written.path, "", merged.relations.added, pages));
+  }
+  if (pages && merged.sources.added.length > 0) {
+    diagnostics.push(...sourceNotices(vault, written.path, merged.sources.added, pages));
   }
   if (merged.updated) {
     // The log records every change the tools make to a page, not only its creation.

@@ -4,17 +4,21 @@
  * default "warn" mode: the write proceeds, each unresolved target named
  * once) or to several (`link_ambiguous`), and a new title that nearly
  * repeats an existing page's (`page_near_duplicate`: case, punctuation,
- * plural or word order aside), naming that page.
+ * plural or word order aside), naming that page; `sources` entries that
+ * name no page, no `raw/` file and no URL (`source_unknown`) or several
+ * pages (`source_ambiguous`).
  */
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { nearNameKey } from "../name-match.ts";
+import { sourceProblems } from "../source-refs.ts";
 import { extractLinks, LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
 import type { PageMeta } from "../vault/page.ts";
+import type { VaultPaths } from "../vault/paths.ts";
 import type { Relation } from "../vault/relations.ts";
 
-/** The vault's pages as the notices need them. */
-export type KnownPages = ReadonlyMap<string, Pick<PageMeta, "id" | "path" | "title">>;
+/** The vault's pages (its registry's). */
+export type KnownPages = ReadonlyMap<string, PageMeta>;
 
 /**
  * One warning per distinct link target in `body` (of page `pageId`, which
@@ -90,4 +94,36 @@ export function nearDuplicateNotices(
     );
   }
   return out;
+}
+
+/**
+ * One warning per entry of `sources` (given to the page at `path`) that
+ * names no page, no file under `raw/` and no URL, or several pages. The
+ * write stands: a source may be captured later, and lint keeps asking.
+ */
+export function sourceNotices(
+  vault: VaultPaths,
+  path: string,
+  sources: readonly string[],
+  pages: KnownPages,
+): Diagnostic[] {
+  return sourceProblems(vault, pages, sources).map(({ ref, candidates }) =>
+    candidates
+      ? diagnostic(
+          "source_ambiguous",
+          "warning",
+          `Source "${ref}" matches multiple pages (${candidates.join(", ")}); the page was written with it as given`,
+          { path, repair: "name the source by its full page id" },
+        )
+      : diagnostic(
+          "source_unknown",
+          "warning",
+          `Source "${ref}" names no page, no file under raw/ and no URL; the page was written with it as given, and lint reports it until it names one`,
+          {
+            path,
+            repair:
+              "capture the source (wiki_capture_source) or write the id of an existing page or captured source",
+          },
+        ),
+  );
 }
