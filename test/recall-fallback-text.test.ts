@@ -66,6 +66,27 @@ describe("the CLI's text answer says why hybrid fell back", () => {
     expect(json.rendered).not.toContain("fell back");
   });
 
+  it("keeps adaptive's answer without a local model to one short line; --json keeps the repair", () => {
+    const vault = makeTempVault({ pages: { "concepts/crane": page("Crane") } });
+    const env = childEnv({ NO_COLOR: "1", QMD_EMBED_MODEL: join(makeTempDir(), "absent.gguf") });
+    expect(runCli(["reindex", "--vault", vault.root], { env }).status).toBe(0);
+    const recall = (...args: string[]) =>
+      runCli(["recall", "--mode", "adaptive", ...args, QUERY, "--vault", vault.root], { env });
+    const text = recall();
+    expect(text.status, text.stderr).toBe(0);
+    const [head, reason, first] = text.stdout.split("\n");
+    expect(head).toContain("(mode lexical, asked adaptive)");
+    expect(reason).toBe(
+      "adaptive answered lexical: no local vector model here (`llm-wiki models` tells how to add one)",
+    );
+    expect(first).toContain("concepts/crane");
+    expect(text.stdout).not.toContain("repair:");
+    const json = JSON.parse(recall("--json").stdout) as RecallResult;
+    expect(json.vaultModes?.[0]?.reasons?.[0]).toEqual(
+      expect.objectContaining({ code: "model_unavailable", repair: expect.any(String) }),
+    );
+  });
+
   it("names an index without vectors with `llm-wiki reindex --vectors`", () => {
     const vault = makeTempVault({ pages: { "concepts/crane": page("Crane") } });
     // The test models are there; this index was built without vectors.

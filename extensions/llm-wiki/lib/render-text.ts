@@ -215,6 +215,11 @@ export function modesDiffer(result: Pick<RecallResult, "vaultModes">): boolean {
   return new Set((result.vaultModes ?? []).map((v) => v.mode)).size > 1;
 }
 
+/** A fallback for want of a model file or the model runtime, nothing broken. */
+function isModelMissing(d: Diagnostic): boolean {
+  return d.code === "model_unavailable";
+}
+
 /**
  * The mode part of a recall's header and a line for each fallback, so the
  * text answer says why a model mode was not used, as `--json` does:
@@ -243,6 +248,15 @@ export function recallModeLines(
           (d) => d.code === "index_read_only" && d.message.startsWith(`${v.vault} vault: `),
         );
     const where = mixed ? ` in the ${v.vault} vault` : "";
+    // Adaptive is the default: with no local model (the lean install has
+    // none) it is lexical by design, not a failure to repair on every
+    // answer. One short line; --json keeps the reason and its repair.
+    if (asked === "adaptive" && reasons.length > 0 && reasons.every(isModelMissing)) {
+      const line = `adaptive answered ${v.mode}${where}: no local vector model here (\`llm-wiki models\` tells how to add one)`;
+      if (!seen.has(line)) lines.push(line);
+      seen.add(line);
+      continue;
+    }
     for (const d of reasons) {
       const line = `${asked} fell back to ${v.mode}${where}: ${reasonText(d, mixed ? v.vault : undefined)}${d.repair ? `; repair: ${neutraliseLine(d.repair)}` : ""}`;
       if (seen.has(line)) continue;
