@@ -13,12 +13,16 @@ import { randomUUID } from "node:crypto";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "./helpers/cli.ts";
+import { CLI, runCli } from "./helpers/cli.ts";
+import { commandsOnPath } from "./helpers/path-commands.ts";
 import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
 
 afterEach(removeTempDirs);
 
 const EXAMPLE = join(import.meta.dirname, "..", "examples", "acme-notes");
+/** `llm-wiki` and `llm-wiki-mcp` on PATH, running what the other specs run. */
+const commands = () =>
+  commandsOnPath({ cli: CLI, mcp: join(import.meta.dirname, "..", "bin", "llm-wiki-mcp.js") });
 const ASKED = "how do we keep the cache consistent after a note changes";
 
 interface Handler {
@@ -87,11 +91,13 @@ describe("llm-wiki setup gemini", () => {
     // Claude Code's event names are not Gemini CLI's: none is written here.
     expect(settings.hooks.UserPromptSubmit).toBeUndefined();
 
-    // Run as Gemini CLI runs it: a shell, the input on stdin, JSON back on stdout.
+    // Run as Gemini CLI runs it: a shell, the input on stdin, JSON back on
+    // stdout; the project's file names the command an install puts on PATH.
+    const onPath = { ...env, PATH: `${commands()}:${process.env.PATH ?? ""}` };
     const out = execSync(handler("BeforeAgent").command, {
       cwd: root,
       input: geminiInput(root, "BeforeAgent", { prompt: ASKED }),
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: onPath,
       encoding: "utf8",
     });
     const answer = JSON.parse(out) as { hookSpecificOutput?: { additionalContext?: string } };
@@ -101,7 +107,7 @@ describe("llm-wiki setup gemini", () => {
     const unrelated = execSync(handler("BeforeAgent").command, {
       cwd: root,
       input: geminiInput(root, "BeforeAgent", { prompt: "write a haiku about autumn leaves" }),
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: onPath,
       encoding: "utf8",
     });
     expect(unrelated.trim() === "" || !unrelated.includes("wiki-recall")).toBe(true);
@@ -111,7 +117,7 @@ describe("llm-wiki setup gemini", () => {
     const ended = execSync(handler("SessionEnd").command, {
       cwd: root,
       input: geminiInput(root, "SessionEnd", { reason: "exit" }),
-      env: { PATH: process.env.PATH ?? "", ...env },
+      env: onPath,
       encoding: "utf8",
     });
     expect(JSON.parse(ended)).toEqual({});
