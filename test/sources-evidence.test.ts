@@ -362,4 +362,58 @@ describe("a source that names nothing", () => {
       diagnostics: expect.arrayContaining([expect.objectContaining({ code: "source_unknown" })]),
     });
   });
+
+  it("is a warning of an observation's and a retro's write too, through the CLI and MCP", async () => {
+    const f = fixture();
+    const unknown = randomWord(6, 12);
+    const home = makeTempDir("llm-wiki-sources-observe-home-");
+    const env = { env: { HOME: home, WIKI_HOME: home } };
+    const warned = {
+      ok: true,
+      diagnostics: expect.arrayContaining([
+        expect.objectContaining({
+          code: "source_unknown",
+          message: expect.stringContaining(`"${unknown}"`),
+        }),
+      ]),
+    };
+    const observed = runCli(
+      [
+        "observe",
+        "--json",
+        "--vault",
+        f.root,
+        "--title",
+        randomWords(3),
+        "--content",
+        randomWords(6),
+      ].concat(["--source", f.evidence[0] as string, "--source", unknown]),
+      env,
+    );
+    expect(observed.status, observed.stderr).toBe(0);
+    const result = JSON.parse(observed.stdout) as {
+      diagnostics: Array<{ code: string; message: string }>;
+    };
+    expect(result).toMatchObject(warned);
+    // The source that names a page is not warned of.
+    expect(result.diagnostics.filter((d) => d.code === "source_unknown")).toHaveLength(1);
+
+    const client = await mcpClient(f.root);
+    for (const [tool, args] of [
+      ["wiki_observe", { title: randomWords(3), content: randomWords(6), sources: [unknown] }],
+      [
+        "wiki_retro",
+        {
+          title: randomWords(3),
+          context: randomWords(4),
+          lessons: [randomWords(5)],
+          sources: [unknown],
+        },
+      ],
+    ] as const) {
+      const answer = await call(client, tool, args);
+      expect(answer.isError ?? false, tool).toBe(false);
+      expect(answer.structuredContent, tool).toMatchObject(warned);
+    }
+  });
 });

@@ -129,7 +129,12 @@ describe("observe", () => {
       relevance: "high",
     });
 
-    expect(result).toMatchObject({ ok: true, created: true, diagnostics: [] });
+    // Written as given; the source, never captured in this vault, is a warning.
+    expect(result).toMatchObject({
+      ok: true,
+      created: true,
+      diagnostics: [expect.objectContaining({ code: "source_unknown", severity: "warning" })],
+    });
     expect(datedIds("sources/obs", "cache-keys-include-the-tenant-id")).toContain(result.id);
     expect(result.path).toBe(`wiki/${result.id}.md`);
     const fm = frontmatterOf(vault, result.path ?? "");

@@ -75,6 +75,7 @@ import { recordObservation } from "./writing/observe.ts";
 import { resolveConflictOperation } from "./writing/resolve-conflict-operation.ts";
 import { recordRetro } from "./writing/retro.ts";
 import { verifyPageOperation } from "./writing/verify-page-op.ts";
+import { withSourceNotices } from "./writing/write-notices.ts";
 
 export type {
   BootstrapOpResult,
@@ -422,7 +423,13 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     observe({ vault: selector, ...input }) {
       return onVault(
         selector,
-        (vault) => recordObservation(vault, input),
+        (vault) =>
+          withSourceNotices(
+            vault,
+            recordObservation(vault, input),
+            input.sources,
+            () => registry(vault).pages,
+          ),
         (diagnostics) => ({ ok: false, diagnostics }),
       );
     },
@@ -430,7 +437,13 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     retro({ vault: selector, ...input }) {
       return onVault(
         selector,
-        (vault) => recordRetro(vault, input),
+        (vault) =>
+          withSourceNotices(
+            vault,
+            recordRetro(vault, input),
+            input.sources,
+            () => registry(vault).pages,
+          ),
         (diagnostics) => ({ ok: false, diagnostics }),
       );
     },

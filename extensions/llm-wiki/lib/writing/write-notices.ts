@@ -15,6 +15,7 @@ import { extractLinks, LinkResolver } from "../vault/links.ts";
 import { nameKey } from "../vault/name-key.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { redactText } from "../vault/redaction.ts";
 import type { Relation } from "../vault/relations.ts";
 
 /** The vault's pages (its registry's). */
@@ -126,4 +127,21 @@ export function sourceNotices(
           },
         ),
   );
+}
+
+/**
+ * `result` of an observation or retro write with `sourceNotices` for the
+ * `sources` it was given (redacted as the page stores them), read against
+ * the vault's pages only when there are sources to check.
+ */
+export function withSourceNotices<T extends { path?: string; diagnostics: Diagnostic[] }>(
+  vault: VaultPaths,
+  result: T,
+  sources: readonly string[] | undefined,
+  pages: () => KnownPages,
+): T {
+  if (!result.path || !sources || sources.length === 0) return result;
+  const stored = sources.map((s) => redactText(s.trim(), {})).filter((s) => s !== "");
+  result.diagnostics.push(...sourceNotices(vault, result.path, stored, pages()));
+  return result;
 }
