@@ -27,6 +27,7 @@ import {
 } from "./page-relations-input.ts";
 import { mergeIntoPage } from "./page-relations-merge.ts";
 import { bodyLinker, bodyWithRelationLinks } from "./relation-links.ts";
+import { toolRelationsForExisting } from "./tool-supersession.ts";
 import { type KnownPages, linkNotices, nearDuplicateNotices } from "./write-notices.ts";
 import { writePage } from "./write-page-pipeline.ts";
 
@@ -164,15 +165,18 @@ export function ensurePage(
   // This edit bypasses the write pipeline's redact stage: what it adds is redacted here.
   // The relations were redacted on the way in (page.redacted counts them); sources are here.
   const counts: RedactionCounts = { ...page.redacted };
+  // A tool's `supersedes` cannot borrow the standing of a reviewed page it is added to.
+  const claims = toolRelationsForExisting(vault, written.id, written.path, given ?? []);
+  diagnostics.push(...claims.diagnostics);
   const merged = mergeIntoPage(
     vault,
     written.path,
-    redactValue(given ?? [], counts),
+    redactValue(claims.relations, counts),
     redactValue(sources ?? [], counts),
     bodyLinker(
       written.id,
       known,
-      (given ?? []).map((r) => r.target),
+      claims.relations.map((r) => r.target),
     ),
   );
   diagnostics.push(...merged.diagnostics);
