@@ -142,7 +142,8 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
     invalid("steps", "no tool call to record: a trajectory is how a task was solved");
   }
   const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
-  const task = cut(neutraliseLine(redactText(rawTask, redacted)), TASK_CHARS);
+  // Neutralised first: what is stored is what is redacted.
+  const task = cut(redactText(neutraliseLine(rawTask), redacted), TASK_CHARS);
   const derived =
     task !== ""
       ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")
@@ -156,7 +157,7 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
         : `${TITLE_LABEL[outcome]}: ${derived}`;
   const tags = cleanList(input.tags, "tags");
   const model =
-    input.model === undefined ? undefined : neutraliseLine(redactText(input.model, redacted));
+    input.model === undefined ? undefined : redactText(neutraliseLine(input.model), redacted);
   const tools = [...new Set(toolSteps.map((s) => s.tool ?? "unknown"))];
   // Counted over every call given, the middle of a long task too.
   const { calls, failed } = toolCallCounts(input.steps);

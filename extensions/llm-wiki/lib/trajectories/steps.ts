@@ -90,13 +90,14 @@ function stringify(value: unknown): string {
 }
 
 /**
- * Secrets are redacted before the text is cut, so half a token never
- * survives the cut unrecognised; then controls and bidi marks are neutralised.
+ * The text as it will be stored is what is redacted: controls, colour codes
+ * and bidi marks are neutralised first (taking them out can join a key and
+ * its value, or the halves of a value), then secrets are redacted, before
+ * the text is cut, so half a token never survives the cut unrecognised.
  */
 function clean(text: string, max: number, counts: RedactionCounts, oneLine: boolean): string {
-  const redacted = redactText(text, counts);
-  const safe = oneLine ? neutraliseLine(redacted) : neutraliseText(redacted).trim();
-  return cut(safe, max);
+  const safe = oneLine ? neutraliseLine(text) : neutraliseText(text).trim();
+  return cut(redactText(safe, counts), max);
 }
 
 /** The steps as stored; `omitted` counts the middle steps left out past `MAX_STEPS`. */
