@@ -20,6 +20,7 @@ import { writePage } from "../writing/write-page-pipeline.ts";
 import {
   cleanSteps,
   cut,
+  inertStructure,
   OUTCOMES,
   type Outcome,
   outcomeOfSteps,
@@ -143,7 +144,7 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
   }
   const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
   // Neutralised first: what is stored is what is redacted.
-  const task = cut(redactText(neutraliseLine(rawTask), redacted), TASK_CHARS);
+  const task = cut(inertStructure(redactText(neutraliseLine(rawTask), redacted)), TASK_CHARS);
   const derived =
     task !== ""
       ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")

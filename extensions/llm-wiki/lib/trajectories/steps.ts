@@ -6,7 +6,7 @@
  * every field is trimmed, redacted and neutralised here, before it reaches
  * a page: tool output is hostile text.
  */
-import { neutraliseLine, neutraliseText } from "../safety/text.ts";
+import { neutraliseLine } from "../safety/text.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 
 /** One step as given: a user prompt, the agent's prose, or a tool call with its outcome. */
@@ -95,9 +95,21 @@ function stringify(value: unknown): string {
  * its value, or the halves of a value), then secrets are redacted, before
  * the text is cut, so half a token never survives the cut unrecognised.
  */
-function clean(text: string, max: number, counts: RedactionCounts, oneLine: boolean): string {
-  const safe = oneLine ? neutraliseLine(text) : neutraliseText(text).trim();
-  return cut(redactText(safe, counts), max);
+function clean(text: string, max: number, counts: RedactionCounts): string {
+  return cut(inertStructure(redactText(neutraliseLine(text), counts)), max);
+}
+
+/**
+ * One line of recorded text that can open no structure of the page or of
+ * the distill hand-off: a wiki link's brackets are spaced (`[ [x] ]`), and
+ * a `<trajectory …>` tag's bracket becomes `‹`. Headings cannot start
+ * inside one line; line breaks were already made spaces.
+ */
+export function inertStructure(line: string): string {
+  return line
+    .replace(/\[\[/g, "[ [")
+    .replace(/\]\]/g, "] ]")
+    .replace(/<(\s*\/?\s*trajectory)/giu, "\u2039$1");
 }
 
 /** The steps as stored; `omitted` counts the middle steps left out past `MAX_STEPS`. */
@@ -112,14 +124,15 @@ export function cleanSteps(
   const out: TrajectoryStep[] = [];
   for (const step of kept) {
     const s: TrajectoryStep = { role: step.role };
-    if (step.tool !== undefined) s.tool = clean(step.tool, 80, counts, true) || "unknown";
+    if (step.tool !== undefined) s.tool = clean(step.tool, 80, counts) || "unknown";
     if (step.args !== undefined) {
-      const args = clean(stringify(step.args), ARGS_CHARS, counts, true);
+      const args = clean(stringify(step.args), ARGS_CHARS, counts);
       if (args !== "" && args !== "{}") s.args = args;
     }
     if (step.text !== undefined) {
       const max = step.role === "tool" ? OUTPUT_CHARS : PROSE_CHARS;
-      const text = clean(step.text, max, counts, step.role === "tool");
+      // Prose too: every step is one line, so no text can become a heading of the page.
+      const text = clean(step.text, max, counts);
       if (text !== "") s.text = text;
     }
     if (step.error) s.error = true;
