@@ -172,6 +172,16 @@ const DROPPED = new RegExp(
   "gu",
 );
 
+/** A character `DROPPED` could start at (ESC and CSI are controls; `\\` and `^` start the written-out forms). */
+const MAYBE_DROPPED = new RegExp(
+  [
+    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e007f}]`,
+    String.raw`\\(?:e|x1[bB]|0?33|u001[bB])\[`,
+    String.raw`\^\[\[`,
+  ].join("|"),
+  "u",
+);
+
 /**
  * `text` as it reads once everything invisible is gone: a secret split by a
  * colour code (`\e[01;31m\e[KDB_PASSWORD\e[m\e[K=…`) or a zero-width space
@@ -179,6 +189,8 @@ const DROPPED = new RegExp(
  * controls inside it. Undefined when `text` has nothing to drop.
  */
 export function neutralView(text: string): TextView | undefined {
+  // One character class first: most texts hold none of these, and pay one scan.
+  if (!MAYBE_DROPPED.test(text)) return undefined;
   DROPPED.lastIndex = 0;
   if (!DROPPED.test(text)) return undefined;
   DROPPED.lastIndex = 0;
