@@ -10,7 +10,7 @@
  * a signed commit, and a blob missing from a partial clone. Plain git run
  * in it writes markers (the spec could fail); the session-start and
  * user-prompt hooks, MCP `wiki_prime`, recall with code references and a
- * date window, lint, and the runner itself write none.
+ * date window, lint, status, and the runner itself write none.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -38,6 +38,7 @@ import { runCli } from "./helpers/cli.ts";
 import { commitAll, git, initRepo } from "./helpers/code-repo.ts";
 import { closeServices } from "./helpers/index-services.ts";
 import { isolatedEnv, SERVER } from "./helpers/mcp-child.ts";
+import { piPerTest } from "./helpers/pi-session.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -116,8 +117,8 @@ function signedCommit(root: string): string {
   return sha;
 }
 
-function hostileRepo(): HostileRepo {
-  const root = makeTempDir("llm-wiki-hostile-repo-");
+function hostileRepo(at?: string): HostileRepo {
+  const root = at ?? makeTempDir("llm-wiki-hostile-repo-");
   const home = makeTempDir("llm-wiki-hostile-home-");
   const outside = makeTempDir("llm-wiki-hostile-tools-");
   const marks = join(outside, "marks");
@@ -362,7 +363,7 @@ describe("a repository is untrusted: no program its configuration or attributes 
     expect(marksIn(repo)).toEqual([]);
   });
 
-  it("hook session-start and user-prompt, recall (code references, a date window) and lint start none of them", () => {
+  it("hook session-start and user-prompt, recall (code references, a date window), lint and status start none of them", () => {
     const repo = hostileRepo();
     const env = { HOME: repo.home, LLM_WIKI_HOOK_DEADLINE_MS: "600000" };
     const session = `s-${Date.now()}`;
@@ -406,6 +407,9 @@ describe("a repository is untrusted: no program its configuration or attributes 
     expect(dated.status).toBe(0);
     const lint = runCli(["lint", "--vault", repo.root], { cwd: repo.root, env });
     expect(lint.status).not.toBeNull();
+    // Status reads the code state and the last commit linking a page.
+    const status = runCli(["status", "--vault", repo.root], { cwd: repo.root, env });
+    expect(status.status, status.stderr).toBe(0);
     expect(marksIn(repo)).toEqual([]);
   });
 
@@ -428,6 +432,20 @@ describe("a repository is untrusted: no program its configuration or attributes 
       arguments: { query: "offline merge" },
     })) as CallToolResult;
     expect(recall.isError).not.toBe(true);
+    expect(marksIn(repo)).toEqual([]);
+  });
+});
+
+describe("a Pi session started in an untrusted repository", () => {
+  const pi = piPerTest("llm-wiki-hostile-pi-");
+
+  it("primes and recalls without starting any program the repository names", async () => {
+    const repo = hostileRepo(pi.dirs.project);
+    const session = await pi.start();
+    session.script("ok");
+    await session.session.prompt("How does the offline merge work?");
+    await session.session.waitForIdle();
+    expect(session.requests.length).toBeGreaterThan(0);
     expect(marksIn(repo)).toEqual([]);
   });
 });
