@@ -198,4 +198,43 @@ describe("a page retires another only when it is at least as established", () =>
     const result = JSON.parse(recall.stdout) as { results: RecallItem[] };
     expect(byId(result.results, target)?.freshness).toBe("current");
   });
+
+  it("a new page a tool writes as stable, or with supersedes pasted in its front matter, records a competing claim", async () => {
+    const marker = randomWord();
+    const target = `concepts/${randomWord()}-rule`;
+    const vault = makeTempVault({
+      pages: { [target]: page("Current rule", marker, ["status: stable"]) },
+    });
+    const service = createWikiService({
+      cwd: vault.root,
+      vault: vault.root,
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+    });
+    try {
+      const given = service.ensurePage({
+        type: "concept",
+        title: `Given ${randomWord()}`,
+        status: "stable",
+        content: `The ${marker} rule changed.`,
+        relations: [{ type: "supersedes", target }],
+      });
+      const pasted = service.ensurePage({
+        type: "concept",
+        title: `Pasted ${randomWord()}`,
+        content: `---\nstatus: stable\nrelations: [{target: ${target}, type: supersedes}]\n---\nThe ${marker} rule changed again, see [[${target}]].`,
+      });
+      for (const written of [given, pasted]) {
+        expect(written.ok, JSON.stringify(written.diagnostics)).toBe(true);
+        expect(written.diagnostics.map((d) => d.code)).toContain("page_supersedes_as_competing");
+        const text = vault.readPage(written.id ?? "");
+        expect(text).toContain("contradicts");
+        expect(text).not.toMatch(/type: supersedes/);
+      }
+      expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+      const recall = await service.recall({ query: `${marker} rule`, refreshIndex: true });
+      expect(byId(recall.results, target)?.freshness).toBe("current");
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -27,7 +27,7 @@ import {
 } from "./page-relations-input.ts";
 import { mergeIntoPage } from "./page-relations-merge.ts";
 import { bodyLinker, bodyWithRelationLinks } from "./relation-links.ts";
-import { toolRelationsForExisting } from "./tool-supersession.ts";
+import { toolRelationsForExisting, toolRelationsForNew } from "./tool-supersession.ts";
 import { type KnownPages, linkNotices, nearDuplicateNotices } from "./write-notices.ts";
 import { writePage } from "./write-page-pipeline.ts";
 
@@ -101,10 +101,22 @@ export function ensurePage(
   const known = [...(pages?.keys() ?? [])];
   let body = page.body;
   let linksAdded: string[] = [];
+  // Should the page be created: a tool's `supersedes` on a page it does not write as a draft is a competing claim.
+  const selfPath = `wiki/${selfId}.md`;
+  const pastedJudged = toolRelationsForNew(
+    selfId,
+    selfPath,
+    page.data.status,
+    parseRelations(page.data.relations, "content").relations,
+  );
+  const givenJudged = toolRelationsForNew(selfId, selfPath, page.data.status, given ?? []);
+  if (pastedJudged.diagnostics.length > 0)
+    page.data.relations = pastedJudged.relations.map(relationEntry);
+  const newNotes = [...pastedJudged.diagnostics, ...givenJudged.diagnostics];
   if (given && given.length > 0) {
     // Relations pasted in the content's front matter come first, the given ones after them.
-    const pasted = parseRelations(page.data.relations, "content").relations;
-    const all = [...pasted, ...given].filter(
+    const pasted = pastedJudged.relations;
+    const all = [...pasted, ...givenJudged.relations].filter(
       (r, i, list) => list.findIndex((o) => relationKey(o) === relationKey(r)) === i,
     );
     page.data.relations = all.map(relationEntry);
@@ -130,12 +142,15 @@ export function ensurePage(
   // Echoed as written: the page holds them redacted, so the answer does too.
   const shownSources = sources ? redactValue(sources, {}) : undefined;
   const echo = {
-    ...(given ? { relations: { added: written.created ? given : [], present: [] } } : {}),
+    ...(given
+      ? { relations: { added: written.created ? givenJudged.relations : [], present: [] } }
+      : {}),
     ...(shownSources
       ? { sources: { added: written.created ? shownSources : [], present: [] } }
       : {}),
   };
   if (written.created) {
+    diagnostics.push(...newNotes);
     if (pages) {
       diagnostics.push(
         ...linkNotices(written.id, written.path, redactValue(body, {}), given ?? [], pages, (t) =>

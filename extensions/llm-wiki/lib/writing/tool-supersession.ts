@@ -1,14 +1,13 @@
 /**
- * A tool's `supersedes` on a page that already exists. What a tool writes
- * is an agent's claim, as established as a draft (vault/supersession.ts),
- * yet a relation added to an existing `stable` or verified page would be
- * judged by that page's standing: an agent could retire a reviewed page by
- * adding `--relation supersedes:…` to another reviewed page. So on an
- * existing page that is not a draft, a tool's `supersedes` is recorded as
- * `contradicts` (a competing claim: recall shows both, lint asks a person to
- * decide), with a warning that says so and how to accept it. On a draft, or
- * on a page the tool creates (a draft), it stays `supersedes` and the one
- * rule of vault/supersession.ts judges it.
+ * A tool's `supersedes`. What a tool writes is an agent's claim, as
+ * established as a draft (vault/supersession.ts), yet a relation is judged
+ * by the standing of the page that declares it: an agent could retire a
+ * reviewed page by adding `--relation supersedes:…` to another reviewed
+ * page, or by writing a new page it calls `stable`. So a tool's
+ * `supersedes` stays one only on a draft (a page the tools create is one
+ * unless told otherwise); on any other page it is recorded as `contradicts`
+ * (a competing claim: recall shows both, lint asks a person to decide),
+ * with a warning that says so and how to accept it.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +34,30 @@ export function toolRelationsForExisting(
   } catch {
     draftLike = false;
   }
-  if (draftLike) return { relations: [...relations], diagnostics: [] };
+  return draftLike
+    ? { relations: [...relations], diagnostics: [] }
+    : asCompeting(id, path, relations);
+}
+
+/** `relations` as a tool may give them to a page it creates with `status`. */
+export function toolRelationsForNew(
+  id: string,
+  path: string,
+  status: unknown,
+  relations: readonly Relation[],
+): { relations: Relation[]; diagnostics: Diagnostic[] } {
+  if (status === "draft" || !relations.some((r) => r.type === "supersedes")) {
+    return { relations: [...relations], diagnostics: [] };
+  }
+  return asCompeting(id, path, relations);
+}
+
+/** Each `supersedes` of `relations` as `contradicts`, with a warning for each. */
+function asCompeting(
+  id: string,
+  path: string,
+  relations: readonly Relation[],
+): { relations: Relation[]; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const out = relations.map((r) => {
     if (r.type !== "supersedes") return r;
