@@ -14,6 +14,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { isOurHookCommand, isOurServer } from "../extensions/llm-wiki/lib/setup/ownership.ts";
 import { runCli } from "./helpers/cli.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
@@ -195,5 +196,39 @@ describe("setup keeps the user's files as the user made them", () => {
     const removed = runCli(["setup", "claude-code", "--remove"], { cwd: project, env });
     expect(removed.status, removed.stderr).toBe(0);
     expect(readFileSync(settings, "utf8")).toBe(own);
+  });
+
+  it("knows its own entries by their exact shape", () => {
+    const other = randomWord();
+    const pkg = makeTempDir("llm-wiki-setup-own-pkg-");
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: other }));
+    mkdirSync(join(pkg, "dist", "mcp"), { recursive: true });
+    const foreign = join(pkg, "dist", "mcp", "index.js");
+    writeFileSync(foreign, "");
+    expect(isOurServer({ command: "node", args: [foreign] })).toBe(false);
+    expect(isOurServer({ command: "uvx", args: [`${other}-mcp`] })).toBe(false);
+    expect(isOurServer({ command: `/usr/local/bin/my-llm-wiki-mcp-${other}` })).toBe(false);
+    for (const ours of [
+      { command: "llm-wiki-mcp", args: [] },
+      { command: "/usr/bin/node", args: ["/x/node_modules/llm-wiki-memory/dist/mcp/index.js"] },
+      { command: "npx", args: ["-y", "llm-wiki-memory", "llm-wiki-mcp"] },
+      { type: "local", command: ["llm-wiki-mcp"], enabled: true },
+    ])
+      expect(isOurServer(ours), JSON.stringify(ours)).toBe(true);
+    for (const theirs of [
+      `/usr/local/bin/my-llm-wiki-${other} hook stop`,
+      `llm-wiki-${other} hook stop`,
+      `llm-wiki hook stop; rm -rf ~/${other}`,
+      `llm-wiki hook ${other}`,
+      `echo llm-wiki hook stop`,
+    ])
+      expect(isOurHookCommand(theirs), theirs).toBe(false);
+    for (const ours of [
+      "llm-wiki hook stop",
+      "llm-wiki hook user-prompt --json",
+      "'/opt/node 22/bin/node' '/opt/x/llm-wiki-memory/dist/cli/llm-wiki.js' hook session-start",
+      "npx -y llm-wiki-memory hook pre-compact",
+    ])
+      expect(isOurHookCommand(ours), ours).toBe(true);
   });
 });

@@ -224,14 +224,17 @@ export function editCodexToml(
   const original = text ?? "";
   const before = parseToml(path, original);
   const current = serversOf(before)?.[SERVER_NAME] as TomlTable | undefined;
-  if (action === "remove" && (current === undefined || !isOurServer(current))) return text;
+  const same =
+    current !== undefined &&
+    current.command === entry.command &&
+    isDeepStrictEqual(current.args, entry.args);
+  const ours = current !== undefined && (same || isOurServer(current));
+  if (action === "remove" && !ours) return text;
   let next: string | undefined;
-  const ours = current !== undefined && isOurServer(current);
   // Ours: only its command and args change; the user's keys and subtables there stay.
   const inPlace = action === "add" && ours;
   if (action === "add" && current !== undefined) {
-    if (current.command === entry.command && isDeepStrictEqual(current.args, entry.args))
-      return text;
+    if (same) return text;
     if (!ours && !force) {
       throw setupError(
         path,

@@ -103,8 +103,8 @@ function oursIn(list: JsonNode | undefined, wanted: JsonObject): Found[] {
     if (handlers?.kind !== "array") return;
     handlers.elements.forEach((h, i) => {
       const value = nodeValue(h);
-      if (isOurHandler(value))
-        found.push({ group: g, handler: i, handlers, exact: isDeepStrictEqual(value, wanted) });
+      const exact = isDeepStrictEqual(value, wanted);
+      if (exact || isOurHandler(value)) found.push({ group: g, handler: i, handlers, exact });
     });
   });
   return found;

@@ -103,8 +103,9 @@ export function editNamedEntry(
     return addMember(start, servers, name, entry);
   }
   if (current === undefined || servers === undefined) return text;
-  // Not ours: left in place (the report says there was nothing of ours).
-  if (!isOurServer(nodeValue(current.value))) return text;
+  // Not ours (neither what this install writes nor any install's): left in place.
+  const value = nodeValue(current.value);
+  if (!isDeepStrictEqual(value, entry) && !isOurServer(value)) return text;
   let next = removeMember(start, servers, servers.members.indexOf(current));
   if (servers.members.length === 1) {
     const tree = readJsonTree(path, next);

@@ -6,6 +6,8 @@
  * and `setup` neither replaces nor removes it (a different server is
  * replaced only with `--force`).
  */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { PACKAGE_NAME } from "../package-version.ts";
 
 /** The last path segment of `word` (either separator), without a Windows launcher's extension. */
@@ -30,6 +32,25 @@ function afterRunner(words: readonly string[]): readonly string[] | undefined {
   return tail.slice(i + 1);
 }
 
+/**
+ * Whether the package holding `script` (`<root>/dist/mcp/index.js`,
+ * `<root>/mcp/index.ts`) is this one; undefined when no named package.json
+ * is found (the install is gone).
+ */
+function packageNamedUs(script: string): boolean | undefined {
+  let dir = dirname(script);
+  for (let up = 0; up < 3; up++, dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown };
+      // A nameless package.json (`{"type": "module"}` in a build folder) is not the package.
+      if (pkg.name !== undefined) return pkg.name === PACKAGE_NAME;
+    } catch {
+      // No package.json here: one folder up.
+    }
+  }
+  return undefined;
+}
+
 /** Whether `words` run one of this package's programs: `llm-wiki` (`cli`) or `llm-wiki-mcp` (`mcp`). */
 export function runsOurProgram(words: readonly string[], program: "cli" | "mcp"): boolean {
   const bin = program === "cli" ? "llm-wiki" : "llm-wiki-mcp";
@@ -42,8 +63,13 @@ export function runsOurProgram(words: readonly string[], program: "cli" | "mcp")
     program === "cli"
       ? /[\\/](?:dist[\\/]cli[\\/]llm-wiki\.js|bin[\\/]llm-wiki\.js|cli[\\/]llm-wiki\.ts)$/
       : /[\\/](?:dist[\\/]mcp[\\/]index\.js|bin[\\/]llm-wiki-mcp\.js|mcp[\\/]index\.ts)$/;
-  if (/^node(?:\.exe)?$|^bun$|^tsx$/.test(baseName(first)) && second !== undefined)
-    return scripts.test(second) || baseName(second) === `${bin}.js`;
+  if (/^node(?:\.exe)?$|^bun$|^tsx$/.test(baseName(first)) && second !== undefined) {
+    if (baseName(second) === `${bin}.js`) return true;
+    // Another package may have a `dist/mcp/index.js` too: its package.json says whose it
+    // is; an install gone since is ours when a folder on its path is named for us.
+    if (!scripts.test(second)) return false;
+    return packageNamedUs(second) ?? /[\\/](?:llm-wiki-memory|llm-wiki)[\\/]/.test(second);
+  }
   // `npx -y llm-wiki-memory` (the CLI), or `… llm-wiki-memory llm-wiki-mcp`.
   const rest = afterRunner(words);
   if (rest === undefined) return false;
