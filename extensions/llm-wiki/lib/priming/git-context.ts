@@ -1,11 +1,11 @@
 /**
  * What git says the session is about: the current branch, a handful of
  * recent commit subjects and the names of files changed in the work tree.
- * Read with `git` run directly (never a shell) with fixed arguments, a short
- * timeout, bounded output and an environment in which git runs no hook,
- * pager, prompt or fsmonitor and reads no system or global configuration
- * (where filters such as git-lfs would be defined). Everything it returns is
- * data for a search query, never run or printed as is. Outside a
+ * Read through the project's runner for untrusted repositories
+ * (safety/untrusted-git.ts: no hook, pager, prompt, fsmonitor, filter, diff
+ * driver or any other program the repository's own configuration names),
+ * with fixed arguments, a short timeout and bounded output. Everything it
+ * returns is data for a search query, never run or printed as is. Outside a
  * repository, without git, or on any failure: an empty context.
  */
 import { runGitAsync, untrustedGitEnvSync } from "../safety/untrusted-git.ts";
