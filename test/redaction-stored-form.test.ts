@@ -7,8 +7,8 @@
  * `cookie`, `sessionid`, `connection_string` and `slack_webhook` keys lose
  * their values. Every shape is generated afresh on each run (random secrets,
  * random key casing and separators) and written through `page`,
- * `ensurePage`, `observe`, `logEvent`, a trajectory and the Stop hook's
- * transcript; nothing under `.llm-wiki/`, read raw or with every invisible
+ * `ensurePage`, `observe`, `logEvent`, a trajectory, `capture --text` and
+ * the Stop hook's transcript; nothing under `.llm-wiki/`, read raw or with every invisible
  * character taken out, holds a secret.
  */
 // biome-ignore-all lint/suspicious/noControlCharactersInRegex: taking control characters out is the point.
@@ -252,7 +252,7 @@ describe("redaction judges the text as it will be stored and read", () => {
     expect(leaks(vault.paths.dir, cases)).toEqual([]);
   });
 
-  it("the CLI's page and the Stop hook's transcript write none of them", () => {
+  it("the CLI's page, capture of text and the Stop hook's transcript write none of them", () => {
     const cases = shapes();
     const home = makeTempDir("llm-wiki-redaction-home-");
     mkdirSync(join(home, ".config", "llm-wiki"), { recursive: true });
@@ -268,6 +268,13 @@ describe("redaction judges the text as it will be stored and read", () => {
       { cwd: vault.root, env: { ...env }, input: body },
     );
     expect(page.status, page.stderr).toBe(0);
+    const captured = runCli(["capture", "--text", "-", "--title", `Log ${randomWord()}`], {
+      cwd: vault.root,
+      env: { ...env },
+      input: body,
+    });
+    // Capture refuses raw control bytes outright (nothing stored), or stores the text redacted.
+    if (captured.status !== 0) expect(captured.stderr).toContain("nothing was stored");
     const transcript = join(makeTempDir("llm-wiki-redaction-transcript-"), "session.jsonl");
     const lines: unknown[] = [{ type: "user", message: { role: "user", content: "deploy" } }];
     cases.forEach((c, i) => {

@@ -27,6 +27,7 @@ import {
   type TrajectoryStep,
   type TrajectoryStepInput,
   toolCallCounts,
+  visibleOnly,
 } from "./steps.ts";
 
 export { OUTCOMES, type Outcome } from "./steps.ts";
@@ -144,7 +145,10 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
   }
   const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
   // Neutralised first: what is stored is what is redacted.
-  const task = cut(inertStructure(redactText(neutraliseLine(rawTask), redacted)), TASK_CHARS);
+  const task = cut(
+    inertStructure(redactText(neutraliseLine(visibleOnly(rawTask)), redacted)),
+    TASK_CHARS,
+  );
   const derived =
     task !== ""
       ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")

@@ -96,7 +96,14 @@ function stringify(value: unknown): string {
  * the text is cut, so half a token never survives the cut unrecognised.
  */
 function clean(text: string, max: number, counts: RedactionCounts): string {
-  return cut(inertStructure(redactText(neutraliseLine(text), counts)), max);
+  // Characters that show as nothing go first: made a space (U+FEFF is one to
+  // `\s`), one would split a key such as `DB_PASS<U+FEFF>WORD` in two.
+  return cut(inertStructure(redactText(neutraliseLine(visibleOnly(text)), counts)), max);
+}
+
+/** `text` without the characters that show as nothing (zero-width spaces and joiners, soft hyphens, BOM). */
+export function visibleOnly(text: string): string {
+  return text.replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/gu, "");
 }
 
 /**
