@@ -42,6 +42,11 @@ if (argv[0] === "hook" && !hookHelp) {
     fail(error);
   }
 } else {
+  // A rejection nobody handled (pdf.js after a capture's deadline) is one warning, not a crash.
+  const { reportUnhandledRejections } = await import(
+    "../extensions/llm-wiki/lib/late-rejections.ts"
+  );
+  reportUnhandledRejections((line) => process.stderr.write(`llm-wiki: warning: ${line}\n`));
   const { main } = await import("./main.ts");
   process.exitCode = await main(argv);
 }

@@ -27,11 +27,13 @@ export const SETUP_OPTIONS: Record<string, OptionSpec> = {
   user: { type: "boolean" },
   "dry-run": { type: "boolean" },
   remove: { type: "boolean" },
+  force: { type: "boolean" },
 };
 
 export const SETUP_USAGE = `  setup <client> [--project|--user]         add the MCP server (and hooks) to a client's config:
-        [--dry-run] [--remove]             ${Object.keys(SETUP_CLIENTS).join(", ")}; --dry-run shows the change,
-                                           --remove takes ours out (default scope: --project)
+        [--dry-run] [--remove] [--force]   ${Object.keys(SETUP_CLIENTS).join(", ")}; --dry-run shows the change,
+                                           --remove takes ours out (default scope: --project),
+                                           --force replaces another server named llm-wiki
 `;
 
 function renderResult(result: SetupResult): string {
@@ -95,7 +97,12 @@ export function setupCommand({ positionals, values }: Parsed): number {
       );
     }
     if (scope === "project") plan.notes.push(...pathNotes());
-    const result = applyPlan(plan, values.remove ? "remove" : "add", values["dry-run"] === true);
+    const result = applyPlan(
+      plan,
+      values.remove ? "remove" : "add",
+      values["dry-run"] === true,
+      values.force === true,
+    );
     if (values.json) printJson(result);
     else if (result.ok) printOut(`${renderResult(result)}\n`);
     if (!result.ok) printErr(`${renderDiagnostics(result.diagnostics)}\n`);

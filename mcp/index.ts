@@ -10,6 +10,9 @@ import { reserveStdoutForProtocol } from "./stdout-guard.ts";
 // Before the rest is loaded, so the cache covers it.
 enableCodeCache();
 const protocolOut = reserveStdoutForProtocol();
+// A rejection nobody handled (pdf.js after a capture's deadline) is logged, never the end of the server.
+const { reportUnhandledRejections } = await import("../extensions/llm-wiki/lib/late-rejections.ts");
+reportUnhandledRejections((line) => process.stderr.write(`llm-wiki-mcp: ${line}\n`));
 // Loaded only now: static imports would run (and could print) before the guard.
 const { main } = await import("./main.ts");
 const { staleBuildNotice } = await import("../extensions/llm-wiki/lib/stale-build.ts");

@@ -11,11 +11,7 @@ import { join, relative, sep } from "node:path";
 import { getCurrentSystemPrompt, type Message } from "@earendil-works/pi-ai";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  gitEnv,
-  parseStatus,
-  readGitContext,
-} from "../extensions/llm-wiki/lib/priming/git-context.ts";
+import { parseStatus, readGitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { primingQuery, primingWords } from "../extensions/llm-wiki/lib/priming/priming-query.ts";
 import {
   freshnessMultiplier,
@@ -23,6 +19,7 @@ import {
   PRIMING_MAX_NOTES,
   preferFresher,
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
+import { untrustedGitEnv } from "../extensions/llm-wiki/lib/safety/untrusted-git.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
 import { commitAll, initRepo } from "./helpers/code-repo.ts";
@@ -123,7 +120,12 @@ describe("the priming query", () => {
   });
 
   it("runs git with no inherited GIT_* variable, pager or global configuration", () => {
-    const env = gitEnv({ PATH: "/bin", GIT_DIR: "/elsewhere", PAGER: "evil", git_index_file: "x" });
+    const env = untrustedGitEnv([], {
+      PATH: "/bin",
+      GIT_DIR: "/elsewhere",
+      PAGER: "evil",
+      git_index_file: "x",
+    });
     expect(env.GIT_DIR).toBeUndefined();
     expect(env.git_index_file).toBeUndefined();
     expect(env.PAGER).toBe("cat");

@@ -197,28 +197,30 @@ describe("hostile JSON", () => {
     expect(applyPlan(plan("cursor", "project", where), "add", false).ok).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     const after = readFileSync(path, "utf8");
-    expect(after).toContain('"__proto__": {\n    "polluted": true');
-    expect(after).toContain('"constructor": 2');
+    // Edited in place: the user's own bytes stay as written.
+    expect(after).toContain('{"__proto__":{"polluted":true},"mcpServers":{"__proto__":{"x":1}');
+    expect(after).toContain('"constructor":2');
     applyPlan(plan("cursor", "project", where), "remove", false);
     expect(JSON.parse(readFileSync(path, "utf8"))).toEqual(JSON.parse(text));
   });
 });
 
 describe("codex config.toml, edited as text", () => {
-  const entry = { command: "/n", args: ["/m"] };
+  // Ours by its shape: an install's Node running the bundled server.
+  const entry = { command: "/n/node", args: ["/m/llm-wiki/dist/mcp/index.js"] };
 
   it("refuses an llm-wiki entry written inline rather than guess", () => {
-    const text = 'mcp_servers = { llm-wiki = { command = "old" } }\n';
+    const text = 'mcp_servers = { llm-wiki = { command = "llm-wiki-mcp" } }\n';
     expect(() => editCodexToml("/c.toml", text, entry, "add")).toThrow(/cannot be edited safely/);
   });
 
-  it("replaces our table and its subtables, not a header-like line inside a multi-line string", () => {
+  it("rewrites our table's command in place, keeps its subtables, not a header-like line inside a multi-line string", () => {
     const text = [
       'note = """',
       "[mcp_servers.llm-wiki]",
       '"""',
       "[mcp_servers.llm-wiki]",
-      'command = "old"',
+      'command = "/old/bin/llm-wiki-mcp"',
       "[mcp_servers.llm-wiki.env]",
       'A = "1"',
       "[after]",
@@ -229,7 +231,10 @@ describe("codex config.toml, edited as text", () => {
     const data = parse(next) as Record<string, unknown>;
     expect(data.note).toBe("[mcp_servers.llm-wiki]\n");
     expect(data.after).toEqual({ x: 1 });
-    expect((data.mcp_servers as Record<string, unknown>)["llm-wiki"]).toEqual(entry);
+    expect((data.mcp_servers as Record<string, unknown>)["llm-wiki"]).toEqual({
+      ...entry,
+      env: { A: "1" },
+    });
     expect(next).toContain("x = 1 # kept");
   });
 

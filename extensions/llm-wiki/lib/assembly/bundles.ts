@@ -20,7 +20,7 @@ import { sourcePages } from "../source-refs.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { RelationEdge, RelationGraph, RelationType } from "../vault/relations.ts";
 import { staleDue } from "../vault/stale-after.ts";
-import { supersessionWithheld } from "../vault/supersession.ts";
+import { supersessionCycle, supersessionWithheld } from "../vault/supersession.ts";
 
 /** An item's place in its bundle (see `RecallItem.part`). */
 export type BundlePart =
@@ -150,26 +150,48 @@ const RESOLVED_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Whether the declared supersession `e` waits for a person: its declarer is
+ * less established than the page it would retire, or the two supersede each
+ * other through a cycle (vault/supersession.ts).
+ */
+function withheld(v: AssemblyVault, e: RelationEdge): boolean {
+  const graph = v.relations;
+  if (!graph) return false;
+  if (supersessionWithheld(v.pages.get(e.from), v.pages.get(e.to))) return true;
+  return supersessionCycle(e.from, e.to, (id) =>
+    graph
+      .outgoing(id)
+      .filter(
+        (x) =>
+          x.type === "supersedes" &&
+          x.resolution === undefined &&
+          graph.activeResolution(x.from, x.to) === undefined &&
+          !supersessionWithheld(v.pages.get(x.from), v.pages.get(x.to)),
+      )
+      .map((x) => x.to),
+  );
+}
+
+/**
  * Edges as they stand: a declared claim between a pair a user resolved
- * gives way to the resolution, and a draft's declared supersession of a
- * stable page waits for the draft to be accepted (vault/supersession.ts).
+ * gives way to the resolution, and a supersession by a less established
+ * page, or within a cycle, waits for a person (vault/supersession.ts).
  */
 function standing(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdge[] {
   const graph = v.relations;
   if (!graph) return [];
   return edges.filter((e) => {
     if (e.resolution !== undefined) return true;
-    if (e.type === "supersedes" && supersessionWithheld(v.pages.get(e.from), v.pages.get(e.to))) {
+    if (graph.activeResolution(e.from, e.to) !== undefined && RESOLVED_KINDS.has(e.type))
       return false;
-    }
-    return !RESOLVED_KINDS.has(e.type) || graph.activeResolution(e.from, e.to) === undefined;
+    return !(e.type === "supersedes" && withheld(v, e));
   });
 }
 
 /**
- * Declared supersessions that wait for a person: a draft's of a stable page
- * (withheld, vault/supersession.ts) between two pages of the vault, with no
- * user resolution of the pair in force (a decision settles the pair).
+ * Declared supersessions that wait for a person (withheld, see above)
+ * between two pages of the vault, with no user resolution of the pair in
+ * force (a decision settles the pair).
  */
 function pending(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdge[] {
   const graph = v.relations;
@@ -180,24 +202,22 @@ function pending(v: AssemblyVault, edges: readonly RelationEdge[]): RelationEdge
       e.resolution === undefined &&
       v.pages.has(e.from) &&
       v.pages.has(e.to) &&
-      supersessionWithheld(v.pages.get(e.from), v.pages.get(e.to)) &&
-      graph.activeResolution(e.from, e.to) === undefined,
+      graph.activeResolution(e.from, e.to) === undefined &&
+      withheld(v, e),
   );
 }
 
-/** The stable pages the draft `id` proposes to replace, in id order. */
+/** The pages `id` proposes to replace (its withheld supersessions), in id order. */
 function proposedFor(v: AssemblyVault, id: string): string[] {
   const graph = v.relations;
-  // Only a draft's supersession waits (no graph lookup for any other page).
-  if (!graph || v.pages.get(id)?.status !== "draft") return [];
+  if (!graph) return [];
   return [...new Set(pending(v, graph.outgoing(id)).map((e) => e.to))].sort();
 }
 
-/** The drafts proposing to replace `id`, in id order. */
+/** The pages proposing to replace `id` (withheld supersessions of it), in id order. */
 function proposalsOf(v: AssemblyVault, id: string): string[] {
   const graph = v.relations;
-  // Only a stable page's supersession by a draft waits.
-  if (!graph || v.pages.get(id)?.status !== "stable") return [];
+  if (!graph) return [];
   return [...new Set(pending(v, graph.incoming(id)).map((e) => e.from))].sort();
 }
 

@@ -11,7 +11,11 @@ import type { PageMeta } from "../vault/page.ts";
 import type { Registry } from "../vault/registry.ts";
 import { judgeRelations, type RelationProblem } from "../vault/relation-graph.ts";
 import { pairKey, resolutionMismatch } from "../vault/resolutions.ts";
-import { unreviewedSupersession } from "../vault/supersession.ts";
+import {
+  supersessionCycle,
+  supersessionWithheld,
+  unreviewedSupersession,
+} from "../vault/supersession.ts";
 import type { LintFinding } from "./types.ts";
 
 /** Codes the page parser raises for relations and resolutions; lint shows them as relation findings. */
@@ -93,9 +97,11 @@ function resolutionFindings(registry: Registry, vault: string): LintFinding[] {
 }
 
 /**
- * Each counted `supersedes` relation by which a draft or unverified page
- * would retire a stable or human-reviewed one (vault/supersession.ts), and
- * no user resolution of the pair settles: a person decides. The repair
+ * Each counted `supersedes` relation recall withholds (a less established
+ * page, or a cycle of pages superseding each other), or by which a draft or
+ * unverified page would retire a stable or human-reviewed one
+ * (vault/supersession.ts), and no user resolution of the pair settles: a
+ * person decides. The repair
  * records the decision either way (resolve-conflict), or the page is
  * reviewed (status: stable, a verified entry) or the relation removed.
  */
@@ -107,11 +113,27 @@ function supersessionFindings(registry: Registry): LintFinding[] {
       if (edge.type !== "supersedes" || edge.resolution !== undefined) continue;
       if (registry.relations.activeResolution(edge.from, edge.to)) continue;
       const target = registry.pages.get(edge.to);
-      const seen = unreviewedSupersession(page, target);
+      const cycle =
+        !supersessionWithheld(page, target) &&
+        supersessionCycle(edge.from, edge.to, (id) =>
+          registry.relations
+            .outgoing(id)
+            .filter(
+              (x) =>
+                x.type === "supersedes" &&
+                x.resolution === undefined &&
+                registry.relations.activeResolution(x.from, x.to) === undefined &&
+                !supersessionWithheld(registry.pages.get(x.from), registry.pages.get(x.to)),
+            )
+            .map((x) => x.to),
+        );
+      const seen = unreviewedSupersession(page, target, cycle);
       if (!seen) continue;
-      const effect = seen.withheld
-        ? "recall keeps the stable page current and shows this draft beside it as a proposed replacement"
-        : "recall shows that page as historical, labelled with this page as the declarer";
+      const effect = cycle
+        ? `${edge.to} also supersedes this page (directly or through others), so recall retires neither and shows each beside the other as a competing claim`
+        : seen.withheld
+          ? `recall keeps the ${seen.to} page current (it is more established) and shows this page beside it as a proposed replacement`
+          : "recall shows that page as historical, labelled with this page as the declarer";
       const decide = (selected: string, other: string) =>
         `llm-wiki resolve-conflict --selected ${selected} --other ${other} --relation supersedes`;
       out.push({

@@ -1,15 +1,14 @@
 /**
  * What git says the session is about: the current branch, a handful of
  * recent commit subjects and the names of files changed in the work tree.
- * Read with `git` run directly (never a shell) with fixed arguments, a short
- * timeout, bounded output and an environment in which git runs no hook,
- * pager, prompt or fsmonitor and reads no system or global configuration
- * (where filters such as git-lfs would be defined). Everything it returns is
- * data for a search query, never run or printed as is. Outside a
+ * Read through the project's runner for untrusted repositories
+ * (safety/untrusted-git.ts: no hook, pager, prompt, fsmonitor, filter, diff
+ * driver or any other program the repository's own configuration names),
+ * with fixed arguments, a short timeout and bounded output. Everything it
+ * returns is data for a search query, never run or printed as is. Outside a
  * repository, without git, or on any failure: an empty context.
  */
-import { execFile } from "node:child_process";
-import { devNull } from "node:os";
+import { runGitAsync, untrustedGitEnvSync } from "../safety/untrusted-git.ts";
 
 /** What git tells about the work tree at `cwd`; every field may be empty. */
 export interface GitContext {
@@ -35,109 +34,6 @@ export const GIT_MAX_SUBJECTS = 5;
 export const GIT_MAX_FILES = 12;
 /** Output read from one call; a huge work tree's status is cut here, not read whole. */
 const MAX_OUTPUT_BYTES = 256 * 1024;
-
-/**
- * Settings for every call: no hooks (none of these commands runs one, and
- * the path points nowhere besides), no fsmonitor daemon command, no pager,
- * no optional index lock, no replace objects.
- */
-const CONFIG_ARGS = [
-  "--no-pager",
-  "--no-optional-locks",
-  "-c",
-  `core.hooksPath=${devNull}`,
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.untrackedCache=false",
-  "-c",
-  "color.ui=false",
-  "-c",
-  "log.showSignature=false",
-];
-
-/**
- * The child's environment: the parent's, minus every `GIT_*` variable (a
- * hook's `GIT_DIR` or `GIT_INDEX_FILE` would point git elsewhere), plus
- * variables that keep git from prompting, paging, or reading system and
- * global configuration.
- */
-export function gitEnv(parent: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(parent)) {
-    if (value === undefined || key.toUpperCase().startsWith("GIT_")) continue;
-    if (key === "PAGER" || key === "LESS" || key === "LV") continue;
-    env[key] = value;
-  }
-  return {
-    ...env,
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_PAGER: "cat",
-    PAGER: "cat",
-    GIT_OPTIONAL_LOCKS: "0",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_CONFIG_GLOBAL: devNull,
-    GIT_ATTR_NOSYSTEM: "1",
-    GIT_NO_REPLACE_OBJECTS: "1",
-    GIT_ASKPASS: "",
-    SSH_ASKPASS: "",
-    LC_ALL: "C",
-  };
-}
-
-/**
- * Runs `git <args>` in `cwd`; resolves to its stdout (possibly cut), or
- * undefined on failure or after `timeoutMs`. The deadline is checked only
- * once the I/O that was waiting has been read: a caller that keeps the
- * event loop busy past it (a hook loading its modules while git runs, a
- * session start) would otherwise kill, or count as timed out, a git that
- * answered in time.
- */
-function git(
-  cwd: string,
-  args: readonly string[],
-  timeoutMs: number,
-  env: NodeJS.ProcessEnv,
-): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    try {
-      const child = execFile(
-        "git",
-        [...CONFIG_ARGS, ...args],
-        {
-          cwd,
-          env,
-          maxBuffer: MAX_OUTPUT_BYTES,
-          encoding: "utf8",
-          windowsHide: true,
-          shell: false,
-        },
-        (error, stdout) => {
-          clearTimeout(timer);
-          if (timedOut) return resolve(undefined);
-          if (!error) return resolve(stdout);
-          // Output over the bound: what arrived is still a valid prefix to read.
-          const code = (error as { code?: unknown }).code;
-          resolve(code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER" ? stdout : undefined);
-        },
-      );
-      timer = setTimeout(() => {
-        // Timers run before the loop polls for I/O; `setImmediate` runs after
-        // it, when a git that already exited has been seen to.
-        setImmediate(() => {
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          timedOut = true;
-          child.kill("SIGKILL");
-        });
-      }, timeoutMs);
-    } catch {
-      clearTimeout(timer);
-      resolve(undefined);
-    }
-  });
-}
 
 /** Whether a repository path lies in a vault folder (`.llm-wiki/`). */
 function inVault(path: string): boolean {
@@ -178,33 +74,30 @@ export async function readGitContext(
 ): Promise<GitContext> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   const maxSubjects = options.maxSubjects ?? GIT_MAX_SUBJECTS;
-  const env = gitEnv(parentEnv);
+  // The repository is not trusted: its configuration is listed first, and
+  // every program it names (filters, diff drivers, fsmonitor …) blanked.
+  // Listed synchronously (a few ms), so both reads still start at the call:
+  // priming describes the session as it began.
+  const env = untrustedGitEnvSync(cwd, parentEnv, timeoutMs);
+  if (env === undefined) return { files: [], subjects: [] };
+  const run = (args: readonly string[]) =>
+    runGitAsync(cwd, args, { env, timeoutMs, maxBytes: MAX_OUTPUT_BYTES });
   const [status, log] = await Promise.all([
-    git(
-      cwd,
-      [
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-        "--untracked-files=normal",
-        "--ignore-submodules=all",
-      ],
-      timeoutMs,
-      env,
-    ),
-    git(
-      cwd,
-      [
-        "log",
-        `--max-count=${maxSubjects}`,
-        "--no-merges",
-        "--format=%s%x00",
-        "--no-show-signature",
-      ],
-      timeoutMs,
-      env,
-    ),
+    run([
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
+      "--untracked-files=normal",
+      "--ignore-submodules=all",
+    ]),
+    run([
+      "log",
+      `--max-count=${maxSubjects}`,
+      "--no-merges",
+      "--format=%s%x00",
+      "--no-show-signature",
+    ]),
   ]);
   const parsed =
     status === undefined ? { files: [] } : parseStatus(status, options.maxFiles ?? GIT_MAX_FILES);

@@ -290,7 +290,11 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     .filter(Boolean)
     .join(", ");
   const score = part === "card" || part === "unpromoted" ? `; score ${hit.score.toFixed(2)}` : "";
-  const label = PART_LABEL[part];
+  // Only a draft is "not yet reviewed"; any other page less established than the card is a competing claim.
+  const label =
+    part === "proposed" && hit.status !== "draft"
+      ? "proposed replacement (competing claim, not yet accepted)"
+      : PART_LABEL[part];
   // Ids and paths come from file names, which may hold `<`, `/` and controls too.
   const title =
     part === "card"

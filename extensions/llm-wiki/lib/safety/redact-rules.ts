@@ -163,7 +163,7 @@ interface Rule {
 // (so `tokenizer`, `secretary`, `max_tokens` are not keys of secrets).
 
 const PASSWORD_NAME = "(?:pass(?:w(?:or)?d|phrase|code)?|pwd|pw)";
-const TOKEN_NAME = String.raw`(?:token|secret|api[_.\-]?key|apikey|access[_.\-]?key(?:[_.\-]?id)?|secret[_.\-]?key|private[_.\-]?key|account[_.\-]?key|shared[_.\-]?access[_.\-]?key|sharedaccesssignature|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key|credentials?|auth|authorization|dsn|sig|signature|client[_.\-]?key[_.\-]?data|client[_.\-]?certificate[_.\-]?data)`;
+const TOKEN_NAME = String.raw`(?:token|secret|secret[_.\-]?key[_.\-]?base|cookie|session[_.\-]?id|sessid|connection[_.\-]?string|conn[_.\-]?str|webhook(?:[_.\-]?url)?|jwt|api[_.\-]?key|apikey|access[_.\-]?key(?:[_.\-]?id)?|secret[_.\-]?key|private[_.\-]?key|account[_.\-]?key|shared[_.\-]?access[_.\-]?key|sharedaccesssignature|auth[_.\-]?key|signing[_.\-]?key|encryption[_.\-]?key|master[_.\-]?key|session[_.\-]?key|credentials?|auth|authorization|dsn|sig|signature|client[_.\-]?key[_.\-]?data|client[_.\-]?certificate[_.\-]?data)`;
 const TOKEN_KEY = new RegExp(`${TOKEN_NAME}$`, "i");
 
 /** Whether a key names a password: `password`, `passwd`, `DB_PASS`, `dbPass`, `pwd` — not `bypass`. */
@@ -191,20 +191,33 @@ function endsLine(match: RegExpExecArray): boolean {
  * name (`password`), the key is the run of name characters ending there
  * (`spring.datasource.password`, `SMTP_PASSWORD`).
  */
-function keyOf(match: RegExpExecArray): { key: string; before: string } {
+function keyOf(match: RegExpExecArray): { key: string; before: string; start: number } {
   let start = match.index;
   while (start > 0 && /[A-Za-z0-9_.-]/.test(match.input[start - 1] ?? "")) start--;
   return {
     key: match.input.slice(start, match.index) + (match.groups?.name ?? ""),
     before: match.input[start - 1] ?? "",
+    start,
   };
+}
+
+/**
+ * Whether what stands before `start` (since the last space) is a search
+ * tool's prefix, `file:` or `file:12:` (`grep -n`, `rg`), so
+ * `.env:3:DB_PASSWORD=…` is an assignment, also once lines were joined.
+ */
+function searchPrefix(input: string, start: number): boolean {
+  return /(?:^|[\s"'`])[^\s:"'`]+:(?:\d+:){0,2}$/.test(
+    input.slice(Math.max(0, start - 300), start),
+  );
 }
 
 /** Value of an assignment to a key named like a secret. */
 function assignmentCheck(value: string, match: RegExpExecArray): boolean {
-  const { key, before } = keyOf(match);
-  // Inside a URN, URL or path (`urn:ietf:params:oauth:token-type:jwt`), not a key.
-  if (/[:/\\@]/.test(before)) return false;
+  const { key, before, start } = keyOf(match);
+  // Inside a URN, URL or path (`urn:ietf:params:oauth:token-type:jwt`), not a
+  // key; but a search tool's `file:line:` before a line is not a path.
+  if (/[:/\\@]/.test(before) && !(before === ":" && searchPrefix(match.input, start))) return false;
   const quoted = (match.groups?.quote ?? "") !== "";
   if (isStandIn(value)) return false;
   // `PGPASSWORD=a.b psql`: a shell assignment holds a value, never code.
@@ -246,7 +259,7 @@ const ASSIGNMENT: Rule = {
   // start of a word and backtracking costs four times more on long texts); the
   // check reads the whole key backwards. `://` after a colon is a URL, not a value.
   // The first letters of every alternative of the two names.
-  hint: "pass pw token secret api access private account shared auth sig encryption master session credential dsn client".split(
+  hint: "pass pw token secret api access private account shared auth sig encryption master session sessid cookie connection conn webhook jwt credential dsn client".split(
     " ",
   ),
   anyCase: true,
@@ -428,7 +441,9 @@ const SHAPES: Rule[] = [
     kind: "netrc_password",
     hint: "password",
     pattern:
-      /\b(?:machine[ \t]+\S+|default)(?:\s+(?:login|account|port|protocol)\s+\S+){0,4}\s+password\s+(?<secret>\S+)/dg,
+      // A value stops at a quote or at JSON's `,` `}` `]` after one: a netrc
+      // line inside a tool call's JSON arguments must not swallow the next field.
+      /\b(?:machine[ \t]+[^\s"'`]+|default)(?:\s+(?:login|account|port|protocol)\s+[^\s"'`]+){0,4}\s+password\s+(?<secret>[^\s"'`]+?)(?=[,}\]]*(?:["'`\s]|$))/dg,
     check: (v) => !isStandIn(v),
   },
   {

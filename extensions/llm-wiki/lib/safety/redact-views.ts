@@ -6,6 +6,7 @@
  * the text, so what is replaced is always the text's own characters.
  */
 import type { SecretSpan } from "./redact-kinds.ts";
+import { ESCAPE_SEQUENCE } from "./text.ts";
 
 /** Typographic quotes and the ASCII quote each stands for (one UTF-16 unit each). */
 const CURLY = /[\u2018\u2019\u201a\u201b\u2032\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb]/g;
@@ -154,11 +155,74 @@ function through(outer: TextView, view: TextView): TextView {
 }
 
 /**
- * Every further reading of `text` the detectors scan besides the text itself:
- * each level of JSON escaping undone, and the quoted literals of each (the
- * text's own included) on lines of their own. Most texts have none.
+ * What a reader's terminal or a later neutralisation drops from a text:
+ * escape sequences (`grep --color`, `bat`, `jq -C`), the same written out
+ * (`\e[01;31m`, `\x1b[…`, `\033[…`, `^[[…`), C0 and C1 controls but tab and
+ * line breaks, and characters that render as nothing (zero-width spaces and
+ * joiners, soft hyphens, bidi and variation marks, tag characters).
  */
-export function textViews(text: string): TextView[] {
+const DROPPED = new RegExp(
+  [
+    ESCAPE_SEQUENCE.source,
+    String.raw`(?:\\(?:e|x1[bB]|0?33|u001[bB])|\^\[)\[[0-9;:?]*[ -/]*[@-~]`,
+    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]`,
+    String.raw`[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff]`,
+    String.raw`[\u{e0000}-\u{e007f}]`,
+  ].join("|"),
+  "gu",
+);
+
+/** A character `DROPPED` could start at (ESC and CSI are controls; `\\` and `^` start the written-out forms). */
+const MAYBE_DROPPED = new RegExp(
+  [
+    String.raw`[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufe00-\ufe0f\ufeff\u{e0000}-\u{e007f}]`,
+    String.raw`\\(?:e|x1[bB]|0?33|u001[bB])\[`,
+    String.raw`\^\[\[`,
+  ].join("|"),
+  "u",
+);
+
+/**
+ * `text` as it reads once everything invisible is gone: a secret split by a
+ * colour code (`\e[01;31m\e[KDB_PASSWORD\e[m\e[K=…`) or a zero-width space
+ * inside its value is whole again here, and its span maps back over the
+ * controls inside it. Undefined when `text` has nothing to drop.
+ */
+export function neutralView(text: string): TextView | undefined {
+  // One character class first: most texts hold none of these, and pay one scan.
+  if (!MAYBE_DROPPED.test(text)) return undefined;
+  DROPPED.lastIndex = 0;
+  if (!DROPPED.test(text)) return undefined;
+  DROPPED.lastIndex = 0;
+  let out = "";
+  const at: number[] = [];
+  let from = 0;
+  for (const m of text.matchAll(DROPPED)) {
+    for (let i = from; i < m.index; i++) {
+      out += text[i];
+      at.push(i);
+    }
+    from = m.index + m[0].length;
+  }
+  for (let i = from; i < text.length; i++) {
+    out += text[i];
+    at.push(i);
+  }
+  at.push(text.length);
+  return {
+    text: out,
+    back: (span) => ({
+      // A span that starts the view starts at the first character kept.
+      start: at[span.start] ?? text.length,
+      // And runs up to the next one kept: the controls inside and right after it go with it.
+      end: at[span.end] ?? text.length,
+      kind: span.kind,
+    }),
+  };
+}
+
+/** The escaped and literal readings of `text` (see below). */
+function plainViews(text: string): TextView[] {
   const views: TextView[] = [];
   const escaped = unescapedViews(text);
   const literals = literalsView(text);
@@ -167,6 +231,26 @@ export function textViews(text: string): TextView[] {
     views.push(view);
     const inner = literalsView(view.text);
     if (inner !== undefined) views.push(through(view, inner));
+  }
+  return views;
+}
+
+const IDENTITY = (text: string): TextView => ({ text, back: (span) => span });
+
+/**
+ * Every further reading of `text` the detectors scan besides the text itself:
+ * each level of JSON escaping undone, the quoted literals of each (the
+ * text's own included) on lines of their own, and each of these with what a
+ * terminal would not show taken out (`neutralView`). Most texts have none.
+ */
+export function textViews(text: string): TextView[] {
+  const views = plainViews(text);
+  for (const base of [IDENTITY(text), ...views]) {
+    const neutral = neutralView(base.text);
+    if (neutral === undefined) continue;
+    const view = through(base, neutral);
+    views.push(view);
+    for (const inner of plainViews(neutral.text)) views.push(through(view, inner));
   }
   return views;
 }

@@ -26,7 +26,7 @@ import { type Diagnostic, diagnostic, WikiError } from "../diagnostics.ts";
  * ESC ( B). Unterminated strings are left for the per-character rule, which
  * makes their introducer visible and the rest plain text.
  */
-const ESCAPE_SEQUENCE = new RegExp(
+export const ESCAPE_SEQUENCE = new RegExp(
   [
     "(?:\\x1b\\[|\\x9b)[\\x30-\\x3f]*[\\x20-\\x2f]*[\\x40-\\x7e]",
     "(?:\\x1b\\]|\\x9d)[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)",

@@ -5,8 +5,8 @@
  * `~/.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves the user files.
  */
 import { join } from "node:path";
-import { editHooks, HOOK_EVENTS } from "./hooks-json.ts";
-import { editNamedEntry, readJsonObject, writeJsonObject } from "./json-config.ts";
+import { editHooksText, HOOK_EVENTS } from "./hooks-json.ts";
+import { editNamedEntry } from "./json-config.ts";
 import {
   type ClientPlan,
   type FileEdit,
@@ -23,11 +23,7 @@ export function hooksFileEdit(path: string, within: string, command: SetupComman
     path,
     within,
     what: `hooks ${Object.keys(HOOK_EVENTS).join(", ")}`,
-    apply(current, action) {
-      const data = readJsonObject(path, current);
-      if (!editHooks(path, data, command, action)) return current;
-      return writeJsonObject(data);
-    },
+    apply: (current, action) => editHooksText(path, current, command, action),
   };
 }
 
@@ -42,8 +38,8 @@ export function mcpServersEdit(
     path,
     within,
     what: "MCP server",
-    apply: (current, action) =>
-      editNamedEntry(path, current, container, SERVER_NAME, entry, action),
+    apply: (current, action, force) =>
+      editNamedEntry(path, current, container, SERVER_NAME, entry, action, force),
   };
 }
 

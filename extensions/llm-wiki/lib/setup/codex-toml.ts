@@ -1,16 +1,21 @@
 /**
- * Codex's `config.toml`, edited as text so the user's comments, spacing and
- * key order survive (a TOML library would drop the comments on the way
- * back). Our entry is the table `[mcp_servers.llm-wiki]` (with any
- * `[mcp_servers.llm-wiki.*]` subtables): it is cut out line by line and a
- * fresh one appended at the end. The parser (smol-toml) checks the file
- * before, and the result after: the result must parse, hold our entry as
- * intended, and equal the original in everything else, or nothing is
- * written. An entry written another way (inline, dotted keys) is refused
- * with a diagnostic rather than guessed at.
+ * Codex's `config.toml`, edited as text so the user's comments, spacing,
+ * key order and numbers survive (a TOML library would drop the comments on
+ * the way back). Our entry is the table `[mcp_servers.llm-wiki]`: when it
+ * exists only its `command` and `args` lines are rewritten in place, so the
+ * user's other keys there and subtables such as `[mcp_servers.llm-wiki.env]`
+ * stay; when it does not, a fresh table is appended; `remove` cuts the table
+ * and its subtables line by line. A table of that name that runs another
+ * server is not replaced without `force`, and never removed. The parser
+ * (smol-toml, integers beyond 2^53 as BigInt) checks the file before, and
+ * the result after: the result must parse, hold our entry as intended, and
+ * equal the original in everything else, or nothing is written. An entry
+ * written another way (inline, dotted keys) is refused with a diagnostic
+ * rather than guessed at.
  */
 import { isDeepStrictEqual } from "node:util";
 import { parse, stringify } from "smol-toml";
+import { isOurServer } from "./ownership.ts";
 import { SERVER_NAME, setupError } from "./setup-types.ts";
 
 type TomlTable = Record<string, unknown>;
@@ -21,7 +26,11 @@ type TomlTable = Record<string, unknown>;
  */
 function parseToml(path: string, text: string): TomlTable {
   try {
-    return JSON.parse(JSON.stringify(parse(text))) as TomlTable;
+    const table = parse(text, { integersAsBigInt: "asNeeded" });
+    // Big integers compare by their digits.
+    return JSON.parse(
+      JSON.stringify(table, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)),
+    ) as TomlTable;
   } catch (error) {
     const first = (error as Error).message.split("\n")[0] ?? "";
     throw setupError(
@@ -35,6 +44,10 @@ function parseToml(path: string, text: string): TomlTable {
 /** A header line of our table or one of its subtables. */
 const OUR_HEADER = new RegExp(
   String.raw`^\s*\[\s*mcp_servers\s*\.\s*(?:${SERVER_NAME}|"${SERVER_NAME}"|'${SERVER_NAME}')\s*(?:\]|\.)`,
+);
+/** The header line of our table itself (not a subtable). */
+const OUR_MAIN_HEADER = new RegExp(
+  String.raw`^\s*\[\s*mcp_servers\s*\.\s*(?:${SERVER_NAME}|"${SERVER_NAME}"|'${SERVER_NAME}')\s*\]\s*(?:#.*)?$`,
 );
 /** Any table header (`[x]` or `[[x]]`), not a line inside a multi-line string or array. */
 const HEADER = /^\s*\[/;
@@ -116,14 +129,84 @@ function serversOf(table: TomlTable): TomlTable | undefined {
     : undefined;
 }
 
-/** The parsed file without our entry (what the rest must still equal). */
-function withoutOurEntry(table: TomlTable): TomlTable {
+/** The parsed file without our entry, or (`keysOnly`) without only its `command` and `args`. */
+function withoutOurEntry(table: TomlTable, keysOnly = false): TomlTable {
   const servers = serversOf(table);
   if (!servers || !Object.hasOwn(servers, SERVER_NAME)) return table;
-  const { [SERVER_NAME]: _ours, ...others } = servers;
+  const { [SERVER_NAME]: ours, ...others } = servers;
+  if (keysOnly && ours !== null && typeof ours === "object") {
+    const { command: _c, args: _a, ...rest } = ours as TomlTable;
+    return { ...table, mcp_servers: { ...others, [SERVER_NAME]: rest } };
+  }
   const copy: TomlTable = { ...table, mcp_servers: others };
   if (Object.keys(others).length === 0) delete copy.mcp_servers;
   return copy;
+}
+
+/** A `key = value` line of TOML, as smol-toml writes it. */
+function keyLine(key: string, value: unknown): string {
+  return stringify({ [key]: value }).trim();
+}
+
+/**
+ * `text` with the `command` and `args` lines of our table rewritten (added
+ * after its header when absent); every other line kept. Undefined when the
+ * table is not written as a `[mcp_servers.llm-wiki]` header.
+ */
+function rewriteOurKeys(
+  text: string,
+  entry: { command: string; args: string[] },
+): string | undefined {
+  const lines = text.split(/(?<=\n)/);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  // Our header where a header can be: not a line inside a multi-line string or array.
+  let header = -1;
+  let state: { inString: string | undefined; depth: number } = { inString: undefined, depth: 0 };
+  for (const [n, line] of lines.entries()) {
+    const atTop = state.inString === undefined && state.depth === 0;
+    if (atTop && OUR_MAIN_HEADER.test(line.replace(/\r?\n$/, ""))) {
+      header = n;
+      break;
+    }
+    state = scanLine(line, state.inString, state.depth);
+  }
+  if (header < 0) return undefined;
+  const wanted: Record<string, string> = {
+    command: keyLine("command", entry.command),
+    args: keyLine("args", entry.args),
+  };
+  const out = lines.slice(0, header + 1);
+  const seen = new Set<string>();
+  let i = header + 1;
+  let inString: string | undefined;
+  let depth = 0;
+  let lastKey = header;
+  for (; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const atTop = inString === undefined && depth === 0;
+    if (atTop && HEADER.test(line)) break;
+    const key = atTop ? /^\s*(command|args)\s*=/.exec(line)?.[1] : undefined;
+    if (key !== undefined) {
+      // The key's whole value, over as many lines as an array or string takes.
+      let state = scanLine(line, undefined, 0);
+      while ((state.inString !== undefined || state.depth > 0) && i + 1 < lines.length) {
+        i++;
+        state = scanLine(lines[i] as string, state.inString, state.depth);
+      }
+      out.push(`${wanted[key]}${eol}`);
+      seen.add(key);
+      lastKey = out.length - 1;
+      continue;
+    }
+    out.push(line);
+    if (atTop && /^\s*[A-Za-z0-9_"'-]/.test(line)) lastKey = out.length - 1;
+    ({ inString, depth } = scanLine(line, inString, depth));
+  }
+  const missing = (["command", "args"] as const)
+    .filter((k) => !seen.has(k))
+    .map((k) => `${wanted[k]}${eol}`);
+  out.splice(lastKey + 1, 0, ...missing);
+  return [...out, ...lines.slice(i)].join("");
 }
 
 /**
@@ -136,33 +219,56 @@ export function editCodexToml(
   text: string | undefined,
   entry: { command: string; args: string[] },
   action: "add" | "remove",
+  force = false,
 ): string | undefined {
   const original = text ?? "";
   const before = parseToml(path, original);
-  const current = serversOf(before)?.[SERVER_NAME];
-  if (action === "add" && current !== undefined && isDeepStrictEqual(current, entry)) return text;
-  if (action === "remove" && current === undefined) return text;
-  let next = cutOurTables(original);
-  // The blank line that set our table apart goes with it.
-  if (!original.endsWith("\n\n")) next = next.replace(/\n{2,}$/, "\n");
-  if (action === "add") {
-    if (next !== "" && !next.endsWith("\n")) next += "\n";
-    if (next.trim() !== "" && !next.endsWith("\n\n")) next += "\n";
-    next += stringify({ mcp_servers: { [SERVER_NAME]: entry } });
-    if (!next.endsWith("\n")) next += "\n";
+  const current = serversOf(before)?.[SERVER_NAME] as TomlTable | undefined;
+  const same =
+    current !== undefined &&
+    current.command === entry.command &&
+    isDeepStrictEqual(current.args, entry.args);
+  const ours = current !== undefined && (same || isOurServer(current));
+  if (action === "remove" && !ours) return text;
+  let next: string | undefined;
+  // Ours: only its command and args change; the user's keys and subtables there stay.
+  const inPlace = action === "add" && ours;
+  if (action === "add" && current !== undefined) {
+    if (same) return text;
+    if (!ours && !force) {
+      throw setupError(
+        path,
+        `already has an [mcp_servers.${SERVER_NAME}] entry that setup did not write (it runs something else), and setup does not replace another's entry`,
+        `rename or remove that entry by hand, or run setup again with --force to replace it`,
+      );
+    }
+  }
+  if (inPlace) next = rewriteOurKeys(original, entry);
+  else {
+    next = cutOurTables(original);
+    // The blank line that set our table apart goes with it.
+    if (!original.endsWith("\n\n")) next = next.replace(/\n{2,}$/, "\n");
+    if (action === "add") {
+      if (next !== "" && !next.endsWith("\n")) next += "\n";
+      if (next.trim() !== "" && !next.endsWith("\n\n")) next += "\n";
+      next += stringify({ mcp_servers: { [SERVER_NAME]: entry } });
+      if (!next.endsWith("\n")) next += "\n";
+    }
   }
   let after: TomlTable | undefined;
   try {
-    after = parseToml(path, next);
+    if (next !== undefined) after = parseToml(path, next);
   } catch {
-    // Our cut left something of the old entry behind (an inline table, dotted keys).
+    // Our edit left something of the old entry behind (an inline table, dotted keys).
   }
-  const oursAfter = after ? serversOf(after)?.[SERVER_NAME] : undefined;
+  const oursAfter = after ? (serversOf(after)?.[SERVER_NAME] as TomlTable | undefined) : undefined;
   const ok =
     after !== undefined &&
-    isDeepStrictEqual(withoutOurEntry(before), withoutOurEntry(after)) &&
-    (action === "add" ? isDeepStrictEqual(oursAfter, entry) : oursAfter === undefined);
-  if (!ok) {
+    isDeepStrictEqual(withoutOurEntry(before, inPlace), withoutOurEntry(after, inPlace)) &&
+    (action === "add"
+      ? oursAfter?.command === entry.command && isDeepStrictEqual(oursAfter?.args, entry.args)
+      : oursAfter === undefined);
+  if (!ok || next === undefined) {
     throw setupError(
       path,
       `its ${SERVER_NAME} entry is not written as a [mcp_servers.${SERVER_NAME}] table, so it cannot be edited safely`,

@@ -39,7 +39,7 @@ export function codexPlan(
         path: config,
         within,
         what: "MCP server",
-        apply: (current, action) => editCodexToml(config, current, entry, action),
+        apply: (current, action, force) => editCodexToml(config, current, entry, action, force),
       },
       hooksFileEdit(join(dir, "hooks.json"), within, command),
     ],

@@ -11,8 +11,7 @@
  */
 import { join } from "node:path";
 import { mcpServersEdit } from "./claude-code.ts";
-import { editHooks, HOOK_TIMEOUT_SECONDS, type HookDialect } from "./hooks-json.ts";
-import { readJsonObject, writeJsonObject } from "./json-config.ts";
+import { editHooksText, HOOK_TIMEOUT_SECONDS, type HookDialect } from "./hooks-json.ts";
 import { hookCommandLine } from "./launch-command.ts";
 import {
   type ClientPlan,
@@ -52,11 +51,9 @@ function settingsEdit(path: string, within: string, command: SetupCommand): File
     path,
     within,
     what: `MCP server; hooks ${Object.keys(GEMINI_HOOK_EVENTS).join(", ")}`,
-    apply(current, action) {
-      const withServer = server.apply(current, action);
-      const data = readJsonObject(path, withServer);
-      if (!editHooks(path, data, command, action, geminiDialect(command))) return withServer;
-      return writeJsonObject(data);
+    apply(current, action, force) {
+      const withServer = server.apply(current, action, force);
+      return editHooksText(path, withServer, command, action, geminiDialect(command));
     },
   };
 }

@@ -1,15 +1,34 @@
 /**
  * Claude Code's hook shape (also Codex's `hooks.json`): `hooks.<Event>` is a
  * list of groups `{matcher?, hooks: [{type: "command", command, timeout}]}`.
- * Ours are the handlers whose command runs `llm-wiki … hook session-start`,
- * `hook user-prompt`, `hook stop`, `hook session-end` or `hook pre-compact`
- * (from any install: a global bin, npx, a checkout);
- * setup leaves one current handler per event, remove takes them all out.
- * Every other group and handler, and every unknown key, stays as it was.
+ * Ours are the handlers whose command is exactly one `setup` writes: our
+ * CLI (by name, an install's path, or a package runner) then `hook
+ * session-start|user-prompt|stop|session-end|pre-compact` (ownership.ts),
+ * never a user's program whose name merely contains "llm-wiki". Setup
+ * leaves one current handler per event, remove takes ours out; the file is
+ * edited as text (json-text.ts), so every other group, handler and key
+ * stays byte for byte.
  */
 import { isDeepStrictEqual } from "node:util";
-import { childObject, isJsonObject, type JsonObject } from "./json-config.ts";
+import {
+  EMPTY_OBJECT_TEXT,
+  finishedText,
+  isJsonObject,
+  type JsonObject,
+  objectMember,
+  readJsonTree,
+} from "./json-config.ts";
+import {
+  addElement,
+  addMember,
+  type JsonNode,
+  memberOf,
+  nodeValue,
+  removeElement,
+  removeMember,
+} from "./json-text.ts";
 import { hookCommandLine } from "./launch-command.ts";
+import { isOurHookCommand } from "./ownership.ts";
 import type { SetupCommand } from "./setup-types.ts";
 import { setupError } from "./setup-types.ts";
 
@@ -27,12 +46,13 @@ export type HookSubcommand = (typeof HOOK_EVENTS)[keyof typeof HOOK_EVENTS];
 /** Seconds a hook may take: a bundled hook answers in ~0.1 s, far inside this. */
 export const HOOK_TIMEOUT_SECONDS = 10;
 
-const OURS =
-  /llm-wiki[^\s'"]*['"]?\s+hook\s+(?:session-start|user-prompt|stop|session-end|pre-compact)(?:\s|$)/;
-
-/** True when `handler` is one of our hook handlers (any install's). */
+/** True when `handler` is one of our hook handlers (any install's), by its exact command. */
 export function isOurHandler(handler: unknown): boolean {
-  return isJsonObject(handler) && typeof handler.command === "string" && OURS.test(handler.command);
+  return (
+    isJsonObject(handler) &&
+    typeof handler.command === "string" &&
+    isOurHookCommand(handler.command)
+  );
 }
 
 /**
@@ -66,67 +86,90 @@ function ourHandlers(dialect: HookDialect): Record<string, JsonObject> {
   return Object.fromEntries(entries) as Record<string, JsonObject>;
 }
 
-/** `groups` without our handlers; a group left with no handler is dropped. */
-function withoutOurs(groups: unknown[]): unknown[] {
-  const kept: unknown[] = [];
-  for (const group of groups) {
-    if (!isJsonObject(group) || !Array.isArray(group.hooks)) {
-      kept.push(group);
-      continue;
-    }
-    const handlers = group.hooks.filter((h) => !isOurHandler(h));
-    if (handlers.length === group.hooks.length) kept.push(group);
-    else if (handlers.length > 0) kept.push({ ...group, hooks: handlers });
-  }
-  return kept;
+/** One of our handlers in an event's list: where it is, and whether it is the one wanted. */
+interface Found {
+  group: number;
+  handler: number;
+  handlers: JsonNode;
+  exact: boolean;
 }
 
-/** How many of our handlers `groups` hold, and whether `wanted` is one of them. */
-function ourCount(groups: unknown[], wanted: JsonObject): { count: number; exact: boolean } {
-  let count = 0;
-  let exact = false;
-  for (const group of groups) {
-    if (!isJsonObject(group) || !Array.isArray(group.hooks)) continue;
-    for (const handler of group.hooks) {
-      if (!isOurHandler(handler)) continue;
-      count += 1;
-      if (isDeepStrictEqual(handler, wanted)) exact = true;
-    }
-  }
-  return { count, exact };
+/** Our handlers in the event list `list`, in order. */
+function oursIn(list: JsonNode | undefined, wanted: JsonObject): Found[] {
+  const found: Found[] = [];
+  if (list?.kind !== "array") return found;
+  list.elements.forEach((group, g) => {
+    const handlers = memberOf(group, "hooks")?.value;
+    if (handlers?.kind !== "array") return;
+    handlers.elements.forEach((h, i) => {
+      const value = nodeValue(h);
+      const exact = isDeepStrictEqual(value, wanted);
+      if (exact || isOurHandler(value)) found.push({ group: g, handler: i, handlers, exact });
+    });
+  });
+  return found;
 }
 
 /**
- * Adds or removes our hook handlers in `data` (a parsed settings object)
- * in place; returns whether anything changed.
+ * Adds or removes our hook handlers in the JSON `text` of the file at
+ * `path`, one small edit at a time; returns the same text when nothing
+ * changed, undefined when the file is left with nothing in it.
  */
-export function editHooks(
+export function editHooksText(
   path: string,
-  data: JsonObject,
+  text: string | undefined,
   command: SetupCommand,
   action: "add" | "remove",
   dialect: HookDialect = claudeDialect(command),
-): boolean {
-  const hadHooks = data.hooks !== undefined;
-  const hooks = childObject(path, data, "hooks");
+): string | undefined {
+  const original = text === undefined || text.trim() === "" ? EMPTY_OBJECT_TEXT : text;
+  let current = original;
   const wanted = ourHandlers(dialect);
-  let changed = false;
   for (const event of Object.keys(dialect.events)) {
-    const current = hooks[event];
-    if (current !== undefined && !Array.isArray(current)) {
-      throw setupError(path, `"hooks.${event}" is not a list`);
-    }
-    const groups = current ?? [];
     const handler = wanted[event] as JsonObject;
-    const mine = ourCount(groups, handler);
-    if (action === "add" && mine.count === 1 && mine.exact) continue;
-    if (action === "remove" && mine.count === 0) continue;
-    const kept = withoutOurs(groups);
-    if (action === "add") kept.push({ hooks: [handler] });
-    if (kept.length > 0) hooks[event] = kept;
-    else delete hooks[event];
-    changed = true;
+    let removed = false;
+    // Each step changes one thing and is read again; a file has few handlers.
+    for (let step = 0; step < 10_000; step++) {
+      const root = readJsonTree(path, current);
+      const hooks = objectMember(path, root, "hooks");
+      const list = memberOf(hooks, event)?.value;
+      if (list !== undefined && list.kind !== "array") {
+        throw setupError(path, `"hooks.${event}" is not a list`);
+      }
+      const mine = oursIn(list, handler);
+      const settled = action === "add" && mine.length === 1 && mine[0]?.exact === true;
+      if (mine.length > 0 && !settled && list !== undefined) {
+        // A stale or repeated one first, so a current one is kept when it can be.
+        const one = (action === "add" ? mine.find((m) => !m.exact) : undefined) ?? mine[0];
+        if (one === undefined) break;
+        const handlers = one.handlers as Extract<JsonNode, { kind: "array" }>;
+        current =
+          handlers.elements.length === 1
+            ? removeElement(current, list, one.group)
+            : removeElement(current, handlers, one.handler);
+        removed = true;
+        continue;
+      }
+      if (action === "add" && mine.length === 0) {
+        const group = { hooks: [handler] };
+        if (hooks === undefined) current = addMember(current, root, "hooks", { [event]: [group] });
+        else if (list === undefined) current = addMember(current, hooks, event, [group]);
+        else current = addElement(current, list, group);
+        continue;
+      }
+      // What taking ours out emptied goes too: the event's list, then `hooks`.
+      if (removed && list?.kind === "array" && list.elements.length === 0 && hooks) {
+        const member = memberOf(hooks, event);
+        if (member) current = removeMember(current, hooks, hooks.members.indexOf(member));
+        continue;
+      }
+      if (removed && hooks !== undefined && hooks.members.length === 0) {
+        const member = memberOf(root, "hooks");
+        if (member) current = removeMember(current, root, root.members.indexOf(member));
+      }
+      break;
+    }
   }
-  if (Object.keys(hooks).length === 0 && (!hadHooks || changed)) delete data.hooks;
-  return changed;
+  if (current === original) return text;
+  return finishedText(path, current);
 }

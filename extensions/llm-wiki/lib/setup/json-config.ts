@@ -1,11 +1,24 @@
 /**
  * JSON config files (Claude Code, Codex hooks, Gemini CLI, Cursor,
- * opencode): read as one object, edited as data, written back with two-space
- * indentation and a final newline. Every key we do not own is kept in its
- * order. A file that is not a plain JSON object (comments included: JSON
- * with comments would lose them) is refused with a diagnostic.
+ * opencode), edited as text (json-text.ts): only the bytes of our own
+ * entries change, so the user's numbers, duplicate keys, key order and
+ * spacing stay as written. A new file is written with two-space indentation
+ * and a final newline. A file that is not a plain JSON object (comments
+ * included: an edit could not know what they belong to) is refused with a
+ * diagnostic.
  */
 import { isDeepStrictEqual } from "node:util";
+import {
+  addMember,
+  type JsonNode,
+  JsonTextError,
+  memberOf,
+  nodeValue,
+  parseJsonText,
+  removeMember,
+  replaceValue,
+} from "./json-text.ts";
+import { isOurServer } from "./ownership.ts";
 import { setupError } from "./setup-types.ts";
 
 export type JsonObject = Record<string, unknown>;
@@ -15,49 +28,50 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Parses `text` (the file at `path`) as one JSON object; absent or blank: `{}`. */
-export function readJsonObject(path: string, text: string | undefined): JsonObject {
-  if (text === undefined || text.trim() === "") return {};
-  let data: unknown;
+/** The text an absent or blank file is edited from. */
+export const EMPTY_OBJECT_TEXT = "{}\n";
+
+/** Parses `text` (the file at `path`) as one JSON object, keeping where everything is. */
+export function readJsonTree(path: string, text: string): Extract<JsonNode, { kind: "object" }> {
+  let root: JsonNode;
   try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ""));
+    root = parseJsonText(text);
   } catch (error) {
+    const why = error instanceof JsonTextError ? error.message : String(error);
     throw setupError(
       path,
-      `is not valid JSON (${(error as Error).message}); comments and trailing commas are not kept by an automatic edit`,
+      `is not valid JSON (${why}); comments and trailing commas are not kept by an automatic edit`,
       `fix or remove ${path} by hand, then run the command again`,
     );
   }
-  if (!isJsonObject(data)) throw setupError(path, "is not a JSON object");
-  return data;
+  if (root.kind !== "object") throw setupError(path, "is not a JSON object");
+  return root;
 }
 
-/** `data` as the file's text; undefined when it is empty (the file is removed). */
-export function writeJsonObject(data: JsonObject): string | undefined {
-  if (Object.keys(data).length === 0) return undefined;
-  return `${JSON.stringify(data, null, 2)}\n`;
-}
-
-/**
- * The object at `data[key]`, created when absent; refuses a value of another
- * type (a hostile or hand-broken file), naming the key.
- */
-export function childObject(path: string, data: JsonObject, key: string): JsonObject {
-  // Own keys only: a file's "__proto__" key is data, never the prototype.
-  const value = Object.hasOwn(data, key) ? data[key] : undefined;
-  if (value === undefined) {
-    const created: JsonObject = {};
-    data[key] = created;
-    return created;
-  }
-  if (!isJsonObject(value)) throw setupError(path, `"${key}" is not a JSON object`);
+/** The object member `key` of `node`, refusing a value of another type (naming the key). */
+export function objectMember(
+  path: string,
+  node: JsonNode | undefined,
+  key: string,
+  label = key,
+): Extract<JsonNode, { kind: "object" }> | undefined {
+  const value = memberOf(node, key)?.value;
+  if (value === undefined) return undefined;
+  if (value.kind !== "object") throw setupError(path, `"${label}" is not a JSON object`);
   return value;
 }
 
+/** The edited text as the file's: undefined when nothing is left in it (the file is removed). */
+export function finishedText(path: string, text: string): string | undefined {
+  return readJsonTree(path, text).members.length === 0 ? undefined : text;
+}
+
 /**
- * Sets (`add`) or deletes (`remove`) `data[container][name]`, keeping every
- * other entry; an emptied container is dropped. Returns the edited text,
- * the same text when nothing changed (so a second run writes nothing).
+ * Sets (`add`) or deletes (`remove`) `data[container][name]`, changing no
+ * other byte; an emptied container is dropped. Returns the same text when
+ * nothing changed (so a second run writes nothing). An entry under `name`
+ * that `setup` did not write (another server) is refused unless `force`,
+ * and never removed.
  */
 export function editNamedEntry(
   path: string,
@@ -66,20 +80,37 @@ export function editNamedEntry(
   name: string,
   entry: JsonObject,
   action: "add" | "remove",
+  force = false,
 ): string | undefined {
-  const data = readJsonObject(path, text);
-  const had = data[container];
-  const servers = childObject(path, data, container);
+  const start = text === undefined || text.trim() === "" ? EMPTY_OBJECT_TEXT : text;
+  const root = readJsonTree(path, start);
+  const servers = objectMember(path, root, container);
+  const current = memberOf(servers, name);
   if (action === "add") {
-    if (isDeepStrictEqual(servers[name], entry)) return text;
-    servers[name] = entry;
-  } else {
-    if (!Object.hasOwn(servers, name)) {
-      if (had === undefined) delete data[container];
-      return text;
+    if (current !== undefined) {
+      const value = nodeValue(current.value);
+      if (isDeepStrictEqual(value, entry)) return text;
+      if (!isOurServer(value) && !force) {
+        throw setupError(
+          path,
+          `already has a "${container}.${name}" entry that setup did not write (it runs something else), and setup does not replace another's entry`,
+          `rename or remove that entry by hand, or run setup again with --force to replace it`,
+        );
+      }
+      return replaceValue(start, current.value, entry);
     }
-    delete servers[name];
-    if (Object.keys(servers).length === 0) delete data[container];
+    if (servers === undefined) return addMember(start, root, container, { [name]: entry });
+    return addMember(start, servers, name, entry);
   }
-  return writeJsonObject(data);
+  if (current === undefined || servers === undefined) return text;
+  // Not ours (neither what this install writes nor any install's): left in place.
+  const value = nodeValue(current.value);
+  if (!isDeepStrictEqual(value, entry) && !isOurServer(value)) return text;
+  let next = removeMember(start, servers, servers.members.indexOf(current));
+  if (servers.members.length === 1) {
+    const tree = readJsonTree(path, next);
+    const emptied = memberOf(tree, container);
+    if (emptied) next = removeMember(next, tree, tree.members.indexOf(emptied));
+  }
+  return finishedText(path, next);
 }

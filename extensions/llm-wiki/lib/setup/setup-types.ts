@@ -40,9 +40,10 @@ export interface FileEdit {
   /**
    * The new text for `current` (undefined: the file is absent); undefined
    * as the result means the file ends up empty of everything and is removed.
-   * Throws a `SetupError` when `current` cannot be read as its format.
+   * Throws a `SetupError` when `current` cannot be read as its format, or
+   * holds an entry of ours by name that setup did not write (unless `force`).
    */
-  apply(current: string | undefined, action: "add" | "remove"): string | undefined;
+  apply(current: string | undefined, action: "add" | "remove", force?: boolean): string | undefined;
 }
 
 /** A client's set-up at one scope: its files, and notes to print. */

@@ -20,12 +20,14 @@ import { writePage } from "../writing/write-page-pipeline.ts";
 import {
   cleanSteps,
   cut,
+  inertStructure,
   OUTCOMES,
   type Outcome,
   outcomeOfSteps,
   type TrajectoryStep,
   type TrajectoryStepInput,
   toolCallCounts,
+  visibleOnly,
 } from "./steps.ts";
 
 export { OUTCOMES, type Outcome } from "./steps.ts";
@@ -142,7 +144,11 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
     invalid("steps", "no tool call to record: a trajectory is how a task was solved");
   }
   const rawTask = input.task ?? input.steps.find((s) => s.role === "user")?.text ?? "";
-  const task = cut(neutraliseLine(redactText(rawTask, redacted)), TASK_CHARS);
+  // Neutralised first: what is stored is what is redacted.
+  const task = cut(
+    inertStructure(redactText(neutraliseLine(visibleOnly(rawTask)), redacted)),
+    TASK_CHARS,
+  );
   const derived =
     task !== ""
       ? cut(task, TITLE_FROM_TASK_CHARS).replace(/ …\[cut\]$/, "…")
@@ -156,7 +162,7 @@ export function draftTrajectory(input: CaptureTrajectoryInput, now: Date): Traje
         : `${TITLE_LABEL[outcome]}: ${derived}`;
   const tags = cleanList(input.tags, "tags");
   const model =
-    input.model === undefined ? undefined : neutraliseLine(redactText(input.model, redacted));
+    input.model === undefined ? undefined : redactText(neutraliseLine(input.model), redacted);
   const tools = [...new Set(toolSteps.map((s) => s.tool ?? "unknown"))];
   // Counted over every call given, the middle of a long task too.
   const { calls, failed } = toolCallCounts(input.steps);

@@ -5,8 +5,10 @@
 
 import type { RecallResult } from "../recall-operation.ts";
 import { redactedLine, renderRecallResult } from "../render-text.ts";
+import { neutraliseLine } from "../safety/text.ts";
 import type { CaptureTrajectoryResult } from "./capture.ts";
 import type { DistillBatchResult, MarkDistilledResult } from "./distill.ts";
+import { inertStructure } from "./steps.ts";
 
 /** What a capture wrote. */
 export function renderCaptureTrajectory(result: CaptureTrajectoryResult): string {
@@ -32,14 +34,41 @@ export function renderDistillBatch(result: DistillBatchResult): string {
   ];
   for (const t of result.batch) {
     parts.push(
-      `<trajectory id="${t.id}" outcome="${t.outcome ?? "unknown"}">`,
-      t.text.replace(/<\/trajectory>/gi, "</ trajectory>"),
+      `<trajectory id="${attribute(t.id)}" outcome="${attribute(t.outcome ?? "unknown")}">`,
+      handoffText(t.text),
       "</trajectory>",
       "",
     );
   }
   if (result.schema) parts.push(result.schema);
   return parts.join("\n");
+}
+
+/** An attribute value of the hand-off's tag: one line, no quote or bracket. */
+function attribute(value: string): string {
+  return neutraliseLine(value).replace(/["<>&]/g, "_");
+}
+
+/**
+ * A trajectory page's text as handed out to be distilled: no `<trajectory>`
+ * tag can open or close inside it, and each step stays one line. Pages
+ * written now hold one-line steps already; an older page's step that ran
+ * over several lines (`\n## Outcome`, `\n# SYSTEM:`) is joined back into
+ * its step, and its wiki links made inert, so it reads as the data it is.
+ */
+export function handoffText(text: string): string {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const steps = lines.indexOf("## Steps");
+  const outcome = lines.lastIndexOf("## Outcome");
+  const out: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    const inSteps = steps !== -1 && i > steps && (outcome === -1 || i < outcome);
+    const own = /^\d+\. /.test(line) || line === "" || /^_\d+ steps /.test(line);
+    if (!inSteps) out.push(line);
+    else if (own || out.length === 0) out.push(inertStructure(line));
+    else out[out.length - 1] = `${out[out.length - 1]} ${inertStructure(line.trim())}`;
+  }
+  return out.join("\n").replace(/<(\s*\/?\s*trajectory)/giu, "\u2039$1");
 }
 
 /** What marking did. */

@@ -6,7 +6,7 @@
  * every field is trimmed, redacted and neutralised here, before it reaches
  * a page: tool output is hostile text.
  */
-import { neutraliseLine, neutraliseText } from "../safety/text.ts";
+import { neutraliseLine } from "../safety/text.ts";
 import { type RedactionCounts, redactText } from "../vault/redaction.ts";
 
 /** One step as given: a user prompt, the agent's prose, or a tool call with its outcome. */
@@ -90,13 +90,33 @@ function stringify(value: unknown): string {
 }
 
 /**
- * Secrets are redacted before the text is cut, so half a token never
- * survives the cut unrecognised; then controls and bidi marks are neutralised.
+ * The text as it will be stored is what is redacted: controls, colour codes
+ * and bidi marks are neutralised first (taking them out can join a key and
+ * its value, or the halves of a value), then secrets are redacted, before
+ * the text is cut, so half a token never survives the cut unrecognised.
  */
-function clean(text: string, max: number, counts: RedactionCounts, oneLine: boolean): string {
-  const redacted = redactText(text, counts);
-  const safe = oneLine ? neutraliseLine(redacted) : neutraliseText(redacted).trim();
-  return cut(safe, max);
+function clean(text: string, max: number, counts: RedactionCounts): string {
+  // Characters that show as nothing go first: made a space (U+FEFF is one to
+  // `\s`), one would split a key such as `DB_PASS<U+FEFF>WORD` in two.
+  return cut(inertStructure(redactText(neutraliseLine(visibleOnly(text)), counts)), max);
+}
+
+/** `text` without the characters that show as nothing (zero-width spaces and joiners, soft hyphens, BOM). */
+export function visibleOnly(text: string): string {
+  return text.replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/gu, "");
+}
+
+/**
+ * One line of recorded text that can open no structure of the page or of
+ * the distill hand-off: a wiki link's brackets are spaced (`[ [x] ]`), and
+ * a `<trajectory …>` tag's bracket becomes `‹`. Headings cannot start
+ * inside one line; line breaks were already made spaces.
+ */
+export function inertStructure(line: string): string {
+  return line
+    .replace(/\[\[/g, "[ [")
+    .replace(/\]\]/g, "] ]")
+    .replace(/<(\s*\/?\s*trajectory)/giu, "\u2039$1");
 }
 
 /** The steps as stored; `omitted` counts the middle steps left out past `MAX_STEPS`. */
@@ -111,14 +131,15 @@ export function cleanSteps(
   const out: TrajectoryStep[] = [];
   for (const step of kept) {
     const s: TrajectoryStep = { role: step.role };
-    if (step.tool !== undefined) s.tool = clean(step.tool, 80, counts, true) || "unknown";
+    if (step.tool !== undefined) s.tool = clean(step.tool, 80, counts) || "unknown";
     if (step.args !== undefined) {
-      const args = clean(stringify(step.args), ARGS_CHARS, counts, true);
+      const args = clean(stringify(step.args), ARGS_CHARS, counts);
       if (args !== "" && args !== "{}") s.args = args;
     }
     if (step.text !== undefined) {
       const max = step.role === "tool" ? OUTPUT_CHARS : PROSE_CHARS;
-      const text = clean(step.text, max, counts, step.role === "tool");
+      // Prose too: every step is one line, so no text can become a heading of the page.
+      const text = clean(step.text, max, counts);
       if (text !== "") s.text = text;
     }
     if (step.error) s.error = true;

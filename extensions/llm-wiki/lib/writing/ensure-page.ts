@@ -28,6 +28,7 @@ import {
 } from "./page-relations-input.ts";
 import { mergeIntoPage } from "./page-relations-merge.ts";
 import { bodyLinker, bodyWithRelationLinks } from "./relation-links.ts";
+import { toolRelationsForExisting, toolRelationsForNew } from "./tool-supersession.ts";
 import {
   type KnownPages,
   linkNotices,
@@ -106,10 +107,22 @@ export function ensurePage(
   const known = [...(pages?.keys() ?? [])];
   let body = page.body;
   let linksAdded: string[] = [];
+  // Should the page be created: a tool's `supersedes` on a page it does not write as a draft is a competing claim.
+  const selfPath = `wiki/${selfId}.md`;
+  const pastedJudged = toolRelationsForNew(
+    selfId,
+    selfPath,
+    page.data.status,
+    parseRelations(page.data.relations, "content").relations,
+  );
+  const givenJudged = toolRelationsForNew(selfId, selfPath, page.data.status, given ?? []);
+  if (pastedJudged.diagnostics.length > 0)
+    page.data.relations = pastedJudged.relations.map(relationEntry);
+  const newNotes = [...pastedJudged.diagnostics, ...givenJudged.diagnostics];
   if (given && given.length > 0) {
     // Relations pasted in the content's front matter come first, the given ones after them.
-    const pasted = parseRelations(page.data.relations, "content").relations;
-    const all = [...pasted, ...given].filter(
+    const pasted = pastedJudged.relations;
+    const all = [...pasted, ...givenJudged.relations].filter(
       (r, i, list) => list.findIndex((o) => relationKey(o) === relationKey(r)) === i,
     );
     page.data.relations = all.map(relationEntry);
@@ -135,12 +148,15 @@ export function ensurePage(
   // Echoed as written: the page holds them redacted, so the answer does too.
   const shownSources = sources ? redactValue(sources, {}) : undefined;
   const echo = {
-    ...(given ? { relations: { added: written.created ? given : [], present: [] } } : {}),
+    ...(given
+      ? { relations: { added: written.created ? givenJudged.relations : [], present: [] } }
+      : {}),
     ...(shownSources
       ? { sources: { added: written.created ? shownSources : [], present: [] } }
       : {}),
   };
   if (written.created) {
+    diagnostics.push(...newNotes);
     if (pages) {
       diagnostics.push(
         ...linkNotices(written.id, written.path, redactValue(body, {}), given ?? [], pages, (t) =>
@@ -171,15 +187,18 @@ export function ensurePage(
   // This edit bypasses the write pipeline's redact stage: what it adds is redacted here.
   // The relations were redacted on the way in (page.redacted counts them); sources are here.
   const counts: RedactionCounts = { ...page.redacted };
+  // A tool's `supersedes` cannot borrow the standing of a reviewed page it is added to.
+  const claims = toolRelationsForExisting(vault, written.id, written.path, given ?? []);
+  diagnostics.push(...claims.diagnostics);
   const merged = mergeIntoPage(
     vault,
     written.path,
-    redactValue(given ?? [], counts),
+    redactValue(claims.relations, counts),
     redactValue(sources ?? [], counts),
     bodyLinker(
       written.id,
       known,
-      (given ?? []).map((r) => r.target),
+      claims.relations.map((r) => r.target),
     ),
   );
   diagnostics.push(...merged.diagnostics);
