@@ -36,7 +36,12 @@ interface Cached {
   malformed: number;
   /** Bytes of a last line with no newline yet (a write in progress). */
   partial: string;
+  /** The log's last bytes as read: a log that grew but changed before them (a merge) is read anew. */
+  guard: string;
 }
+
+/** Bytes before the read point compared to tell an append from a merge that inserted lines. */
+const GUARD_BYTES = 256;
 
 const cache = new Map<string, Cached>();
 
@@ -100,6 +105,17 @@ function readFrom(path: string, start: number, end: number): string {
   }
 }
 
+/** The `GUARD_BYTES` before `size` (base64), or "" when they cannot be read. */
+function guardAt(path: string, size: number): string {
+  try {
+    return Buffer.from(readFrom(path, Math.max(0, size - GUARD_BYTES), size), "utf8").toString(
+      "base64",
+    );
+  } catch {
+    return "";
+  }
+}
+
 /** The log as read: its events, and how many whole lines were not events. */
 export interface EventLogRead {
   events: readonly TimedEvent[];
@@ -135,7 +151,13 @@ export function readEventLog(path: string): EventLogRead {
   if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.ino === stat.ino) {
     return prev;
   }
-  const grew = prev !== undefined && prev.ino === stat.ino && stat.size > prev.size;
+  // Same file grown: an append, unless the bytes before the read point
+  // changed (git may give a merged log the inode it freed).
+  const grew =
+    prev !== undefined &&
+    prev.ino === stat.ino &&
+    stat.size > prev.size &&
+    guardAt(path, prev.size) === prev.guard;
   const start = grew ? prev.size : Math.max(0, stat.size - EVENT_LOG_MAX_BYTES);
   let tail: string;
   try {
@@ -167,6 +189,7 @@ export function readEventLog(path: string): EventLogRead {
     events,
     malformed,
     partial,
+    guard: guardAt(path, stat.size),
   };
   cache.set(path, read);
   return read;
