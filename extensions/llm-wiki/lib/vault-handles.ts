@@ -15,6 +15,7 @@ import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
 import { runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
+import { followGitHead } from "./vault/git-follow.ts";
 import { hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry, refreshRegistrySteps } from "./vault/registry.ts";
@@ -91,6 +92,13 @@ export interface VaultHandle {
   view(): RecallRegistry;
   /** The vault's recall feedback (its projection, reloaded when the event log changes). */
   readonly feedback: VaultFeedback;
+  /**
+   * Catches up with git (vault/git-follow.ts): when the commit checked out
+   * moved since the last call (a pull, checkout or merge), the pages the two
+   * commits differ in are refreshed and indexed, not the whole vault.
+   * Never waits for a busy index lock; the index as it is answers then.
+   */
+  followGit(): Promise<void>;
 }
 
 export interface VaultHandles {
@@ -168,6 +176,7 @@ export function createVaultHandles(
         if (!status) saved = undefined;
         return status;
       };
+      const git = followGitHead(paths);
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, {
@@ -251,6 +260,12 @@ export function createVaultHandles(
           return { registry: reg, status: handle.index.status(reg) };
         },
         view: () => saved?.registry ?? handle.registry(),
+        async followGit() {
+          const move = git.check();
+          if (move === undefined || move.changed?.length === 0) return;
+          const reg = move.changed ? handle.refresh(move.changed) : handle.refresh();
+          if (handle.index.writable()) await handle.index.reindex(reg, { lockWaitMs: 0 });
+        },
       };
       handles.set(paths.dir, handle);
       return handle;
