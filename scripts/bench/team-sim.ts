@@ -95,15 +95,24 @@ function tryGit(cwd: string, home: string, args: string[]) {
   return spawnSync("git", args, { cwd, env: gitEnv(home), encoding: "utf8" });
 }
 
-/** Runs the CLI in `cwd` with `home` as HOME; throws with its output when it fails. */
-export function runTeamCli(cli: string, cwd: string, home: string, args: string[]): string {
+/**
+ * Runs the CLI in `cwd` with `home` as HOME; throws with its output when it
+ * exits other than `accept` (lint exits 1 when it finds an error).
+ */
+export function runTeamCli(
+  cli: string,
+  cwd: string,
+  home: string,
+  args: string[],
+  accept: readonly number[] = [0],
+): string {
   const out = spawnSync(process.execPath, [cli, ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CACHE_HOME: join(home, ".cache") },
     encoding: "utf8",
     timeout: 120_000,
   });
-  if (out.status !== 0) {
+  if (out.status === null || !accept.includes(out.status)) {
     throw new Error(
       `llm-wiki ${args.join(" ")} failed (${out.status}): ${out.stderr}${out.stdout}`,
     );

@@ -81,6 +81,8 @@ export interface StatusResult {
       byType: Record<string, number>;
       byRole: { canonical: number; evidence: number };
       malformed: number;
+      /** Pages git left unmerged (conflict markers), to resolve and commit; absent when none. */
+      mergeConflicts?: string[];
       links: { resolved: number; missing: number; ambiguous: number };
       index: IndexStatus;
       /** The newest commit whose message names a page of the vault (`[[id]]`, `wiki: id`). */

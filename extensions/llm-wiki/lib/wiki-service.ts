@@ -41,6 +41,7 @@ import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
 import { legacyLayoutAt, legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
+import { MERGE_CONFLICT_CODE } from "./vault/merge-conflicts.ts";
 import {
   findPersonalVault,
   findProjectVault,
@@ -649,7 +650,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         byRole[page.role] += 1;
       }
       const resolved = [...reg.links.values()].reduce((n, l) => n + l.length, 0);
-      const malformed = reg.diagnostics.filter((d) => d.severity === "error").length;
+      const unmerged = [...reg.pages.values()].filter((p) => p.mergeConflicts).map((p) => p.id);
+      const malformed = reg.diagnostics.filter(
+        (d) => d.severity === "error" && d.code !== MERGE_CONFLICT_CODE,
+      ).length;
       const summary: NonNullable<StatusResult["vault"]> = {
         kind: v.kind,
         root: v.root,
@@ -658,6 +662,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         byType: Object.fromEntries([...byType].sort(([a], [b]) => (a < b ? -1 : 1))),
         byRole,
         malformed,
+        ...(unmerged.length > 0 ? { mergeConflicts: unmerged } : {}),
         links: {
           resolved,
           missing: reg.linkProblems.filter((p) => p.status === "missing").length,

@@ -53,6 +53,8 @@ const RELATION_MEANING: Record<RelationType, string> = {
 
 const LINT_MEANING: Record<LintCheck, string> = {
   index: "the search index is missing, stale or broken (repair: `llm-wiki reindex`)",
+  merge:
+    "a page git could not merge (conflict markers): recall shows both versions until a person resolves it and commits",
   malformed: "a page whose front matter cannot be read, or lacks `type` or `title`",
   secret: "a page that holds something shaped like a credential",
   link: "a link to no page, or to more than one",
