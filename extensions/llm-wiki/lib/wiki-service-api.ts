@@ -63,6 +63,11 @@ export interface WikiServiceOptions {
    * diagnostics: a failed refresh never fails the write).
    */
   views?: ViewsFollowOptions;
+  /**
+   * The agent writes are recorded as (`pi`, `cli`, a hook's client, an MCP
+   * client's name; vault/writer.ts), asked at each write; default `cli`.
+   */
+  agent?: string | (() => string);
 }
 
 export interface VaultSummary {

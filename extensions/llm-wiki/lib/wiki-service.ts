@@ -53,6 +53,7 @@ import {
   vaultPaths,
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
+import { resolveWriter, type Writer } from "./vault/writer.ts";
 import { createVaultHandles } from "./vault-handles.ts";
 import { followWrites } from "./views/follow-service.ts";
 import { rebuildMetaOperation, writeVaultViews } from "./views/rebuild-meta.ts";
@@ -117,13 +118,29 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     options.lexicalFirst ? { lexicalFirst: true } : {},
   );
 
+  // Who this host's writes are recorded as, read when a write asks (vault/writer.ts).
+  const withWriter = (v: VaultPaths): VaultPaths => {
+    let writer: Writer | undefined;
+    const agent = options.agent;
+    return {
+      ...v,
+      writer: () => {
+        writer ??= resolveWriter(v.root, typeof agent === "function" ? agent() : (agent ?? "cli"), {
+          configured: settings.author,
+          env: env as NodeJS.ProcessEnv,
+        });
+        return writer;
+      },
+    };
+  };
+
   const explicit = (): VaultPaths | undefined =>
     options.vault === undefined ? undefined : vaultFromArg(options.vault, env);
 
   // A vault whose layout holds a symbolic link is not opened (layout-guard.ts);
   // `missing()` says which link.
   const opened = (v: VaultPaths | undefined): VaultPaths | undefined =>
-    v && symlinkInLayout(v) === undefined ? v : undefined;
+    v && symlinkInLayout(v) === undefined ? withWriter(v) : undefined;
   const discovered = () => ({
     project: opened(findProjectVault(options.cwd, env)),
     personal: opened(findPersonalVault(env)),

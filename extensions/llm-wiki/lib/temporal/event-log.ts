@@ -20,6 +20,9 @@ export interface TimedEvent {
   title?: string;
   /** `"internal"` for an event only ranking reads (views-hidden, see event-entries.ts). */
   visibility?: string;
+  /** The teammate and the agent that logged it (vault/writer.ts), when recorded. */
+  by?: string;
+  agent?: string;
   /** The line's position in the log: later lines are later events. */
   seq: number;
 }
@@ -86,6 +89,8 @@ function parseLine(line: string, seq: number): TimedEvent | undefined {
   else if (typeof e.source_id === "string" && e.id === undefined) out.id = e.source_id;
   if (typeof e.title === "string") out.title = e.title;
   if (typeof e.visibility === "string") out.visibility = e.visibility;
+  if (typeof e.by === "string") out.by = e.by;
+  if (typeof e.agent === "string") out.agent = e.agent;
   return out;
 }
 
