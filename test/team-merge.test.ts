@@ -1,7 +1,7 @@
 /**
  * A team shares one vault through git with nothing to merge by hand:
- * clones of one bare repository, each teammate writing a page and an
- * observation through the real CLI, committing, running a plain `git pull`
+ * clones of one bare repository, each teammate writing a page, an
+ * observation and a captured source through the real CLI, committing, running a plain `git pull`
  * (merge, not rebase) and pushing, round after round in a shuffled order
  * (a fresh seed each run, printed). No pull leaves a conflicted file, no
  * event or page is lost, and each teammate's recall finds what the others
@@ -66,9 +66,10 @@ describe("teammates merging with a plain git pull", () => {
     const run = runTeam({
       root,
       writers: 3,
-      rounds: 3,
+      rounds: 2,
       seed,
       cli: CLI,
+      capture: true,
       extraWrite: (_clone, write) => written.push(write),
       afterPull: (clone, writer) => {
         // The newest page a teammate pushed before this pull.
@@ -91,6 +92,10 @@ describe("teammates merging with a plain git pull", () => {
       );
       expect(pages).toHaveLength(run.writes.length);
       expect(events.filter((e) => e.kind === "vault_initialized")).toHaveLength(1);
+      // Every teammate's capture of the day has its own packet.
+      const captured = events.filter((e) => e.kind === "source_captured");
+      expect(captured).toHaveLength(run.writes.length);
+      expect(new Set(captured.map((e) => e.id)).size).toBe(run.writes.length);
     }
     // Every clone holds the same tree after the last pull.
     const heads = run.clones.map((clone) =>
@@ -98,6 +103,7 @@ describe("teammates merging with a plain git pull", () => {
     );
     const counts = heads.map((h) => (JSON.parse(h) as { vault: { pages: number } }).vault.pages);
     expect(new Set(counts).size).toBe(1);
-    expect(counts[0]).toBe(run.writes.length * 2);
+    // A page, an observation and a captured source's page per write.
+    expect(counts[0]).toBe(run.writes.length * 3);
   });
 });

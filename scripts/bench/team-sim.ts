@@ -42,6 +42,8 @@ export interface TeamOptions {
   afterPull?: (clone: string, writer: number, round: number) => void;
   /** Extra writes a teammate makes each round besides the CLI's page and observation. */
   extraWrite?: (clone: string, write: TeamWrite) => void;
+  /** Each teammate also captures a source each round (same day, so ids must not meet). */
+  capture?: boolean;
 }
 
 export interface TeamRun {
@@ -216,6 +218,15 @@ export function runTeam(options: TeamOptions): TeamRun {
         "--content",
         `Teammate ${writer} saw this in round ${round}.`,
       ]);
+      if (options.capture) {
+        runTeamCli(cli, clone, myHome, [
+          "capture",
+          "--title",
+          `Notes ${write.page}`,
+          "--text",
+          `Source text captured by teammate ${writer} in round ${round}: ${write.page}.`,
+        ]);
+      }
       options.extraWrite?.(clone, write);
       runGit(clone, home, ["add", "-A"]);
       runGit(clone, home, ["commit", "-q", "-m", `round ${round} by ${writer}`]);
