@@ -118,6 +118,8 @@ export function wikiSchema(): string {
     "updated: 2026-01-20",
     "verified: 2026-01-20     # last checked against the code (wiki_verify_page)",
     "stale_after: 2026-07-01  # lint reports the page as stale after this day",
+    "author: Ada Lovelace     # written by the tools: the teammate (git author) and",
+    "agent: claude-code       #   the agent that created the page",
     "relations:",
     "  - target: concepts/backoff",
     "    type: qualifies",
