@@ -47,3 +47,36 @@ export function changedBetween(
     .filter((p) => p !== "")
     .map((p) => join(repo.workTree, ...p.split("/")));
 }
+
+/**
+ * Absolute paths under `targets` that differ from the commit checked out
+ * (modified, deleted, untracked or unmerged in the work tree or the git
+ * index), or undefined when git cannot say. A file git itself just wrote
+ * to match a commit (a pull, a checkout) is not among them.
+ */
+export function uncommittedUnder(
+  repo: GitRepo,
+  targets: readonly string[],
+  run: GitRunner = runGit,
+): string[] | undefined {
+  const rels: string[] = [];
+  for (const target of targets) {
+    const rel = relative(repo.workTree, target);
+    if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
+    rels.push(rel === "" ? "." : rel.split(sep).join("/"));
+  }
+  const out = run(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...rels], {
+    cwd: repo.workTree,
+  });
+  if (out === undefined) return undefined;
+  const paths: string[] = [];
+  const entries = out.split("\0");
+  for (let i = 0; i < entries.length; i += 1) {
+    const entry = entries[i] as string;
+    if (entry.length < 4) continue;
+    paths.push(join(repo.workTree, ...entry.slice(3).split("/")));
+    // A rename or copy names its source next: not a path of its own here.
+    if (entry[0] === "R" || entry[0] === "C") i += 1;
+  }
+  return paths;
+}
