@@ -9,6 +9,11 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  findGitRepo,
+  type GitRepo,
+  headCommit,
+} from "../extensions/llm-wiki/lib/vault/git-state.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runGit, setUpTeam } from "../scripts/bench/team-sim.ts";
 import { CLI } from "./helpers/cli.ts";
@@ -113,5 +118,32 @@ describe("a long-running host after git changes the tree", () => {
     expect(await ids(service, two, true)).toEqual([]);
     git(reader, "merge", "-q", "--no-edit", "side");
     expect(await ids(service, two, true)).toEqual(["concepts/two"]);
+  });
+});
+
+describe("the commit checked out, read as files", () => {
+  it("follows loose and packed refs, a detached HEAD and a linked worktree, as git rev-parse does", () => {
+    const root = makeTempDir("llm-wiki-git-head-");
+    const git = (cwd: string, ...args: string[]) => runGit(cwd, root, args);
+    git(root, "init", "-q", "-b", "main");
+    git(root, "config", "user.name", "x");
+    git(root, "config", "user.email", "x@example.invalid");
+    for (const n of [1, 2]) {
+      writeFileSync(join(root, "f.txt"), `${n}\n`);
+      git(root, "add", "f.txt");
+      git(root, "commit", "-q", "-m", `c${n}`);
+    }
+    const head = () => headCommit(findGitRepo(root) as GitRepo);
+    expect(head()).toBe(git(root, "rev-parse", "HEAD").trim());
+    git(root, "pack-refs", "--all");
+    expect(head()).toBe(git(root, "rev-parse", "HEAD").trim());
+    git(root, "checkout", "-q", "HEAD~1");
+    expect(head()).toBe(git(root, "rev-parse", "HEAD").trim());
+    const linked = join(makeTempDir("llm-wiki-git-wt-"), "wt");
+    git(root, "worktree", "add", "-q", "-b", "side", linked, "main");
+    const repo = findGitRepo(join(linked, "sub")) as GitRepo;
+    expect(repo.workTree).toBe(linked);
+    expect(headCommit(repo)).toBe(git(linked, "rev-parse", "HEAD").trim());
+    expect(findGitRepo(makeTempDir("llm-wiki-no-git-"))).toBeUndefined();
   });
 });
