@@ -3,10 +3,10 @@
  * after `git pull`, `git checkout` or `git merge` the next recall —
  * automatic included — sees exactly the new tree: a teammate's new page is
  * found, a deleted page is gone, a changed page answers with its new words
- * (even when git rewrote it at the same size), and only the pages the two
- * commits differ in are looked at.
+ * (even when git rewrote it at the same size), and the clone's generated
+ * views follow as they follow a write.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -88,6 +88,12 @@ describe("a long-running host after git changes the tree", () => {
     expect(await ids(service, same, true)).toEqual(["concepts/kept"]);
     expect(await ids(service, before, true)).toEqual([]);
     expect(await ids(service, gone, true)).toEqual([]);
+
+    // The views (each clone's own, not committed) follow the pull as they follow a write.
+    await service.close();
+    const catalog = readFileSync(join(reader, ".llm-wiki", "meta", "index.md"), "utf8");
+    expect(catalog).toContain(`Fresh ${fresh}`);
+    expect(catalog).not.toContain(`Gone ${gone}`);
   });
 
   it("follows a checkout back and forth and a merge of a branch", async () => {

@@ -135,11 +135,16 @@ function pageHashNow(paths: VaultPaths, id: string): string | undefined {
 
 /**
  * The handles of a host's vaults. `lexicalFirst`: each index opened
- * lexical-first (see `VaultIndexOptions`).
+ * lexical-first (see `VaultIndexOptions`); `onGitMove`: told of the pages
+ * a pull, checkout or merge changed, once they are indexed.
  */
 export function createVaultHandles(
   models: ResolvedModels,
-  options: { lexicalFirst?: boolean } = {},
+  options: {
+    lexicalFirst?: boolean;
+    /** Told when `followGit` found HEAD moved: the files that changed (undefined: any page may have). */
+    onGitMove?: (vault: VaultPaths, changed: readonly string[] | undefined) => void;
+  } = {},
 ): VaultHandles {
   // Every host but a lexical-first one opens QMD stores: their modules load now, in the background.
   if (!options.lexicalFirst) preloadQmd();
@@ -265,6 +270,7 @@ export function createVaultHandles(
           if (move === undefined || move.changed?.length === 0) return;
           const reg = move.changed ? handle.refresh(move.changed) : handle.refresh();
           if (handle.index.writable()) await handle.index.reindex(reg, { lockWaitMs: 0 });
+          options.onGitMove?.(paths, move.changed);
         },
       };
       handles.set(paths.dir, handle);

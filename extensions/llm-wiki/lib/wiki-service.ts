@@ -115,7 +115,11 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   const settings = options.settings ?? DEFAULT_SETTINGS;
   const handles = createVaultHandles(
     resolveModels(settings.models, env as NodeJS.ProcessEnv, options.cwd),
-    options.lexicalFirst ? { lexicalFirst: true } : {},
+    {
+      ...(options.lexicalFirst ? { lexicalFirst: true } : {}),
+      // A pull, checkout or merge changed pages: the views follow it as they follow a write.
+      onGitMove: (vault, changed) => follower.noteWrite(vault, changed),
+    },
   );
 
   // Who this host's writes are recorded as, read when a write asks (vault/writer.ts).
