@@ -32,7 +32,10 @@ import { renderPage } from "./page-render.ts";
 export type { PageDraft, PageWrite } from "./page-draft.ts";
 
 /** `draft` naming who wrote it (`author`, `agent`) after its own fields, unless it already does. */
-function withWriter(draft: PageDraft, writer: Writer | undefined): PageDraft {
+export function withWriter<T extends { data: Record<string, unknown> }>(
+  draft: T,
+  writer: Writer | undefined,
+): T {
   if (writer === undefined) return draft;
   const data = { ...draft.data };
   if (writer.name !== undefined && data.author === undefined) data.author = writer.name;
