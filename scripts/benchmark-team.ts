@@ -78,6 +78,7 @@ try {
     lostEvents: report.lostEvents,
     lostPages: report.lostPages,
     unanswered: report.unanswered,
+    repeatedLines: report.repeatedLines,
     seconds: Math.round((performance.now() - started) / 100) / 10,
     machine: {
       cpus: cpus().length,

@@ -3,8 +3,9 @@
  * lines, so a teammate's events can land before lines a long-running reader
  * already read, in a file git rewrote (often with the inode it just freed).
  * Every incremental reader sees the merged log exactly as a fresh read does:
- * the feedback projection, the timed events behind `recent`, and `recent`
- * itself, which shows a line the merge brought twice once.
+ * the feedback projection, the timed events behind `recent`, `status` and
+ * the digest, and the activity logs; a line a merge brought twice (git's
+ * union merge can, across criss-crossed merges) is one event.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ import { loadProjection } from "../extensions/llm-wiki/lib/feedback/projection.t
 import { readEventLog } from "../extensions/llm-wiki/lib/temporal/event-log.ts";
 import { recentChanges } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
+import { readLogEntries } from "../extensions/llm-wiki/lib/views/event-entries.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
@@ -71,7 +73,7 @@ describe("readers of a log a merge rewrote", () => {
     expect(followed.adjustment(pages[3] as string, undefined, NOW)).toBeGreaterThan(0);
   });
 
-  it("give recent every event of both sides once, newest first", () => {
+  it("give recent, the timed events and the activity logs every event of both sides once", () => {
     const vault = makeTempVault();
     const day = (n: number) => new Date(NOW - n * 3_600_000);
     const [a, b, c] = [randomWord(), randomWord(), randomWord()];
@@ -90,6 +92,11 @@ describe("readers of a log a merge rewrote", () => {
       `concepts/${a}`,
       `concepts/${c}`,
       `concepts/${b}`,
+    ]);
+    const shown = readLogEntries(vault.paths.events);
+    expect(shown.available && shown.entries.map((e) => e.detail.id)).toEqual([
+      `concepts/${a}`,
+      `concepts/${c}`,
       `concepts/${b}`,
     ]);
     const recent = recentChanges(vault.paths, { now: new Date(NOW) });

@@ -68,6 +68,8 @@ export interface ScaleReport {
   lostPages: string[];
   /** `clone: title` pairs recall did not answer for after the last pull. */
   unanswered: string[];
+  /** Lines the union merge brought twice, summed over the clones (readers take each once). */
+  repeatedLines: number;
 }
 
 interface Written {
@@ -308,6 +310,7 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
   }
 
   const lostEvents: string[] = [];
+  let repeats = 0;
   const lostPages: string[] = [];
   const unanswered: string[] = [];
   for (let i = 0; i < writers; i += 1) {
@@ -315,12 +318,19 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
     conflicts.push(...filesWithMarkers(clone).map((f) => `${i}: ${f} (markers)`));
     const log = readFileSync(join(clone, ".llm-wiki", "meta", "events.jsonl"), "utf8");
     const titles = new Set<string>();
-    const pageIds: string[] = [];
+    const pageIds = new Set<string>();
+    const lines = new Set<string>();
     for (const line of log.split("\n")) {
       if (line === "") continue;
+      // A line the union merge brought twice (criss-crossed merges): readers take it once.
+      if (lines.has(line)) {
+        repeats += 1;
+        continue;
+      }
+      lines.add(line);
       const e = JSON.parse(line) as { kind: string; id?: string; title?: string };
       if (e.kind === "observation_recorded" && e.title) titles.add(e.title);
-      if (e.kind === "page_created" && e.id?.startsWith("concepts/")) pageIds.push(e.id);
+      if (e.kind === "page_created" && e.id?.startsWith("concepts/")) pageIds.add(e.id);
     }
     const service = createWikiService({
       cwd: clone,
@@ -330,8 +340,8 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
       const pages = service.status().vault?.pages ?? 0;
       const expectedPages = written.length;
       if (pages !== expectedPages) lostPages.push(`${i}: ${pages} of ${expectedPages} pages`);
-      if (pageIds.length !== written.filter((w) => w.kind === "page").length) {
-        lostEvents.push(`${i}: ${pageIds.length} page_created events`);
+      if (pageIds.size !== written.filter((w) => w.kind === "page").length) {
+        lostEvents.push(`${i}: ${pageIds.size} pages created by events`);
       }
       for (const w of written) {
         if (w.kind === "observation" && !titles.has(w.title)) lostEvents.push(`${i}: ${w.title}`);
@@ -358,5 +368,6 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
     lostEvents,
     lostPages,
     unanswered,
+    repeatedLines: repeats,
   };
 }

@@ -4,9 +4,11 @@
  * then only its new bytes (the log is only ever appended to); a line that
  * does not parse, or has no valid timestamp, is skipped and counted, so a
  * reader can say the log holds lines it could not read (a write cut short
- * by a full disk) rather than drop them unseen.
+ * by a full disk) rather than drop them unseen. A line seen twice (a git
+ * merge can bring one back from both sides) is one event.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
 
 /** One event as time sees it. */
 export interface TimedEvent {
@@ -41,6 +43,8 @@ interface Cached {
   partial: string;
   /** The log's last bytes as read: a log that grew but changed before them (a merge) is read anew. */
   guard: string;
+  /** Lines taken so far: a line a merge brought twice is one event. */
+  seen: SeenLines;
 }
 
 /** Bytes before the read point compared to tell an append from a merge that inserted lines. */
@@ -178,9 +182,10 @@ export function readEventLog(path: string): EventLogRead {
   if (!grew && start > 0) lines.shift();
   const events = grew ? [...prev.events] : [];
   let malformed = grew ? prev.malformed : 0;
+  const seen: SeenLines = grew ? prev.seen : new Set();
   let seq = events.length;
   for (const line of lines) {
-    if (line.trim() === "") continue;
+    if (line.trim() === "" || !firstSight(seen, line)) continue;
     const e = parseLine(line, seq);
     if (e) {
       events.push(e);
@@ -195,6 +200,7 @@ export function readEventLog(path: string): EventLogRead {
     malformed,
     partial,
     guard: guardAt(path, stat.size),
+    seen,
   };
   cache.set(path, read);
   return read;

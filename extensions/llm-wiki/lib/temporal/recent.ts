@@ -114,8 +114,6 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     );
   }
   const inside: RecentEntry[] = [];
-  // A line a merge brought twice (the log merges as a union of lines) is one change.
-  const seen = new Set<string>();
   const log = readEventLog(paths.events);
   for (const e of log.events) {
     // What a session was shown, opened or judged is for ranking, not for reading.
@@ -130,9 +128,6 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     if (e.title) entry.title = shown(e.title);
     if (e.by) entry.by = shown(e.by);
     if (e.agent) entry.agent = shown(e.agent);
-    const key = JSON.stringify(entry);
-    if (seen.has(key)) continue;
-    seen.add(key);
     inside.push(entry);
   }
   // Newest first; events logged in the same millisecond keep the log's order reversed.
