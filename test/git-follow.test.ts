@@ -9,11 +9,14 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { indexLayout } from "../extensions/llm-wiki/lib/index/layout.ts";
+import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import {
   findGitRepo,
   type GitRepo,
   headCommit,
 } from "../extensions/llm-wiki/lib/vault/git-state.ts";
+import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runGit, setUpTeam } from "../scripts/bench/team-sim.ts";
 import { CLI } from "./helpers/cli.ts";
@@ -124,6 +127,31 @@ describe("a long-running host after git changes the tree", () => {
     expect(await ids(service, two, true)).toEqual([]);
     git(reader, "merge", "-q", "--no-edit", "side");
     expect(await ids(service, two, true)).toEqual(["concepts/two"]);
+  });
+});
+
+describe("a pull met by a busy index", () => {
+  it("answers from the index as it is, and catches up on the next recall", async () => {
+    const { reader, writer, git, page } = team();
+    const word = randomWord(8, 10);
+    const service = serviceFor(reader);
+    expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+    page(writer, "concepts/late", `Late ${word}`, `The ${word} note.`);
+    git(writer, "add", "-A");
+    git(writer, "commit", "-q", "-m", "late");
+    git(writer, "push", "-q", "origin", "HEAD:main");
+    git(reader, "pull", "-q", "--no-edit", "origin", "main");
+
+    // Another process is indexing this vault right now.
+    const lock = await acquireLock(indexLayout(vaultPaths(reader, "project")).lock, {
+      op: "another process",
+    });
+    try {
+      expect(await ids(service, word, true)).toEqual([]);
+    } finally {
+      lock.release();
+    }
+    expect(await ids(service, word, true)).toEqual(["concepts/late"]);
   });
 });
 

@@ -267,9 +267,18 @@ export function createVaultHandles(
         view: () => saved?.registry ?? handle.registry(),
         async followGit() {
           const move = git.check();
-          if (move === undefined || move.changed?.length === 0) return;
+          if (move === undefined) return;
+          if (move.changed?.length === 0) {
+            git.settled(move);
+            return;
+          }
           const reg = move.changed ? handle.refresh(move.changed) : handle.refresh();
-          if (handle.index.writable()) await handle.index.reindex(reg, { lockWaitMs: 0 });
+          if (handle.index.writable()) {
+            const report = await handle.index.reindex(reg, { lockWaitMs: 0 });
+            // Another process holds the index: the next recall tries again.
+            if (report.diagnostics.some((d) => d.code === "index_busy")) return;
+          }
+          git.settled(move);
           options.onGitMove?.(paths, move.changed);
         },
       };

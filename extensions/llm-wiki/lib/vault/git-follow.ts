@@ -19,8 +19,14 @@ export interface GitMove {
 }
 
 export interface GitFollower {
-  /** The move since the last check (or since this follower was made); undefined when HEAD did not move. */
+  /**
+   * The move since the commit last settled (or since this follower was
+   * made); undefined when HEAD did not move. Asked again, it is the same
+   * move until `settled` says it was caught up.
+   */
   check(): GitMove | undefined;
+  /** The pages of `move` are in: the next check starts from its commit. */
+  settled(move: GitMove): void;
 }
 
 /** A follower of `paths`'s repository, starting from the commit checked out now. */
@@ -41,10 +47,11 @@ export function followGitHead(paths: VaultPaths): GitFollower {
       if (r === undefined) return undefined;
       const now = headCommit(r);
       if (now === undefined || now === seen) return undefined;
-      const from = seen;
-      seen = now;
-      if (from === undefined) return { from: "", to: now, changed: undefined };
-      return { from, to: now, changed: changedBetween(r, from, now, paths.wiki) };
+      if (seen === undefined) return { from: "", to: now, changed: undefined };
+      return { from: seen, to: now, changed: changedBetween(r, seen, now, paths.wiki) };
+    },
+    settled(move) {
+      seen = move.to;
     },
   };
 }
