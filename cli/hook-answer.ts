@@ -7,6 +7,7 @@
  */
 import type { GitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
+import { agentFromEnv } from "../extensions/llm-wiki/lib/vault/writer.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { readyHookIndex } from "./hook-index.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
@@ -98,7 +99,12 @@ export async function answerHook(
   try {
     const { settings } = loadCliSettings();
     // One recall per process: QMD loads only if a model path runs.
-    service = createWikiService({ cwd: input.cwd, settings, lexicalFirst: true });
+    service = createWikiService({
+      cwd: input.cwd,
+      settings,
+      lexicalFirst: true,
+      agent: agentFromEnv(process.env, "hook"),
+    });
     // Outside any project the personal vault answers, as in Pi.
     if (service.ambientVault() === undefined) {
       throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent, and no personal vault`);

@@ -19,14 +19,16 @@ import {
 } from "../extensions/llm-wiki/lib/trajectories/transcript-read.ts";
 import { trajectoryFromTranscript } from "../extensions/llm-wiki/lib/trajectories/transcript-steps.ts";
 import { findProjectVault } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { resolveWriter } from "../extensions/llm-wiki/lib/vault/writer.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
 
 /** Records the session's trajectory; returns the line said on stderr. Throws `HookSkip`. */
 export function recordSessionHook(input: HookInput): string {
-  if (!loadCliSettings().settings.trajectories)
+  const { settings } = loadCliSettings();
+  if (!settings.trajectories)
     throw new HookSkip("working memory is off (setting trajectories); nothing recorded");
-  const vault = findProjectVault(input.cwd);
-  if (!vault) throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent`);
+  const found = findProjectVault(input.cwd);
+  if (!found) throw new HookSkip(`no .llm-wiki vault at ${input.cwd} or any parent`);
   if (input.transcriptPath === undefined)
     throw new HookSkip('hook input has no "transcript_path"; nothing recorded');
   let read: ReturnType<typeof readTranscript>;
@@ -40,6 +42,11 @@ export function recordSessionHook(input: HookInput): string {
   if (!trajectory) throw new HookSkip("transcript is in no known format; nothing recorded");
   if (!trajectory.steps.some((s) => s.role === "tool"))
     throw new HookSkip("no tool call in the session yet; nothing recorded");
+  // Recorded as the teammate, and as the client whose transcript it is.
+  const vault = {
+    ...found,
+    writer: () => resolveWriter(found.root, trajectory.format, { configured: settings.author }),
+  };
   // Without a session id the transcript's path names the session.
   const key = sessionKey(input.sessionId ?? `transcript:${input.transcriptPath}`);
   const result = recordSessionTrajectory(vault, {

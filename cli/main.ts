@@ -24,6 +24,7 @@ import {
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { renderRecent } from "../extensions/llm-wiki/lib/temporal/recent.ts";
 import { vaultExists } from "../extensions/llm-wiki/lib/vault/paths.ts";
+import { agentFromEnv } from "../extensions/llm-wiki/lib/vault/writer.ts";
 import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import {
@@ -360,6 +361,8 @@ export async function main(argv: string[]): Promise<number> {
   const service = createWikiService({
     cwd: process.cwd(),
     settings,
+    // An agent running the command line through its shell says so in the environment.
+    agent: agentFromEnv(process.env, "cli"),
     ...(typeof parsed.values.vault === "string" ? { vault: parsed.values.vault } : {}),
     // A recall's index is read with the SQLite driver alone, QMD loaded only
     // should a model path or a write run: a lexical answer (a hook's, or an

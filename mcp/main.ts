@@ -17,6 +17,7 @@ import { packageVersion } from "../extensions/llm-wiki/lib/package-version.ts";
 import { renderDiagnostics } from "../extensions/llm-wiki/lib/render-text.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { serverRoot } from "../extensions/llm-wiki/lib/vault/wiki-root.ts";
+import { agentName } from "../extensions/llm-wiki/lib/vault/writer.ts";
 import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createMcpServer, screenRequest } from "./server.ts";
@@ -74,11 +75,14 @@ export async function main(
   // The older system's WIKI_ROOT names the folder the server works from, unless a vault was given.
   const root = serverRoot(process.cwd(), env, vault);
   for (const note of root.notes) log(note.message);
+  // Writes are recorded as the client that made them (its `initialize` name), `mcp` before.
+  let client: string | undefined;
   const service = createWikiService({
     cwd: root.cwd,
     notes: root.notes,
     env,
     settings,
+    agent: () => agentName(client, "mcp"),
     // The first recalls read the index with the SQLite driver alone: loading
     // QMD's modules and opening its store (a count over every document) took
     // most of a first recall at 100k pages. A write, an embed or a model
@@ -112,7 +116,10 @@ export async function main(
   });
   // After the handshake's answer, so checking the index never delays `initialize`: as
   // soon as it has gone out (the client reads it meanwhile), or at `initialized` at the latest.
-  server.oninitialized = () => startup.start();
+  server.oninitialized = () => {
+    client = server.getClientVersion()?.name;
+    startup.start();
+  };
   const screen = (message: JSONRPCMessage) => {
     if ("method" in message && message.method === "initialize") setImmediate(() => startup.start());
     return screenRequest(message);

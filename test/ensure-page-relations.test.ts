@@ -20,13 +20,19 @@ import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
-/** The `page_updated` events of the log at `path`, without their timestamps. */
+/** The `page_updated` events of the log at `path`, without their timestamps and writer (`by`, `agent`). */
 function updates(path: string): Array<Record<string, unknown>> {
   return readFileSync(path, "utf8")
     .split("\n")
     .filter((line) => line.includes('"page_updated"'))
     .map((line) => {
-      const { ts: _ts, timestamp: _t, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      const {
+        ts: _ts,
+        timestamp: _t,
+        by: _by,
+        agent: _agent,
+        ...rest
+      } = JSON.parse(line) as Record<string, unknown>;
       return rest;
     });
 }

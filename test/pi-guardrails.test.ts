@@ -21,10 +21,14 @@ import type {
   ToolResultEvent,
 } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
+import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { createBashWatch } from "../extensions/llm-wiki/pi/bash-watch.ts";
 import type { WikiHost } from "../extensions/llm-wiki/pi/wiki-host.ts";
+import { cloneHome, runGit, runTeamCli, setUpTeam } from "../scripts/bench/team-sim.ts";
+import { CLI } from "./helpers/cli.ts";
 import { type PiHarness, piPerTest, textOf, toolResults } from "./helpers/pi-session.ts";
-import { makeTempVault, snapshotFiles, type TempVault } from "./helpers/temp-vault.ts";
+import { randomWord, randomWords } from "./helpers/random-text.ts";
+import { makeTempDir, makeTempVault, snapshotFiles, type TempVault } from "./helpers/temp-vault.ts";
 
 const RAW_FILE = ".llm-wiki/raw/x.md";
 const EVENTS = ".llm-wiki/meta/events.jsonl";
@@ -216,5 +220,49 @@ describe("the bash watch, call by call", () => {
     writeFileSync(v.paths.events, "{}\n");
     watch.onAgentEnd();
     expect(watch.onToolResult(result("3"), ctx)).toBeUndefined();
+  });
+
+  it("lets git bring the log and raw/ to another commit, and still reports a change git did not make", () => {
+    const root = makeTempDir();
+    const { clones } = setUpTeam(root, 2, CLI);
+    const [mine, theirs] = clones as [string, string];
+    const home = join(root, "home");
+    const paths = vaultPaths(mine, "project");
+    // A teammate's merge puts their events before lines this clone already has.
+    runTeamCli(CLI, theirs, cloneHome(root, 1), ["capture", "--text", randomWords(8)]);
+    runTeamCli(CLI, mine, cloneHome(root, 0), [
+      "observe",
+      "--title",
+      randomWord(),
+      "--content",
+      "x",
+    ]);
+    runGit(mine, home, ["add", "-A"]);
+    runGit(mine, home, ["commit", "-q", "-m", "mine"]);
+    runGit(mine, home, ["push", "-q", "origin", "HEAD:main"]);
+    runGit(theirs, home, ["add", "-A"]);
+    runGit(theirs, home, ["commit", "-q", "-m", "theirs"]);
+    runGit(theirs, home, ["pull", "-q", "--no-edit", "origin", "main"]);
+    runGit(theirs, home, ["push", "-q", "origin", "HEAD:main"]);
+    const watch = createBashWatch(host(paths));
+
+    // `git pull` (a fast-forward to the teammate's merge): nothing to report.
+    watch.onToolCall(call("pull"), ctx);
+    runGit(mine, home, ["pull", "-q", "--no-edit", "origin", "main"]);
+    expect(watch.onToolResult(result("pull"), ctx)).toBeUndefined();
+
+    // `git checkout` of the older commit takes their packet away: git's doing too.
+    watch.onToolCall(call("back"), ctx);
+    runGit(mine, home, ["checkout", "-q", "HEAD~1"]);
+    expect(watch.onToolResult(result("back"), ctx)).toBeUndefined();
+
+    // A rewrite in the same call as a checkout is still reported.
+    runGit(mine, home, ["checkout", "-q", "main"]);
+    watch.onToolCall(call("both"), ctx);
+    runGit(mine, home, ["checkout", "-q", "HEAD~1"]);
+    writeFileSync(paths.events, "{}\n");
+    expect(JSON.stringify(watch.onToolResult(result("both"), ctx))).toContain(
+      "meta/events.jsonl was rewritten",
+    );
   });
 });

@@ -99,7 +99,7 @@ describe("refreshRegistry: first build", () => {
       "wiki/sources/paper.md",
     ]);
     for (const text of cache.shards.values()) {
-      expect(JSON.parse(text)).toMatchObject({ version: 9 });
+      expect(JSON.parse(text)).toMatchObject({ version: 10 });
       expect(text).not.toContain(vault.root);
     }
     expect(existsSync(vault.paths.backlinks)).toBe(true);

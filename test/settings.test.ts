@@ -34,6 +34,8 @@ describe("resolveSettings: defaults and valid values", () => {
       // The sub-agents run on the session's model unless /wiki-model chose another.
       subagentModel: "session",
       captureAllowHosts: [],
+      // Writes are recorded under the git author unless a name is set.
+      author: "",
       // Working memory is opt-in.
       trajectories: false,
     });
@@ -57,6 +59,7 @@ describe("resolveSettings: defaults and valid values", () => {
       // Pi's ids may hold slashes of their own.
       subagentModel: "openrouter/vendor/model-1.5",
       captureAllowHosts: ["wiki.corp", "*.corp.internal", "10.1.0.0/16", "fd00::/8"],
+      author: "Ada Lovelace",
       trajectories: true,
     };
     const { settings, diagnostics } = one(section);

@@ -290,6 +290,9 @@ describe("ensurePage", () => {
     expect(result.diagnostics.map((d) => d.code)).toEqual(["page_frontmatter_kept_as_text"]);
     const file = matter(vault.readPage(result.id ?? ""));
     expect(Object.keys(file.data).sort()).toEqual([
+      // Who wrote it: the teammate and the agent (vault/writer.ts).
+      "agent",
+      "author",
       "created",
       "status",
       "title",

@@ -301,6 +301,9 @@ describe("logEvent", () => {
       timestamp: first.ts,
       kind: "query_answered",
       detail: { question: "why version vectors?", pages: ["concepts/cache"] },
+      // Who logged it: the account's name here (no git author), through the service's default agent.
+      by: expect.any(String),
+      agent: "cli",
     });
     expect(JSON.parse(added[1] ?? "")).toMatchObject({ kind: "decision_made", detail: {} });
   });

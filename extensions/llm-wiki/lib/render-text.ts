@@ -83,6 +83,9 @@ export function renderStatus(result: StatusResult): string {
     `vault   ${v.name ? neutraliseLine(v.name) : "(unnamed)"} (${v.kind}) at ${neutraliseLine(v.root)}`,
     v.config.topic ? `topic   ${neutraliseLine(v.config.topic)}` : undefined,
     `pages   ${v.pages} (${v.byRole.canonical} canonical, ${v.byRole.evidence} evidence)${v.malformed ? `, ${v.malformed} malformed` : ""}`,
+    v.mergeConflicts
+      ? `merge   ${v.mergeConflicts.length} page(s) git left unmerged, both versions kept: ${v.mergeConflicts.slice(0, 5).map(neutraliseLine).join(", ")}${v.mergeConflicts.length > 5 ? ", …" : ""} (resolve and commit)`
+      : undefined,
     `types   ${
       Object.entries(v.byType)
         .map(([t, n]) => `${t} ${n}`)

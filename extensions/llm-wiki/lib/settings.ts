@@ -66,6 +66,16 @@ const SubagentModelSchema = Type.String({
     "^(session|[^\\s/\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]+/[^\\s\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]+)$",
 });
 
+/**
+ * The name writes are recorded under (events' `by`, pages' `author`);
+ * empty: the git author of the vault's repository, else the account name.
+ * One visible line.
+ */
+const AuthorSchema = Type.String({
+  maxLength: 120,
+  pattern: "^[^\\x00-\\x1f\\x7f-\\x9f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$",
+});
+
 /** Each setting's schema; the defaults live in DEFAULT_SETTINGS. */
 export const SETTING_SCHEMAS = {
   autoRecall: Type.Boolean(),
@@ -81,6 +91,7 @@ export const SETTING_SCHEMAS = {
   ingestSubagent: Type.Boolean(),
   subagentModel: SubagentModelSchema,
   captureAllowHosts: CaptureAllowHostsSchema,
+  author: AuthorSchema,
   trajectories: Type.Boolean(),
 } satisfies Record<string, TSchema>;
 
@@ -107,6 +118,8 @@ export const DEFAULT_SETTINGS: Readonly<WikiSettings> = Object.freeze({
   ingestSubagent: true,
   subagentModel: "session",
   captureAllowHosts: [],
+  // Writes are recorded under the git author unless a name is set here.
+  author: "",
   // Working memory (trajectory capture, distilling, skill recall) is opt-in.
   trajectories: false,
 });

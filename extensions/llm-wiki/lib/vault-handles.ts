@@ -15,6 +15,7 @@ import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
 import { runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
+import { followGitHead } from "./vault/git-follow.ts";
 import { hashContent } from "./vault/page.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import { type Registry, refreshRegistry, refreshRegistrySteps } from "./vault/registry.ts";
@@ -91,6 +92,13 @@ export interface VaultHandle {
   view(): RecallRegistry;
   /** The vault's recall feedback (its projection, reloaded when the event log changes). */
   readonly feedback: VaultFeedback;
+  /**
+   * Catches up with git (vault/git-follow.ts): when the commit checked out
+   * moved since the last call (a pull, checkout or merge), the pages the two
+   * commits differ in are refreshed and indexed, not the whole vault.
+   * Never waits for a busy index lock; the index as it is answers then.
+   */
+  followGit(): Promise<void>;
 }
 
 export interface VaultHandles {
@@ -127,11 +135,16 @@ function pageHashNow(paths: VaultPaths, id: string): string | undefined {
 
 /**
  * The handles of a host's vaults. `lexicalFirst`: each index opened
- * lexical-first (see `VaultIndexOptions`).
+ * lexical-first (see `VaultIndexOptions`); `onGitMove`: told of the pages
+ * a pull, checkout or merge changed, once they are indexed.
  */
 export function createVaultHandles(
   models: ResolvedModels,
-  options: { lexicalFirst?: boolean } = {},
+  options: {
+    lexicalFirst?: boolean;
+    /** Told when `followGit` found HEAD moved: the files that changed (undefined: any page may have). */
+    onGitMove?: (vault: VaultPaths, changed: readonly string[] | undefined) => void;
+  } = {},
 ): VaultHandles {
   // Every host but a lexical-first one opens QMD stores: their modules load now, in the background.
   if (!options.lexicalFirst) preloadQmd();
@@ -168,6 +181,7 @@ export function createVaultHandles(
         if (!status) saved = undefined;
         return status;
       };
+      const git = followGitHead(paths);
       const handle: VaultHandle = {
         paths,
         index: openVaultIndex(paths, {
@@ -251,6 +265,22 @@ export function createVaultHandles(
           return { registry: reg, status: handle.index.status(reg) };
         },
         view: () => saved?.registry ?? handle.registry(),
+        async followGit() {
+          const move = git.check();
+          if (move === undefined) return;
+          if (move.changed?.length === 0) {
+            git.settled(move);
+            return;
+          }
+          const reg = move.changed ? handle.refresh(move.changed) : handle.refresh();
+          if (handle.index.writable()) {
+            const report = await handle.index.reindex(reg, { lockWaitMs: 0 });
+            // Another process holds the index: the next recall tries again.
+            if (report.diagnostics.some((d) => d.code === "index_busy")) return;
+          }
+          git.settled(move);
+          options.onGitMove?.(paths, move.changed);
+        },
       };
       handles.set(paths.dir, handle);
       return handle;

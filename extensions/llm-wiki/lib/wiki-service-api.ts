@@ -68,6 +68,11 @@ export interface WikiServiceOptions {
    * `WIKI_ROOT` it honoured): added to every status.
    */
   notes?: Diagnostic[];
+  /**
+   * The agent writes are recorded as (`pi`, `cli`, a hook's client, an MCP
+   * client's name; vault/writer.ts), asked at each write; default `cli`.
+   */
+  agent?: string | (() => string);
 }
 
 export interface VaultSummary {
@@ -86,6 +91,8 @@ export interface StatusResult {
       byType: Record<string, number>;
       byRole: { canonical: number; evidence: number };
       malformed: number;
+      /** Pages git left unmerged (conflict markers), to resolve and commit; absent when none. */
+      mergeConflicts?: string[];
       links: { resolved: number; missing: number; ambiguous: number };
       index: IndexStatus;
       /** The newest commit whose message names a page of the vault (`[[id]]`, `wiki: id`). */

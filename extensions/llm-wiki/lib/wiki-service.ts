@@ -41,6 +41,7 @@ import { readVaultConfig } from "./vault/config.ts";
 import { symlinkedLayoutDiagnostic, symlinkInLayout } from "./vault/layout-guard.ts";
 import { legacyLayoutAt, legacyLayoutDiagnostics } from "./vault/legacy-layout.ts";
 import { lookupPages, MATCH_RANK } from "./vault/lookup.ts";
+import { MERGE_CONFLICT_CODE } from "./vault/merge-conflicts.ts";
 import {
   findPersonalVault,
   findProjectVault,
@@ -52,6 +53,7 @@ import {
   vaultPaths,
 } from "./vault/paths.ts";
 import type { Registry } from "./vault/registry.ts";
+import { resolveWriter, type Writer } from "./vault/writer.ts";
 import { createVaultHandles } from "./vault-handles.ts";
 import { followWrites } from "./views/follow-service.ts";
 import { olderSystemHandback } from "./views/older-views.ts";
@@ -115,8 +117,28 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   const settings = options.settings ?? DEFAULT_SETTINGS;
   const handles = createVaultHandles(
     resolveModels(settings.models, env as NodeJS.ProcessEnv, options.cwd),
-    options.lexicalFirst ? { lexicalFirst: true } : {},
+    {
+      ...(options.lexicalFirst ? { lexicalFirst: true } : {}),
+      // A pull, checkout or merge changed pages: the views follow it as they follow a write.
+      onGitMove: (vault, changed) => follower.noteWrite(vault, changed),
+    },
   );
+
+  // Who this host's writes are recorded as, read when a write asks (vault/writer.ts).
+  const withWriter = (v: VaultPaths): VaultPaths => {
+    let writer: Writer | undefined;
+    const agent = options.agent;
+    return {
+      ...v,
+      writer: () => {
+        writer ??= resolveWriter(v.root, typeof agent === "function" ? agent() : (agent ?? "cli"), {
+          configured: settings.author,
+          env: env as NodeJS.ProcessEnv,
+        });
+        return writer;
+      },
+    };
+  };
 
   const explicit = (): VaultPaths | undefined =>
     options.vault === undefined ? undefined : vaultFromArg(options.vault, env);
@@ -124,7 +146,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
   // A vault whose layout holds a symbolic link is not opened (layout-guard.ts);
   // `missing()` says which link.
   const opened = (v: VaultPaths | undefined): VaultPaths | undefined =>
-    v && symlinkInLayout(v) === undefined ? v : undefined;
+    v && symlinkInLayout(v) === undefined ? withWriter(v) : undefined;
   const discovered = () => ({
     project: opened(findProjectVault(options.cwd, env)),
     personal: opened(findPersonalVault(env)),
@@ -664,7 +686,10 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         byRole[page.role] += 1;
       }
       const resolved = [...reg.links.values()].reduce((n, l) => n + l.length, 0);
-      const malformed = reg.diagnostics.filter((d) => d.severity === "error").length;
+      const unmerged = [...reg.pages.values()].filter((p) => p.mergeConflicts).map((p) => p.id);
+      const malformed = reg.diagnostics.filter(
+        (d) => d.severity === "error" && d.code !== MERGE_CONFLICT_CODE,
+      ).length;
       const summary: NonNullable<StatusResult["vault"]> = {
         kind: v.kind,
         root: v.root,
@@ -673,6 +698,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
         byType: Object.fromEntries([...byType].sort(([a], [b]) => (a < b ? -1 : 1))),
         byRole,
         malformed,
+        ...(unmerged.length > 0 ? { mergeConflicts: unmerged } : {}),
         links: {
           resolved,
           missing: reg.linkProblems.filter((p) => p.status === "missing").length,

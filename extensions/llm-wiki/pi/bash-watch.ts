@@ -6,7 +6,9 @@
  * hash are taken; afterwards, a file under `raw/` changed or removed, or an
  * event log that is no longer the old one plus appended lines, is reported
  * in the tool's result (so the agent sees it) and to the user as a warning.
- * It cannot undo the change; it makes sure it is never silent.
+ * It cannot undo the change; it makes sure it is never silent. A call that
+ * moved HEAD (`git pull`, `checkout`, `merge`) is git bringing the files to
+ * a commit: what then matches that commit is not reported.
  *
  * The event log only grows, so it is read as little as possible: its hash is
  * kept with the stat it was taken at, and a log whose size, mtime and inode
@@ -31,6 +33,8 @@ import type {
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import { terminalSafe } from "../lib/safety/text.ts";
+import { uncommittedUnder } from "../lib/vault/git-changes.ts";
+import { findGitRepo, headCommit } from "../lib/vault/git-state.ts";
 import type { VaultPaths } from "../lib/vault/paths.ts";
 import type { WikiHost } from "./wiki-host.ts";
 
@@ -58,6 +62,8 @@ interface VaultSnapshot {
   /** `size:mtimeMs` by absolute path. */
   raw: Map<string, string>;
   events?: LogState;
+  /** The commit checked out before the call, in a git repository. */
+  head?: string;
 }
 
 function stamp(path: string): string | undefined {
@@ -161,23 +167,41 @@ function snapshot(vault: VaultPaths, logs: LogCache): VaultSnapshot {
   const raw = new Map<string, string>();
   rawFiles(vault.raw, raw);
   const events = logBefore(vault.events, logs);
-  return { vault, raw, ...(events ? { events } : {}) };
+  const repo = findGitRepo(vault.root);
+  const head = repo ? headCommit(repo) : undefined;
+  return { vault, raw, ...(events ? { events } : {}), ...(head ? { head } : {}) };
+}
+
+/**
+ * `found` without what git did: when the call moved HEAD (`git pull`,
+ * `checkout`, `merge`), a file that now matches the new commit is git's
+ * doing, the history holds both versions, and nothing is to restore.
+ */
+function notGits(before: VaultSnapshot, found: Map<string, string>): string[] {
+  const all = [...found.values()];
+  if (before.head === undefined || found.size === 0) return all;
+  const repo = findGitRepo(before.vault.root);
+  if (!repo || headCommit(repo) === before.head) return all;
+  const differing = uncommittedUnder(repo, [before.vault.raw, before.vault.events]);
+  if (differing === undefined) return all;
+  const dirty = new Set(differing);
+  return [...found].filter(([path]) => dirty.has(path)).map(([, what]) => what);
 }
 
 /** What changed that must not have: vault-relative paths with what happened to them. */
 function violations(before: VaultSnapshot, logs: LogCache): string[] {
   const { vault } = before;
   const shown = (abs: string) => relative(vault.root, abs).split(sep).join("/");
-  const out: string[] = [];
+  const out = new Map<string, string>();
   for (const [path, was] of before.raw) {
     const now = stamp(path);
-    if (now === undefined) out.push(`${shown(path)} was removed`);
-    else if (now !== was) out.push(`${shown(path)} was changed`);
+    if (now === undefined) out.set(path, `${shown(path)} was removed`);
+    else if (now !== was) out.set(path, `${shown(path)} was changed`);
   }
   if (before.events && !logKept(vault.events, before.events, logs)) {
-    out.push(`${shown(vault.events)} was rewritten (it is append-only)`);
+    out.set(vault.events, `${shown(vault.events)} was rewritten (it is append-only)`);
   }
-  return out;
+  return notGits(before, out);
 }
 
 /** The warning the agent and the user get. */

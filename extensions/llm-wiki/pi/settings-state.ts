@@ -87,6 +87,7 @@ const ABOUT: Record<SettingKey, { about: string; live?: true }> = {
   captureAllowHosts: {
     about: "internal hosts a URL capture may fetch: names, *.suffix, addresses, CIDR ranges",
   },
+  author: { about: "name your writes are recorded under; empty: the git author (user.name)" },
   trajectories: {
     about: "working memory: trajectory capture, distilled skills, skill recall",
     live: true,

@@ -125,6 +125,7 @@ export function createWikiHost(options: WikiHostOptions = {}): WikiHost {
     service = createWikiService({
       cwd: ctx.cwd,
       settings,
+      agent: "pi",
       env: options.env ?? process.env,
       // The views follow the session's writes, debounced; shutdown flushes them (`close`).
       views: {

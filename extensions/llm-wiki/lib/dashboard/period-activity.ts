@@ -28,6 +28,9 @@ const INGESTED_KINDS: ReadonlySet<string> = new Set(["source_ingested", "ingest"
 export interface ActivityPage {
   id: string;
   title?: string;
+  /** Who created it, as its event recorded (the teammate, the agent). */
+  by?: string;
+  agent?: string;
 }
 
 /** A captured or ingested source: its packet id (`SRC-…`) and page, when known. */
@@ -79,7 +82,10 @@ export function periodActivity(
     if (!(t > from && t <= to)) continue;
     events += 1;
     if (PAGE_CREATED_KINDS.has(e.kind) && e.page !== undefined && !created.has(e.page)) {
-      created.set(e.page, titled(e.page));
+      const page = titled(e.page);
+      if (e.by !== undefined) page.by = e.by;
+      if (e.agent !== undefined) page.agent = e.agent;
+      created.set(e.page, page);
     } else if (e.kind === "page_verified" && e.page !== undefined) {
       verified.add(e.page);
     } else if (CAPTURED_KINDS.has(e.kind) || INGESTED_KINDS.has(e.kind)) {

@@ -13,6 +13,7 @@ import type { IndexStatus } from "../index/index-state.ts";
 import type { LintCounts } from "../lint/types.ts";
 import { redactSecrets } from "../safety/redact.ts";
 import { neutraliseLine } from "../safety/text.ts";
+import { whoPhrase } from "../temporal/recent.ts";
 import { recordEvents } from "../vault/events.ts";
 import { writeFrontmatter } from "../vault/frontmatter.ts";
 import type { VaultPaths } from "../vault/paths.ts";
@@ -87,6 +88,11 @@ const pageLink = (id: string) => (/^[\w.-]+(\/[\w.-]+)+$/u.test(id) ? `[[${id}]]
 function digestText(result: Required<Omit<DigestResult, "path" | "diagnostics" | "ok">>): string {
   const a = result.activity;
   const title = (t: string | undefined) => (t === undefined ? "" : ` ${md(t)}`);
+  // Who created it, as its event recorded.
+  const who = (p: { by?: string; agent?: string }) => {
+    const phrase = whoPhrase(p).trim();
+    return phrase === "" ? "" : ` — ${md(phrase)}`;
+  };
   const source = (s: { id?: string; page?: string; title?: string }) =>
     [s.id ? md(s.id) : undefined, s.page ? pageLink(s.page) : undefined]
       .filter((x) => x !== undefined)
@@ -102,7 +108,7 @@ function digestText(result: Required<Omit<DigestResult, "path" | "diagnostics" |
     ...list(a.sourcesCaptured, source),
     "",
     `## Pages created (${a.pagesCreated.length})`,
-    ...list(a.pagesCreated, (p) => `${pageLink(p.id)}${title(p.title)}`),
+    ...list(a.pagesCreated, (p) => `${pageLink(p.id)}${title(p.title)}${who(p)}`),
     "",
     `## Pages updated (${a.pagesUpdated.length})`,
     ...list(a.pagesUpdated, (p) => `${pageLink(p.id)}${title(p.title)}`),

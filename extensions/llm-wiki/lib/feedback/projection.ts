@@ -101,7 +101,7 @@ interface PageSums {
 /** The projection's state, as cached on disk. */
 interface ProjectionState {
   version: typeof STATE_VERSION;
-  /** How much of the log is folded in, and a fingerprint of its start (a replaced log is read anew). */
+  /** How much of the log is folded in, and a fingerprint of it (a replaced or merged log is read anew). */
   logBytes: number;
   logHead: string;
   pages: Record<string, PageSums>;
@@ -109,8 +109,11 @@ interface ProjectionState {
   queries: Record<string, number>;
 }
 
-/** 2: pages' first event kept, choices recorded as pages no longer folded from the log. */
-const STATE_VERSION = 2;
+/**
+ * 2: pages' first event kept, choices recorded as pages no longer folded from the log.
+ * 3: the log's fingerprint holds the bytes before the read point too (a merge reorders lines).
+ */
+const STATE_VERSION = 3;
 const HEAD_BYTES = 256;
 
 /** `w`, stated at `at`, expressed at EPOCH (decay applied at read time, see `decayAt`). */
@@ -208,13 +211,24 @@ export function projectionFile(paths: VaultPaths): string {
   return join(paths.meta, "cache", "feedback-projection.json");
 }
 
+/**
+ * What identifies the log's first `size` bytes: its first and its last
+ * `HEAD_BYTES` before `size`. The head alone misses a merge (`git pull`
+ * with the log's union merge) that put a teammate's lines before ones read
+ * here; the bytes before the read point then differ and the log is replayed.
+ */
 function readHead(file: string, size: number): string {
   if (size === 0) return "";
   const fd = openSync(file, "r");
   try {
-    const buf = Buffer.alloc(Math.min(HEAD_BYTES, size));
-    readSync(fd, buf, 0, buf.length, 0);
-    return buf.toString("base64");
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    readSync(fd, head, 0, head.length, 0);
+    const tailStart = Math.max(head.length, size - HEAD_BYTES);
+    const tail = Buffer.alloc(size - tailStart);
+    if (tail.length > 0) readSync(fd, tail, 0, tail.length, tailStart);
+    return tail.length === 0
+      ? head.toString("base64")
+      : `${head.toString("base64")}:${tail.toString("base64")}`;
   } finally {
     closeSync(fd);
   }

@@ -2,6 +2,7 @@
  * Checks that need only the registry: malformed pages, orphans, and titles
  * or aliases two pages share.
  */
+import { MERGE_CONFLICT_CODE } from "../vault/merge-conflicts.ts";
 import { nameKey } from "../vault/name-key.ts";
 import type { Registry } from "../vault/registry.ts";
 import { RELATION_PARSE_CODES } from "./relation-checks.ts";
@@ -16,12 +17,12 @@ const ENTRY_PAGE_NAMES: ReadonlySet<string> = new Set(["index", "overview", "hom
 /**
  * Every registry diagnostic (unparseable, untyped, unreadable or escaping
  * pages, soft page warnings) but the relation ones, which the relation
- * check reports.
+ * check reports; a page git left unmerged is the merge check's.
  */
 export function malformedFindings(registry: Registry): LintFinding[] {
   return registry.diagnostics
     .filter((d) => !RELATION_PARSE_CODES.has(d.code))
-    .map((d) => ({ ...d, check: "malformed" }));
+    .map((d) => ({ ...d, check: d.code === MERGE_CONFLICT_CODE ? "merge" : "malformed" }));
 }
 
 /** True when `id` names the vault's entry page. */

@@ -9,6 +9,7 @@ import type { VaultKind } from "../vault/paths.ts";
 /** The group of checks a finding comes from; findings are ordered by this list. */
 export const LINT_CHECKS = [
   "index",
+  "merge",
   "malformed",
   "secret",
   "link",

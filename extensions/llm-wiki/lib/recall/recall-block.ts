@@ -49,6 +49,8 @@ export interface RenderableHit {
   trust?: TrustState;
   /** The first few of the page's `sources`. */
   sources?: string[];
+  /** Regions git left unmerged in the page (its text shows both versions). */
+  mergeConflicts?: number;
 }
 
 /** An unresolved conflict between two rendered pages of one vault. */
@@ -280,6 +282,9 @@ function section(hit: RenderableHit, opts: RenderOptions): string {
     hit.trust === "verification-outdated"
       ? "VERIFICATION OUTDATED (checked before its last generation)"
       : hit.trust,
+    hit.mergeConflicts
+      ? "UNRESOLVED MERGE CONFLICT: two versions shown, neither settled; ask before relying on it"
+      : undefined,
     hit.relation ? relationPhrase(hit.relation) : undefined,
     hit.declaredBy ? declaredByPhrase(hit.declaredBy) : undefined,
     hit.proposes?.length && part !== "proposed"

@@ -10,6 +10,7 @@ import type { Assembly } from "../assembly/bundles.ts";
 import type { RetrievalHit } from "../retrieval/retrieval-types.ts";
 import { redactSecrets } from "../safety/redact.ts";
 import { type PageDate, type ShownDate, shownDates } from "../temporal/page-dates.ts";
+import { conflictExcerpt } from "../vault/merge-conflicts.ts";
 import { bodyAfterFrontmatter, hashContent } from "../vault/page.ts";
 import { trustState } from "../vault/provenance.ts";
 import type { VaultHandle } from "../vault-handles.ts";
@@ -110,8 +111,13 @@ export function recallItems(
     };
     const rel = meta?.path ?? `wiki/${a.id}.md`;
     const body = bodyOf(handle, a.id, rel);
+    // A page git left unmerged is quoted by its conflict, both versions, never one alone.
     const excerpt =
-      body === undefined ? hit.excerpt : excerptAround(body, query, AUTOMATIC_RENDER.excerptChars);
+      body === undefined
+        ? hit.excerpt
+        : ((meta?.mergeConflicts
+            ? conflictExcerpt(body, 3 * AUTOMATIC_RENDER.excerptChars)
+            : undefined) ?? excerptAround(body, query, AUTOMATIC_RENDER.excerptChars));
     const heading = body !== undefined && excerpt ? headingBefore(body, excerpt) : undefined;
     const shown = dates.get(`${a.vault}\u0000${a.id}`);
     const item: RecallItem = {
@@ -142,6 +148,7 @@ export function recallItems(
     if (a.proposes) item.proposes = a.proposes;
     const trust = trustState(meta?.provenance);
     if (trust) item.trust = trust;
+    if (meta?.mergeConflicts) item.mergeConflicts = meta.mergeConflicts;
     const sources = meta?.sources.slice(0, MAX_SOURCES_SHOWN) ?? [];
     if (sources.length > 0) item.sources = sources;
     results.push(item);
@@ -172,6 +179,7 @@ export function recallItems(
     if (a.proposes) r.proposes = a.proposes;
     if (item.weak) r.weak = true;
     if (trust) r.trust = trust;
+    if (meta?.mergeConflicts) r.mergeConflicts = meta.mergeConflicts;
     if (sources.length > 0) r.sources = sources;
     if (body && (item.type === "skill" || item.type === "case")) r.body = body;
     renderable.push(r);

@@ -136,6 +136,8 @@ export interface RecallItem extends RetrievalHit {
   lastCommit?: LinkedCommit;
   /** OKF trust, for a page declaring `generated` or `verified`. */
   trust?: TrustState;
+  /** Regions of the page git left unmerged: its text shows both versions until a person resolves them. */
+  mergeConflicts?: number;
   /** The page's `sources` (ids or paths), the first few, for following a claim to its evidence. */
   sources?: string[];
   /** The feedback adjustment its score was multiplied by (1 + this), when recorded feedback moved it. */

@@ -121,6 +121,8 @@ export async function openVaults(
   for (const p of paths) {
     const handle = handles.get(p);
     opened.handles.set(p.kind, handle);
+    // A pull, checkout or merge since the last recall: its pages first, on any policy.
+    if (refreshIndex) await handle.followGit();
     if (plan.automatic) {
       // Every turn: the registry as last refreshed (the Pi host refreshes it
       // when the agent writes a page), never an index write.

@@ -4,9 +4,11 @@
  * then only its new bytes (the log is only ever appended to); a line that
  * does not parse, or has no valid timestamp, is skipped and counted, so a
  * reader can say the log holds lines it could not read (a write cut short
- * by a full disk) rather than drop them unseen.
+ * by a full disk) rather than drop them unseen. A line seen twice (a git
+ * merge can bring one back from both sides) is one event.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
+import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
 
 /** One event as time sees it. */
 export interface TimedEvent {
@@ -20,6 +22,9 @@ export interface TimedEvent {
   title?: string;
   /** `"internal"` for an event only ranking reads (views-hidden, see event-entries.ts). */
   visibility?: string;
+  /** The teammate and the agent that logged it (vault/writer.ts), when recorded. */
+  by?: string;
+  agent?: string;
   /** The line's position in the log: later lines are later events. */
   seq: number;
 }
@@ -36,7 +41,14 @@ interface Cached {
   malformed: number;
   /** Bytes of a last line with no newline yet (a write in progress). */
   partial: string;
+  /** The log's last bytes as read: a log that grew but changed before them (a merge) is read anew. */
+  guard: string;
+  /** Lines taken so far: a line a merge brought twice is one event. */
+  seen: SeenLines;
 }
+
+/** Bytes before the read point compared to tell an append from a merge that inserted lines. */
+const GUARD_BYTES = 256;
 
 const cache = new Map<string, Cached>();
 
@@ -81,6 +93,8 @@ function parseLine(line: string, seq: number): TimedEvent | undefined {
   else if (typeof e.source_id === "string" && e.id === undefined) out.id = e.source_id;
   if (typeof e.title === "string") out.title = e.title;
   if (typeof e.visibility === "string") out.visibility = e.visibility;
+  if (typeof e.by === "string") out.by = e.by;
+  if (typeof e.agent === "string") out.agent = e.agent;
   return out;
 }
 
@@ -97,6 +111,17 @@ function readFrom(path: string, start: number, end: number): string {
     return buffer.subarray(0, read).toString("utf8");
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The `GUARD_BYTES` before `size` (base64), or "" when they cannot be read. */
+function guardAt(path: string, size: number): string {
+  try {
+    return Buffer.from(readFrom(path, Math.max(0, size - GUARD_BYTES), size), "utf8").toString(
+      "base64",
+    );
+  } catch {
+    return "";
   }
 }
 
@@ -135,7 +160,13 @@ export function readEventLog(path: string): EventLogRead {
   if (prev && prev.size === stat.size && prev.mtimeMs === stat.mtimeMs && prev.ino === stat.ino) {
     return prev;
   }
-  const grew = prev !== undefined && prev.ino === stat.ino && stat.size > prev.size;
+  // Same file grown: an append, unless the bytes before the read point
+  // changed (git may give a merged log the inode it freed).
+  const grew =
+    prev !== undefined &&
+    prev.ino === stat.ino &&
+    stat.size > prev.size &&
+    guardAt(path, prev.size) === prev.guard;
   const start = grew ? prev.size : Math.max(0, stat.size - EVENT_LOG_MAX_BYTES);
   let tail: string;
   try {
@@ -151,9 +182,10 @@ export function readEventLog(path: string): EventLogRead {
   if (!grew && start > 0) lines.shift();
   const events = grew ? [...prev.events] : [];
   let malformed = grew ? prev.malformed : 0;
+  const seen: SeenLines = grew ? prev.seen : new Set();
   let seq = events.length;
   for (const line of lines) {
-    if (line.trim() === "") continue;
+    if (line.trim() === "" || !firstSight(seen, line)) continue;
     const e = parseLine(line, seq);
     if (e) {
       events.push(e);
@@ -167,6 +199,8 @@ export function readEventLog(path: string): EventLogRead {
     events,
     malformed,
     partial,
+    guard: guardAt(path, stat.size),
+    seen,
   };
   cache.set(path, read);
   return read;

@@ -38,6 +38,9 @@ export interface RecentEntry {
   /** Another id it carries (a source packet). */
   id?: string;
   title?: string;
+  /** Who logged it: the teammate and the agent, when recorded. */
+  by?: string;
+  agent?: string;
 }
 
 export interface RecentResult {
@@ -123,6 +126,8 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     if (e.page) entry.page = shown(e.page);
     if (e.id) entry.id = shown(e.id);
     if (e.title) entry.title = shown(e.title);
+    if (e.by) entry.by = shown(e.by);
+    if (e.agent) entry.agent = shown(e.agent);
     inside.push(entry);
   }
   // Newest first; events logged in the same millisecond keep the log's order reversed.
@@ -142,6 +147,13 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
   return result;
 }
 
+/** `  by Name (agent)`, `  by Name`, `  (agent)`, or "" when the event does not say. */
+export function whoPhrase(e: { by?: string; agent?: string }): string {
+  if (e.by && e.agent) return `  by ${e.by} (${e.agent})`;
+  if (e.by) return `  by ${e.by}`;
+  return e.agent ? `  (${e.agent})` : "";
+}
+
 /** The listing as text, one change a line. */
 export function renderRecent(result: RecentResult): string {
   if (!result.ok) return "";
@@ -149,7 +161,7 @@ export function renderRecent(result: RecentResult): string {
   if (result.entries.length === 0) return `no changes logged ${window}.`;
   const lines = result.entries.map(
     (e) =>
-      `${e.ts}  ${e.kind}${e.page ? `  ${e.page}` : ""}${e.id ? `  ${e.id}` : ""}${e.title ? `  "${e.title}"` : ""}`,
+      `${e.ts}  ${e.kind}${e.page ? `  ${e.page}` : ""}${e.id ? `  ${e.id}` : ""}${e.title ? `  "${e.title}"` : ""}${whoPhrase(e)}`,
   );
   const more = result.truncated
     ? `\n(${result.total - result.entries.length} older change(s) not shown; narrow the window or raise the limit)`

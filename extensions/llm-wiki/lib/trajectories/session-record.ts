@@ -18,6 +18,7 @@ import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { redactPage } from "../writing/page-redact.ts";
 import { renderPage } from "../writing/page-render.ts";
+import { withWriter } from "../writing/write-page-pipeline.ts";
 import {
   type CaptureTrajectoryInput,
   draftTrajectory,
@@ -128,7 +129,8 @@ export function recordSessionTrajectory(
     ...(created !== undefined ? { created } : {}),
   };
   const draft = sealed(draftTrajectory({ ...input, session }, now), found.id);
-  const rendered = renderPage(redactPage(draft), found.id);
+  // Named as a new page is (write-page-pipeline.ts), so an unchanged session compares equal.
+  const rendered = renderPage(redactPage(withWriter(draft, vault.writer?.())), found.id);
   // Compared as the bytes written: a lone surrogate in a step is written as U+FFFD.
   if (Buffer.from(rendered.text, "utf8").equals(Buffer.from(found.text, "utf8")))
     return { action: "unchanged", id: found.id };

@@ -10,6 +10,7 @@ import { appendEvent } from "./events.ts";
 import { createFileExclusive, makeDirs } from "./fs-safe.ts";
 import { PAGE_FOLDERS, type VaultPaths, vaultPaths } from "./paths.ts";
 import { type RedactionCounts, redactText } from "./redaction.ts";
+import { ensureTeamFiles } from "./team-files.ts";
 import {
   pageTemplate,
   SCHEMA_FILE,
@@ -18,9 +19,7 @@ import {
   wikiSchema,
 } from "./vault-documents.ts";
 
-/** Derived files a vault's git repository should not track (events.jsonl stays tracked). */
-export const VAULT_GITIGNORE =
-  "# Derived by llm-wiki; rebuildable, never authoritative.\nmeta/qmd/\nmeta/cache/\nmeta/registry.json\nmeta/backlinks.json\nmeta/*.lock\n";
+export { VAULT_GITATTRIBUTES, VAULT_GITIGNORE } from "./team-files.ts";
 
 export interface BootstrapOptions {
   root: string;
@@ -91,9 +90,8 @@ function createVault(options: BootstrapOptions): BootstrapResult {
   if (createFileExclusive(vault.config, `${JSON.stringify(config, null, 2)}\n`)) {
     createdPaths.push("config.json");
   }
-  if (createFileExclusive(join(vault.dir, ".gitignore"), VAULT_GITIGNORE)) {
-    createdPaths.push(".gitignore");
-  }
+  // What lets teammates merge with a plain `git pull` (docs/team.md).
+  createdPaths.push(...ensureTeamFiles(vault).created);
   // The manual and templates are the user's once written: an existing copy
   // (ours, edited, or one made for @zosmaai/pi-llm-wiki) is never replaced.
   if (createFileExclusive(join(vault.dir, SCHEMA_FILE), wikiSchema())) {

@@ -14,6 +14,7 @@ import {
   redactValue,
   sumCounts,
 } from "./redaction.ts";
+import type { Writer } from "./writer.ts";
 
 /** One logged event; `kind` says what happened, the rest is its detail. */
 export interface WikiEvent {
@@ -53,10 +54,11 @@ function redactedLine(event: Record<string, unknown>): {
 }
 
 /**
- * `events` as lines stamped `now`, in order; secrets found are added to
- * each event's `redactions` counts (written last on its line) and summed.
+ * `events` as lines stamped `now` and, when given, with their `writer`
+ * (`by`, `agent`), in order; secrets found are added to each event's
+ * `redactions` counts (written last on its line) and summed.
  */
-export function eventLines(events: readonly WikiEvent[], now: Date): EventLines {
+export function eventLines(events: readonly WikiEvent[], now: Date, writer?: Writer): EventLines {
   const ts = now.toISOString();
   let found: RedactionCounts = {};
   let text = "";
@@ -64,6 +66,9 @@ export function eventLines(events: readonly WikiEvent[], now: Date): EventLines 
     // `timestamp` is the key @zosmaai/pi-llm-wiki reads (and writes): the
     // same log stays readable by both; `ts` is ours, read by every older copy.
     const stamped: Record<string, unknown> = { ts, ...event };
+    // Who decided it: the teammate and the agent (vault/writer.ts), unless the event says.
+    if (writer?.name !== undefined && stamped.by === undefined) stamped.by = writer.name;
+    if (writer !== undefined && stamped.agent === undefined) stamped.agent = writer.agent;
     stamped.timestamp = stamped.ts;
     const { line, counts } = redactedLine(stamped);
     const mine = sumCounts(counts);

@@ -41,7 +41,7 @@ export function appendEvents(
   now: Date = new Date(),
 ): RedactionCounts {
   if (events.length === 0) return {};
-  const lines = eventLines(events, now);
+  const lines = eventLines(events, now, paths.writer?.());
   appendLines(paths, lines.text);
   return lines.redactions;
 }

@@ -11,6 +11,12 @@ import {
   FrontmatterTooComplexError,
   readFrontmatter,
 } from "./frontmatter.ts";
+import {
+  bothSides,
+  conflictSide,
+  countMergeConflicts,
+  MERGE_CONFLICT_CODE,
+} from "./merge-conflicts.ts";
 import { type Provenance, parseProvenance } from "./provenance.ts";
 import { parseRelations, parseResolution, type Relation, type Resolution } from "./relations.ts";
 import { textConflictTargets } from "./text-conflicts.ts";
@@ -93,6 +99,12 @@ export interface PageMeta {
    * text-conflicts.ts. Each becomes an unresolved `contradicts` edge.
    */
   textConflicts?: string[];
+  /**
+   * Regions git left unmerged (conflict markers) in the page: its metadata
+   * is one side's, its text shows both (merge-conflicts.ts) until a person
+   * resolves it.
+   */
+  mergeConflicts?: number;
 }
 
 /** A parsed page: its metadata, all frontmatter (unknown keys kept) and body. */
@@ -220,9 +232,12 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
   const text = Buffer.from(bytes)
     .toString("utf8")
     .replace(/^\uFEFF/, "");
+  // A page git could not merge is read from one side (its front matter may
+  // hold the conflict) and shown with both; the file is left to a person.
+  const mergeConflicts = countMergeConflicts(text);
   let parsed: Frontmatter;
   try {
-    parsed = readFrontmatter(text);
+    parsed = readFrontmatter(mergeConflicts > 0 ? conflictSide(text, "ours") : text);
   } catch (error) {
     if (error instanceof FrontmatterLanguageError) {
       return fail(
@@ -281,7 +296,21 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
       );
     }
   }
-  const body = parsed.content;
+  const body =
+    mergeConflicts > 0 ? bothSides(bodyAfterRaw(text) ?? parsed.content) : parsed.content;
+  if (mergeConflicts > 0) {
+    diagnostics.push(
+      diagnostic(
+        MERGE_CONFLICT_CODE,
+        "error",
+        `${path}: ${mergeConflicts} unresolved git merge conflict(s); recall shows both versions until someone resolves it`,
+        {
+          path,
+          repair: `edit ${path}: keep what both versions meant, remove the conflict marker lines, then commit`,
+        },
+      ),
+    );
+  }
   const page: Page = {
     id,
     path,
@@ -319,6 +348,7 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
   if (resolution.resolution) page.resolution = resolution.resolution;
   const conflicts = textConflictTargets(id, body, fm.contradicts);
   if (conflicts.length > 0) page.textConflicts = conflicts;
+  if (mergeConflicts > 0) page.mergeConflicts = mergeConflicts;
   return { ok: true, page, diagnostics };
 }
 
@@ -333,9 +363,16 @@ const FRONTMATTER_BLOCK = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|
 /**
  * The body after a page's frontmatter block, without parsing the YAML: for
  * pages the registry already accepted, where a second parse is wasted work.
- * Undefined when the text has no frontmatter block.
+ * Undefined when the text has no frontmatter block. A region git left
+ * unmerged comes back as both versions, labelled (merge-conflicts.ts).
  */
 export function bodyAfterFrontmatter(text: string): string | undefined {
+  const body = bodyAfterRaw(text);
+  // A region git left unmerged reads as both versions, never as its markers.
+  return body === undefined ? undefined : bothSides(body);
+}
+
+function bodyAfterRaw(text: string): string | undefined {
   const match = FRONTMATTER_BLOCK.exec(text);
   return match ? text.slice(match[0].length) : undefined;
 }

@@ -7,6 +7,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import type { Writer } from "./writer.ts";
 
 export const VAULT_DIR = ".llm-wiki";
 
@@ -45,6 +46,11 @@ export interface VaultPaths {
   events: string;
   qmd: string;
   kind: VaultKind;
+  /**
+   * Who this process's writes are recorded as (vault/writer.ts), asked only
+   * when a write logs an event or creates a page; absent: not recorded.
+   */
+  writer?: () => Writer;
 }
 
 /** Layout of the vault whose `.llm-wiki/` lives in `root`. */

@@ -53,6 +53,8 @@ const RELATION_MEANING: Record<RelationType, string> = {
 
 const LINT_MEANING: Record<LintCheck, string> = {
   index: "the search index is missing, stale or broken (repair: `llm-wiki reindex`)",
+  merge:
+    "a page git could not merge (conflict markers): recall shows both versions until a person resolves it and commits",
   malformed: "a page whose front matter cannot be read, or lacks `type` or `title`",
   secret: "a page that holds something shaped like a credential",
   link: "a link to no page, or to more than one",
@@ -116,6 +118,8 @@ export function wikiSchema(): string {
     "updated: 2026-01-20",
     "verified: 2026-01-20     # last checked against the code (wiki_verify_page)",
     "stale_after: 2026-07-01  # lint reports the page as stale after this day",
+    "author: Ada Lovelace     # written by the tools: the teammate (git author) and",
+    "agent: claude-code       #   the agent that created the page",
     "relations:",
     "  - target: concepts/backoff",
     "    type: qualifies",

@@ -62,7 +62,7 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
       consumed: 0,
       guard: Buffer.alloc(0),
       lines: 0,
-      parsed: { entries: [], internal: 0, bad: 0, diagnostics: [] },
+      parsed: { entries: [], internal: 0, bad: 0, diagnostics: [], seen: new Set() },
     });
   };
 
@@ -79,6 +79,7 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
         whole.toString("utf8").split("\n").slice(0, -1),
         from.lines + 1,
         from.parsed.bad,
+        from.parsed.seen,
       );
       parsed = merge(from.parsed, added);
     }
@@ -95,7 +96,13 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
     if (rest.length === 0) return finishLogRead(parsed);
     // A last line without its newline (a write in progress, or a final event
     // without one) is read as a full read reads it, and parsed again next time.
-    const tail = parseLogLines([rest.toString("utf8")], state.lines + 1, parsed.bad);
+    // Parsed again next time: its sight is not kept.
+    const tail = parseLogLines(
+      [rest.toString("utf8")],
+      state.lines + 1,
+      parsed.bad,
+      new Set(parsed.seen),
+    );
     return finishLogRead(merge(parsed, tail));
   };
 
@@ -141,5 +148,6 @@ function merge(a: ParsedLog, b: ParsedLog): ParsedLog {
     internal: a.internal + b.internal,
     bad: b.bad,
     diagnostics: a.diagnostics.concat(b.diagnostics),
+    seen: b.seen,
   };
 }

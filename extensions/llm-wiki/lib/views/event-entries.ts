@@ -10,6 +10,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { FEEDBACK_EVENT_KIND } from "../feedback/feedback-event.ts";
 import { EVENT_LOG_MAX_BYTES } from "../temporal/event-log.ts";
+import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
 
 /** One event a log shows. */
 export interface LogEntry {
@@ -100,6 +101,8 @@ export interface ParsedLog {
   internal: number;
   bad: number;
   diagnostics: Diagnostic[];
+  /** Lines taken so far: a line a git merge brought twice is shown once. */
+  seen: SeenLines;
 }
 
 /** A read's result from parsed lines: the malformed lines beyond the first few counted in one diagnostic. */
@@ -121,19 +124,21 @@ export function finishLogRead(parsed: ParsedLog): LogRead {
 
 /**
  * Parses `lines` (split on newlines), the first being line `firstLine` of
- * the file, after `badBefore` malformed lines already seen.
+ * the file, after `badBefore` malformed lines already seen; a line already
+ * in `seen` (a repeat a merge brought) is skipped.
  */
 export function parseLogLines(
   lines: readonly string[],
   firstLine: number,
   badBefore: number,
+  seen: SeenLines = new Set(),
 ): ParsedLog {
   const entries: LogEntry[] = [];
   const diagnostics: Diagnostic[] = [];
   let internal = 0;
   let bad = badBefore;
   lines.forEach((raw, i) => {
-    if (raw.trim() === "") return;
+    if (raw.trim() === "" || !firstSight(seen, raw)) return;
     const line = firstLine + i;
     const problem = (reason: string) => {
       bad += 1;
@@ -174,7 +179,7 @@ export function parseLogLines(
     }
     entries.push({ ts: stamp, time, kind, detail, line });
   });
-  return { entries, internal, bad, diagnostics };
+  return { entries, internal, bad, diagnostics, seen };
 }
 
 /** Newest first: by time, then by line (a later line is a later event). */

@@ -9,6 +9,7 @@ import { inlineText, scrubLocalPaths } from "./markdown-text.ts";
 
 const CHECK_TITLES: Record<LintFinding["check"], string> = {
   index: "Search index",
+  merge: "Pages git left unmerged",
   malformed: "Malformed pages",
   secret: "Secrets in pages",
   link: "Links",

@@ -7,9 +7,10 @@
  * view is left to it, and only a missing one is written. Views only this
  * wiki writes (`meta/lint-report.md`) are always written.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
+import { olderSystemKeepsVault } from "../vault/older-system.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 
 /** Whether `rel` (relative to `.llm-wiki/`) is a view the older system writes too. */
@@ -18,19 +19,7 @@ export function isSharedView(rel: string): boolean {
   return rel.startsWith("wiki/") && (rel === "wiki/log.md" || rel.endsWith("/index.md"));
 }
 
-/**
- * True when `@zosmaai/pi-llm-wiki` keeps this vault too: its registry is in
- * `meta/registry.json` (earlier llm-wiki versions' cache there starts
- * `{"version":1,"files":` and does not count).
- */
-export function olderSystemKeepsVault(vault: VaultPaths): boolean {
-  try {
-    const head = readFileSync(vault.legacyRegistry, "utf8").slice(0, 32);
-    return head.trim() !== "" && !head.startsWith('{"version":1,"files":');
-  } catch {
-    return false;
-  }
-}
+export { olderSystemKeepsVault };
 
 /** The info saying which existing views were left to the older system. */
 export function viewsLeftDiagnostic(left: readonly string[]): Diagnostic {

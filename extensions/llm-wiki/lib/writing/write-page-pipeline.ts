@@ -22,6 +22,7 @@
  * place nothing throws for the log or the index.
  */
 import type { VaultPaths } from "../vault/paths.ts";
+import type { Writer } from "../vault/writer.ts";
 import type { PageDraft, PageWrite } from "./page-draft.ts";
 import { placePage } from "./page-place.ts";
 import { recordPage } from "./page-record.ts";
@@ -30,13 +31,25 @@ import { renderPage } from "./page-render.ts";
 
 export type { PageDraft, PageWrite } from "./page-draft.ts";
 
+/** `draft` naming who wrote it (`author`, `agent`) after its own fields, unless it already does. */
+export function withWriter<T extends { data: Record<string, unknown> }>(
+  draft: T,
+  writer: Writer | undefined,
+): T {
+  if (writer === undefined) return draft;
+  const data = { ...draft.data };
+  if (writer.name !== undefined && data.author === undefined) data.author = writer.name;
+  if (data.agent === undefined) data.agent = writer.agent;
+  return { ...draft, data };
+}
+
 /**
  * Writes `draft` at its first free slug and logs its events; never replaces
  * a file. Returns `created: false` (nothing written, nothing logged) when
  * `draft.isSame` recognised the page at a taken slug.
  */
 export function writePage(vault: VaultPaths, draft: PageDraft, now: Date): PageWrite {
-  const redacted = redactPage(draft);
+  const redacted = redactPage(withWriter(draft, vault.writer?.()));
   const rendered = renderPage(redacted, `${draft.folder}/${draft.base}`);
   const placed = placePage(vault, { ...draft, title: String(rendered.data.title) }, rendered.text);
   if (!placed.created) return { ...placed, diagnostics: [] };

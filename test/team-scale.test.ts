@@ -1,0 +1,41 @@
+/**
+ * The team at a size that runs in seconds (`pnpm benchmark:team` runs it
+ * large): writers in their own clones of one bare repository, each writing
+ * through one host's path — the MCP server a client keeps open, the CLI,
+ * the service as Pi hosts it — with pulls and pushes interleaved at random
+ * (a fresh seed each run, printed). No plain pull leaves a conflicted file,
+ * no event or page is lost, each host's first recall after a pull finds the
+ * page a teammate just pushed, and every clone's recall answers for every
+ * page after the last pull.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { runTeamScale } from "../scripts/bench/team-scale.ts";
+import { CLI } from "./helpers/cli.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
+import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
+
+afterEach(() => removeTempDirs());
+
+describe("a team of writers on every host", () => {
+  it("merges every pull cleanly and loses nothing, and every recall follows", async () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    console.log(`team-scale seed ${seed}`);
+    const report = await runTeamScale({
+      root: makeTempDir("llm-wiki-team-scale-"),
+      writers: 4,
+      writesPerWriter: 3,
+      seed,
+      hosts: ["pi", "mcp", "cli", "mcp"],
+      cli: CLI,
+      mcpServer: SERVER,
+    });
+    expect(report.writes).toBe(12);
+    expect(report.conflicts).toEqual([]);
+    expect(report.lostEvents).toEqual([]);
+    expect(report.lostPages).toEqual([]);
+    expect(report.unanswered).toEqual([]);
+    const followed = report.pulls.filter((p) => p.found !== undefined);
+    expect(followed.length).toBeGreaterThan(0);
+    expect(followed.filter((p) => !p.found)).toEqual([]);
+  });
+});
