@@ -80,6 +80,12 @@ export interface AssemblyOptions {
   /** False: the ranked list as retrieved, each page its own bundle (labels only, no packing rule). */
   expand: boolean;
   now: Date;
+  /**
+   * False: a card's `sources:` are not brought in as its evidence. Priming
+   * orients a session with several cards in a small block; a card's sources
+   * there pushed the other cards out.
+   */
+  listedSources?: boolean;
 }
 
 export interface AssembledItem {
@@ -493,7 +499,7 @@ export function assemble(
       const declared = around.filter((n) => isEvidenceEdge(n) && !ownCard(n)).sort(byRank);
       // A page both declared and listed keeps its declared relation; a listed
       // page the query found ranks with the declared ones, the rest follow as listed.
-      const listed = listedSources(v, card).filter(
+      const listed = (opts.listedSources === false ? [] : listedSources(v, card)).filter(
         (n) =>
           !placed.has(key(v.kind, n.id)) && !ownCard(n) && !declared.some((d) => d.id === n.id),
       );

@@ -36,6 +36,7 @@ export function assembleHits(
     automatic: plan.automatic,
     expand: expand && !plan.typeFilter,
     now: plan.now,
+    listedSources: !plan.priming,
   });
   const exclude = plan.exclude;
   if (exclude) {
