@@ -117,14 +117,31 @@ function viaCli(root: string, calls: Call[]) {
   });
 }
 
-/** Every page file of a vault, path → text, the day of writing taken out. */
+/**
+ * Every page file of a vault, path → text, the day of writing and the
+ * writing agent taken out: each host records its own (`agents`).
+ */
 function pages(root: string): Record<string, string> {
   const wiki = join(root, ".llm-wiki", "wiki");
   const out: Record<string, string> = {};
   for (const entry of readdirSync(wiki, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
     const abs = join(entry.parentPath, entry.name);
-    out[abs.slice(wiki.length + 1)] = readFileSync(abs, "utf8").replace(WHEN, "WHEN");
+    out[abs.slice(wiki.length + 1)] = readFileSync(abs, "utf8")
+      .replace(WHEN, "WHEN")
+      .replace(/^agent: .*$/gm, "agent: AGENT");
+  }
+  return out;
+}
+
+/** The agents a vault's pages name (who wrote them: `pi`, `cli`, an MCP client's name). */
+function agents(root: string): Set<string> {
+  const wiki = join(root, ".llm-wiki", "wiki");
+  const out = new Set<string>();
+  for (const entry of readdirSync(wiki, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".md")) continue;
+    const text = readFileSync(join(entry.parentPath, entry.name), "utf8");
+    for (const m of text.matchAll(/^agent: (.*)$/gm)) out.add(m[1] ?? "");
   }
   return out;
 }
@@ -145,6 +162,10 @@ describe("wiki_ensure_page relations and sources across hosts", () => {
     expect(undated(cli)).toEqual(undated(pi));
     expect(pages(roots.mcp)).toEqual(pages(roots.pi));
     expect(pages(roots.cli)).toEqual(pages(roots.pi));
+    // Each host says who wrote its pages.
+    expect(agents(roots.pi)).toEqual(new Set(["pi"]));
+    expect(agents(roots.cli)).toEqual(new Set(["cli"]));
+    expect([...agents(roots.mcp)]).not.toContain("pi");
 
     const [created, related, added, again, unknownType, noScope] = pi as Array<
       Record<string, unknown>
