@@ -54,8 +54,11 @@ function sharedStreamPdf(pages: number, streamBytes: number): Buffer {
     push("\nendobj\n");
   };
   const x = randomInt(1, 500);
-  const op = `BT /F1 12 Tf 72 720 Td (Slow ${x}) Tj ET\n${`1 0 0 1 0 0 cm ${x} 0 m 1 1 l S\n`.repeat(50)}`;
-  const raw = Buffer.from(op.repeat(Math.ceil(streamBytes / op.length)), "latin1");
+  // One line of text per page: on a fast machine a line repeated through
+  // the stream ran into the capture's text limit before its deadline.
+  const text = `BT /F1 12 Tf 72 720 Td (Slow ${x}) Tj ET\n`;
+  const op = `1 0 0 1 0 0 cm ${x} 0 m 1 1 l S\n`.repeat(50);
+  const raw = Buffer.from(text + op.repeat(Math.ceil(streamBytes / op.length)), "latin1");
   const data = deflateSync(raw, { level: 9 });
   const first = 3;
   const content = first + pages;
