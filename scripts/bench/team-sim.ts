@@ -11,6 +11,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { mulberry32 } from "../test-models/mulberry32.ts";
 
 /** One write a teammate makes in a round (through the CLI unless said). */
 export interface TeamWrite {
@@ -56,16 +57,7 @@ export interface TeamRun {
 }
 
 /** A small seeded generator (mulberry32): the same seed, the same interleaving. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = mulberry32;
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
