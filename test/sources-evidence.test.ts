@@ -157,6 +157,19 @@ const call = async (client: Client, name: string, args: Record<string, unknown>)
 const textOfResult = (result: CallToolResult) =>
   result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
+/** A Pi session on `project` whose extension reads `settings` (the per-test home points elsewhere). */
+async function piOn(project: string, settings?: Record<string, unknown>) {
+  const scratch = makeTempDir("llm-wiki-sources-pi-");
+  const agentDir = join(scratch, "agent");
+  mkdirSync(agentDir);
+  vi.stubEnv("PI_CODING_AGENT_DIR", agentDir);
+  if (settings)
+    writeFileSync(join(agentDir, "settings.json"), `${JSON.stringify({ "llm-wiki": settings })}\n`);
+  const pi = await startPi({ root: scratch, agentDir, project });
+  sessions.push(pi);
+  return pi;
+}
+
 describe("a card's sources are its evidence", () => {
   it("in the CLI's text and --json, the MCP server and a Pi session alike", async () => {
     const f = fixture();
@@ -191,17 +204,7 @@ describe("a card's sources are its evidence", () => {
     const shape = (r: RecallResult) => r.results.map((x) => [x.id, x.part, x.bundle]);
     expect(shape(viaMcp)).toEqual(shape(cli));
 
-    const scratch = makeTempDir("llm-wiki-sources-pi-");
-    const agentDir = join(scratch, "agent");
-    mkdirSync(agentDir);
-    // Where the extension reads its settings (the per-test home points elsewhere).
-    vi.stubEnv("PI_CODING_AGENT_DIR", agentDir);
-    writeFileSync(
-      join(agentDir, "settings.json"),
-      `${JSON.stringify({ "llm-wiki": { autoRecall: false, sessionPriming: false } })}\n`,
-    );
-    const pi = await startPi({ root: scratch, agentDir, project: f.root });
-    sessions.push(pi);
+    const pi = await piOn(f.root, { autoRecall: false, sessionPriming: false });
     pi.script([fauxToolCall("wiki_recall", { query: f.query, mode: "lexical" })], "done");
     await pi.session.prompt("what do we know");
     const [answer] = toolResults(pi.session);
@@ -328,13 +331,7 @@ describe("a source that names nothing", () => {
     expect(mcp.structuredContent).toMatchObject(expected);
     expect(textOfResult(mcp)).toContain(`warning: Source "${unknown}" names no page`);
 
-    const scratch = makeTempDir("llm-wiki-sources-pi-write-");
-    const agentDir = join(scratch, "agent");
-    mkdirSync(agentDir);
-    // Where the extension reads its settings (the per-test home points elsewhere).
-    vi.stubEnv("PI_CODING_AGENT_DIR", agentDir);
-    const pi = await startPi({ root: scratch, agentDir, project: f.root });
-    sessions.push(pi);
+    const pi = await piOn(f.root);
     pi.script([fauxToolCall("wiki_ensure_page", { ...args, title: `${args.title} pi` })], "done");
     await pi.session.prompt("write it down");
     const [written] = toolResults(pi.session);
