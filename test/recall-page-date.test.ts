@@ -46,6 +46,19 @@ function decisionPages(topic: string): Record<string, string> {
 
 const byId = (r: RecallResult, id: string) => r.results.find((x) => x.id === id);
 
+const MONTHS = ["June", "July", "August", "September", "October", "November", "December"];
+/** A month no decision is dated in (both are dated January to April), fresh each run. */
+function emptyMonth(topic: string): { question: string; note: string } {
+  const i = Math.floor(Math.random() * MONTHS.length);
+  const month = String(i + 6).padStart(2, "0");
+  const last = new Date(Date.UTC(2026, i + 6, 0)).getUTCDate();
+  return {
+    question: `what did we decide about the ${topic} in ${MONTHS[i]} 2026`,
+    note: `None of these pages is dated in the time asked about (since 2026-${month}-01 until 2026-${month}-${last}): they match its subject, not its time.`,
+  };
+}
+const NOTE_START = "None of these pages is dated in the time asked about";
+
 describe("the CLI: the date a time question judges by is the date shown", () => {
   afterEach(removeTempDirs);
 
@@ -72,6 +85,21 @@ describe("the CLI: the date a time question judges by is the date shown", () => 
       edited: "2026-03-10",
     });
     expect(asked.rendered).toContain(SHOWN);
+
+    // A time no page is dated in: the decisions still answer the subject, and
+    // every form says none is from that time; where one is, nothing says so.
+    expect(asked.window?.pagesInside).toBeGreaterThan(0);
+    expect(asked.rendered).not.toContain(NOTE_START);
+    expect(text.stdout).not.toContain("none of these is");
+    const empty = emptyMonth(topic);
+    const outside = JSON.parse(recall("--json", empty.question).stdout) as RecallResult;
+    expect(outside.results.map((r) => r.id)).toContain("decisions/early");
+    expect(outside.window?.pagesInside).toBe(0);
+    expect(outside.rendered).toContain(empty.note);
+    expect(recall(empty.question).stdout).toMatch(/\("in \w+ 2026"\), and none of these is\)/);
+    // A question about that time alone: nothing is dated in it, and the answer says so.
+    const only = recall(empty.question.replace(` about the ${topic}`, ""));
+    expect(only.stdout).toMatch(/^0 page\(s\) .*: no page dated in that time answers it\.$/m);
 
     // No time question: the same page, the same date.
     const plain = recall("--json", `${topic} choice`);
@@ -125,6 +153,12 @@ describe("the MCP server: the same date in the text and the structured result", 
       date: "2026-01-20",
       edited: "2026-03-10",
     });
+
+    const empty = emptyMonth(topic);
+    const outside = await call("wiki_recall", { query: empty.question, mode: "lexical" });
+    const [said] = outside.content;
+    expect(said?.type === "text" ? said.text : "").toContain(empty.note);
+    expect(metaResult<RecallResult>(outside).window?.pagesInside).toBe(0);
   });
 });
 
@@ -147,6 +181,7 @@ describe("Pi: the same date in the injected block and the tool's details", () =>
     expect(injected).toContain(SHOWN);
     expect(injected).not.toMatch(EDIT_AS_DATE);
 
+    expect(injected).not.toContain(NOTE_START);
     const [tool] = toolResults(pi.session);
     expect(tool?.toolName).toBe("wiki_recall");
     expect(tool && textOf(tool)).toContain(SHOWN);

@@ -319,7 +319,7 @@ describe("recall with a time window (real vault, real index)", () => {
     const service = serviceFor(vault.root);
     await service.reindex({ scope: "all" });
     const r = await service.recall({ query: "reranking", mode: "lexical", since: lastWeek, now });
-    expect(r.window).toEqual({ since: lastWeek, origin: "explicit" });
+    expect(r.window).toEqual({ since: lastWeek, origin: "explicit", pagesInside: 1 });
     expect(r.results[0]?.id).toBe("sources/reranking-review");
 
     for (const [since, until, code] of [

@@ -27,6 +27,7 @@ import { retrieve } from "./retrieval.ts";
 import type { WikiSettings } from "./settings.ts";
 import { recallWindow } from "./temporal/recall-window.ts";
 import { answerTimeQuestion, timeQuestion } from "./temporal/time-question.ts";
+import { inWindow, type TimeWindow } from "./temporal/time-window.ts";
 import type { VaultPaths } from "./vault/paths.ts";
 import type { VaultHandles } from "./vault-handles.ts";
 
@@ -122,7 +123,9 @@ export async function recallOperation(
     ),
   );
   const pageCount = Math.max(0, ...timed.vaults.map((v) => v.pages.size));
-  const fitted = clock.run("fit", () => fitToBudget(plan, settings, assembled, pageCount));
+  const fitted = clock.run("fit", () =>
+    fitToBudget(plan, settings, assembled, pageCount, timed.window),
+  );
   const diagnostics = [
     ...opened.notes,
     ...timed.diagnostics,
@@ -143,9 +146,16 @@ export async function recallOperation(
     trace: outcome.trace,
     durationMs: outcome.durationMs,
     stages: clock.stages,
-    ...(timed.window ? { window: timed.window } : {}),
+    ...(timed.window
+      ? { window: { ...timed.window, pagesInside: datedInside(assembled.results, timed.window) } }
+      : {}),
     ...(plan.exclude ? { alreadyGiven: alreadyGiven(outcome.hits, plan.exclude) } : {}),
   };
+}
+
+/** How many of `items` are dated inside `window`. */
+function datedInside(items: readonly { date?: string }[], window: TimeWindow): number {
+  return items.filter((r) => r.date !== undefined && inWindow(r.date, window)).length;
 }
 
 /** How many of `hits` the context already holds. */

@@ -282,11 +282,16 @@ export function renderRecallResult(
   // Nothing reached the floor: the closest pages, said to be weak.
   const weak =
     result.results.length > 0 && result.results.every((r) => r.weak || r.part !== "card");
-  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}` : ""})${weak ? ": no page reached the confidence floor; the closest matches, weak" : ""}`;
+  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}${result.window.pagesInside === 0 && result.results.length > 0 ? ", and none of these is" : ""}` : ""})${weak ? ": no page reached the confidence floor; the closest matches, weak" : ""}`;
   if (result.results.length === 0) {
     // A search the turn budget cut found nothing because it did not look.
     const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
-    return `${head}: ${cut ? "not searched in time (turn budget), which is not the same as no memory" : "no reliable memory found"}.${fellBack}${tail}`;
+    const none = cut
+      ? "not searched in time (turn budget), which is not the same as no memory"
+      : result.window
+        ? "no page dated in that time answers it"
+        : "no reliable memory found";
+    return `${head}: ${none}.${fellBack}${tail}`;
   }
   const lines = result.results.map((r, i) => {
     // A card opens its bundle; what its relations brought in is indented under it.

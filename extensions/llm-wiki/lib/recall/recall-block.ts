@@ -6,6 +6,7 @@
  */
 import type { BundlePart, Declaration, ItemRelation } from "../assembly/bundles.ts";
 import { neutraliseFenceTag, neutraliseLine, neutraliseText } from "../safety/text.ts";
+import { inWindow, type TimeWindow } from "../temporal/time-window.ts";
 import type { TrustState } from "../vault/provenance.ts";
 
 /** One recalled page, as retrieval hands it to rendering. */
@@ -68,6 +69,8 @@ export interface RenderOptions {
   inlineChars: number;
   /** Render links and one-line descriptions only (large vaults). */
   linksFirst: boolean;
+  /** The time the question asked about: the block says when no page is dated in it. */
+  window?: Pick<TimeWindow, "since" | "until">;
 }
 
 export const AUTOMATIC_RENDER: Readonly<RenderOptions> = Object.freeze({
@@ -382,6 +385,25 @@ export interface FittedBlock {
   shortened: number;
 }
 
+/**
+ * A line for a time question none of whose pages is dated in its window: the
+ * model must not read a March date as an answer to "in Q3". Dates only, never
+ * the query's words, so nothing a user typed reaches the block's frame.
+ */
+function outsideNote(
+  hits: readonly RenderableHit[],
+  window: Pick<TimeWindow, "since" | "until">,
+): string {
+  if (hits.some((h) => h.date !== undefined && inWindow(h.date, window))) return "";
+  const span = [
+    window.since ? `since ${window.since}` : undefined,
+    window.until ? `until ${window.until}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(" ");
+  return `\nNone of these pages is dated in the time asked about (${span}): they match its subject, not its time.`;
+}
+
 /** Whether a hit brings text of its own to a section (an excerpt, or an inlined body). */
 const hasText = (hit: RenderableHit, opts: RenderOptions) =>
   hit.body !== undefined || (!opts.linksFirst && hit.excerpt !== undefined);
@@ -395,7 +417,8 @@ export function fitRecall(
   const kept: RenderableHit[] = [];
   let shortened = 0;
   if (hits.length === 0) return { text: "", kept, shortened };
-  const frame = `${OPEN}\n${PREAMBLE}\n\n\n${CLOSE}`;
+  const head = opts.window ? `${PREAMBLE}${outsideNote(hits, opts.window)}` : PREAMBLE;
+  const frame = `${OPEN}\n${head}\n\n\n${CLOSE}`;
   let budget = opts.maxChars - frame.length;
   const bundles: RenderableHit[][] = [];
   hits.forEach((hit, i) => {
@@ -424,7 +447,7 @@ export function fitRecall(
   }
   if (sections.length === 0) return { text: "", kept, shortened };
   return {
-    text: `${OPEN}\n${PREAMBLE}\n\n${sections.join("\n\n")}\n${CLOSE}`,
+    text: `${OPEN}\n${head}\n\n${sections.join("\n\n")}\n${CLOSE}`,
     kept,
     shortened,
   };

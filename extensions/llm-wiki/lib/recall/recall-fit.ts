@@ -9,6 +9,7 @@
 import { type Diagnostic, diagnostic } from "../diagnostics.ts";
 import { PRIMING_EXCERPT_CHARS, PRIMING_MAX_CHARS } from "../retrieval-policy.ts";
 import type { WikiSettings } from "../settings.ts";
+import type { TimeWindow } from "../temporal/time-window.ts";
 import type { Assembled } from "./recall-assemble.ts";
 import { AUTOMATIC_RENDER, fitRecall, LINKS_FIRST_PAGE_THRESHOLD } from "./recall-block.ts";
 import type { RecallPlan } from "./recall-plan.ts";
@@ -47,12 +48,17 @@ function cutDiagnostic(
   );
 }
 
-/** Renders `assembled` within the budget; `pageCount` is the largest searched vault's size. */
+/**
+ * Renders `assembled` within the budget; `pageCount` is the largest searched
+ * vault's size, `window` the time the question asked about (the block says
+ * when none of its pages is dated in it).
+ */
 export function fitToBudget(
   plan: RecallPlan,
   settings: WikiSettings,
   assembled: Assembled,
   pageCount: number,
+  window?: TimeWindow,
 ): Fitted {
   const maxChars = plan.priming
     ? Math.min(PRIMING_MAX_CHARS, settings.recallMaxChars)
@@ -67,6 +73,7 @@ export function fitToBudget(
         ? { excerptChars: PRIMING_EXCERPT_CHARS, inlineChars: PRIMING_EXCERPT_CHARS }
         : {}),
       linksFirst: pageCount > LINKS_FIRST_PAGE_THRESHOLD,
+      ...(window ? { window } : {}),
     },
     assembled.conflicts,
   );

@@ -165,8 +165,12 @@ export interface RecallResult {
   durationMs: number;
   /** Each stage of the recall pipeline in the order it ran, and its time (see recall-operation.ts). */
   stages: RecallStage[];
-  /** The time window pages were preferred in (from the query's words and `since`/`until`). */
-  window?: TimeWindow;
+  /**
+   * The time window pages were preferred in (from the query's words and
+   * `since`/`until`), and how many of the results are dated inside it: none
+   * means the list answers the subject but not the time.
+   */
+  window?: TimeWindow & { pagesInside: number };
   /**
    * The mode each searched vault answered in, and why one answered in a
    * cheaper mode than asked (`modeUsed` is the least of them).

@@ -698,7 +698,7 @@ export function combineWindows(
 }
 
 /** Whether a `YYYY-MM-DD` date falls inside the window. */
-export function inWindow(date: string, window: TimeWindow): boolean {
+export function inWindow(date: string, window: Pick<TimeWindow, "since" | "until">): boolean {
   const day = date.slice(0, 10);
   return (
     (window.since === undefined || day >= window.since) &&
