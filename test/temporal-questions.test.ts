@@ -69,6 +69,11 @@ describe("time expressions, relative to now", () => {
       ["incidents last summer", JUNE, { since: "2025-06-01", until: "2025-08-31" }],
       ["incidents last summer", new Date("2026-12-07T00:00:00Z"), { since: "2026-06-01" }],
       ["what did we decide this spring", JUNE, { since: "2026-03-01", until: "2026-05-31" }],
+      // A season after a preposition, without its year: the latest one begun.
+      ["what did we decide in the spring", JUNE, { since: "2026-03-01", until: "2026-05-31" }],
+      ["outages during the winter", JUNE, { since: "2025-12-01", until: "2026-02-28" }],
+      ["what broke in the fall", JUNE, { since: "2025-09-01", until: "2025-11-30" }],
+      ["changes since the summer", new Date("2026-12-07T00:00:00Z"), { since: "2026-06-01" }],
       ["what broke in H1 2026", JUNE, { since: "2026-01-01", until: "2026-06-30" }],
       ["decisions in the second half of 2025", JUNE, { since: "2025-07-01", until: "2025-12-31" }],
       ["decisions made in late 2025", JUNE, { since: "2025-09-01", until: "2025-12-31" }],
@@ -115,6 +120,7 @@ describe("time expressions, relative to now", () => {
       "summer interns start on the parser",
       "the second half of the file",
       "fall back to the cache when the spring config is missing",
+      "a spring boot app with a winter theme",
       "late binding in the h1 header parser",
     ]) {
       expect(window(q, JUNE), q).toBeUndefined();

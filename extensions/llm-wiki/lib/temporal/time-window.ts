@@ -333,6 +333,18 @@ const PERIODS: PeriodRule[] = [
     },
   },
   {
+    // "in the spring", "during winter": a season after a preposition is the
+    // latest one begun, as a month without its year is.
+    re: "(spring|summer|autumn|fall|winter)",
+    may: "spring|summer|autumn|fall|winter",
+    bare: false,
+    span: (m, t) => {
+      const season = SEASON_START[m[1] ?? ""] ?? 0;
+      const { y } = ymd(t);
+      return seasonSpan(seasonSpan(y, season).from <= t ? y : y - 1, season);
+    },
+  },
+  {
     re: `(?:the )?(first|second|1st|2nd) half,? (?:of )?(${YEAR})|h([12])(?:,? |-|/)?(${YEAR})`,
     may: "half|h[12]",
     span: (m) => {
