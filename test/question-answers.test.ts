@@ -57,7 +57,7 @@ function writeVault(root: string, subject: string, other: string) {
   );
   page(
     ids.checklist,
-    `---\ntype: skill\ntitle: "Release steps"\nstatus: stable\ncreated: 2026-01-20\n---\n\n# Release steps\n\n1. Choose the version number.\n2. Tag and build.\n3. Drain the ${subject} consumers before restarting each worker.\n`,
+    `---\ntype: skill\ntitle: "Release steps"\nstatus: stable\ncreated: 2026-01-20\n---\n\n# Release steps\n\n1. Choose the version number.\n2. Tag and build.\n3. Drain the ${subject} consumers before restarting each worker.\n4. Drop the stale build caches.\n`,
   );
   page(
     ids.session,
@@ -108,6 +108,11 @@ describe("reading a question: its intent and its subject", () => {
     const cases: Array<[string, string | undefined]> = [
       [`why did we choose ${x}`, "decision"],
       [`what did we decide about ${x}`, "decision"],
+      // Verbs of a changed decision say the intent, not the subject.
+      [`why did we drop ${x}`, "decision"],
+      [`why did we switch to ${x}`, "decision"],
+      [`why did we move away from ${x}`, "decision"],
+      [`why did we replace ${x}`, "decision"],
       [`why ${x} and not ${y}`, "decision"],
       [`who owns ${x}`, "owner"],
       [`how do I rotate the ${x} keys`, "howto"],
@@ -127,7 +132,19 @@ describe("reading a question: its intent and its subject", () => {
       expect(read.intent?.name, question).toBe(intent);
       expect(read.subject, question).toContain(x);
       if (intent === undefined) continue;
-      for (const w of ["choose", "decide", "owns", "outage", "happened", "picture", "someone"])
+      for (const w of [
+        "choose",
+        "decide",
+        "drop",
+        "switch",
+        "move",
+        "replace",
+        "owns",
+        "outage",
+        "happened",
+        "picture",
+        "someone",
+      ])
         expect(read.subject.split(" "), question).not.toContain(w);
     }
     // Nothing but intent: searched as asked.
@@ -175,7 +192,12 @@ describe("reading a question: its intent and its subject", () => {
 
 describe("questions of intent reach the page that answers them (CLI)", () => {
   it("why did we choose X: the decision record first, never the page with the rare word", () => {
-    for (const q of [`why did we choose ${subject}`, `what did we decide about ${subject}`]) {
+    for (const q of [
+      `why did we choose ${subject}`,
+      `what did we decide about ${subject}`,
+      // "drop" is a rare word of the checklist; the question is about leaving the other system.
+      `why did we drop ${other}`,
+    ]) {
       const answer = recall(q);
       expect(cards(answer)[0], q).toBe(ids.decision);
       expect(cards(answer).indexOf(ids.checklist), q).not.toBe(0);

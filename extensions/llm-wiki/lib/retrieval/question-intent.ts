@@ -56,7 +56,7 @@ const RULES: readonly IntentRule[] = [
     kinds: ["decision"],
     asks: /\b(why (did|do|does|are|were|was|have|has|would|should|is) (we|i|you|they|the team|it|our)\b|why (we|not)\b|what (changed|did we change)|came out of|outcome of|(we )?ended up|why \S+ (and not|over|instead of|rather than|vs\.?|versus)\b|decid\w*|decision\w*|chose|choos\w*|chosen|choice|picked|pick (\S+ )?over|went with|go with|going with|opt(ed)? for|settled? on|rationale|trade-?offs?|instead of|rather than|versus|\bvs\.?( |$)|and not\b)/,
     words:
-      /\b(decid(e|ed|es|ing)|chose|choos(e|es|ing)|chosen|picked|pick|went with|go with|going with|opt(ed)? for|settled? on|rationale|reasons?|reasoning|trade-?offs?|instead of|rather than|versus|vs)\b/gi,
+      /\b(decid(e|ed|es|ing)|chose|choos(e|es|ing)|chosen|picked|pick|went with|go with|going with|opt(ed)? for|settled? on|rationale|reasons?|reasoning|trade-?offs?|instead of|rather than|versus|vs|drop(ped)?|ditch(ed)?|abandon(ed)?|replac(e|ed|ing)|switch(ed)?( (to|from|away from|over to))?|mov(e|ed) (away from|off|to)|migrat(e|ed) (from|off|to)|stop(ped)? using|get rid of|got rid of)\b/gi,
   },
   {
     name: "finding",
