@@ -121,6 +121,9 @@ describe("reading a question: its intent and its subject", () => {
       [`give me the big picture of ${x}`, "overview"],
       [`how long can someone keep ${x} offline`, "requirement"],
       [`what did we find when we profiled ${x}`, "finding"],
+      // Where something goes: the closing verb asks, it names nothing ("go" is a language).
+      [`where do the ${x} logs go`, "location"],
+      [`where does ${x} end up`, "location"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.
@@ -139,6 +142,7 @@ describe("reading a question: its intent and its subject", () => {
         "switch",
         "move",
         "replace",
+        "go",
         "owns",
         "outage",
         "happened",
@@ -157,6 +161,8 @@ describe("reading a question: its intent and its subject", () => {
     expect(readQuestion(`test the ${x} reconnect logic`).instruction).toBe(true);
     expect(readQuestion(`test passes locally but fails in ${x}`).instruction).toBeUndefined();
     expect(readQuestion(`${x} cache ttl`).instruction).toBeUndefined();
+    // "go" that names the language stays the subject.
+    expect(readQuestion(`where do we pin the go version for ${x}`).subject).toContain("go");
     expect(readQuestion(`why did we choose ${x}`).instruction).toBeUndefined();
   });
 

@@ -24,6 +24,7 @@ export interface QuestionIntent {
     | "requirement"
     | "overview"
     | "explain"
+    | "location"
     | "finding"
     | "why";
   /** The kinds of page that answer it, best first. */
@@ -102,6 +103,14 @@ const RULES: readonly IntentRule[] = [
     asks: /\b(big picture|overview|high[- ]level|at a glance|fits? together|put together|bird'?s[- ]eye)\b/,
     words:
       /\b(big picture|overview|high[- ]level|at a glance|fits? together|put together|bird'?s[- ]eye( view)?|give me)\b/gi,
+  },
+  {
+    // "where do build logs go": the closing verb asks where, it names nothing
+    // ("go" is a language on a fifth of a team's pages).
+    name: "location",
+    kinds: ["entity", "concept"],
+    asks: /^where (do|does|did|should|will|would|can) .+ (go|end up|live|land|get stored|get sent)\W*$/,
+    words: /\b(go|end up|live|land|get stored|get sent)(?=\W*$)/gi,
   },
   {
     name: "explain",
