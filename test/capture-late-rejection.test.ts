@@ -22,6 +22,7 @@ import {
   spawnRawServer,
   type WireMessage,
 } from "./helpers/mcp-child.ts";
+import { pdfFile } from "./helpers/pdf-file.ts";
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const started: RawServer[] = [];
@@ -39,20 +40,6 @@ const GUARD_MS = 240_000;
  * interpret, no text to run into the text limit first).
  */
 function sharedStreamPdf(pages: number, streamBytes: number): Buffer {
-  const parts: Buffer[] = [];
-  const offsets: number[] = [];
-  let size = 0;
-  const push = (chunk: Buffer | string) => {
-    const b = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
-    parts.push(b);
-    size += b.length;
-  };
-  const object = (n: number, body: (Buffer | string)[]) => {
-    offsets[n - 1] = size;
-    push(`${n} 0 obj\n`);
-    for (const b of body) push(b);
-    push("\nendobj\n");
-  };
   const x = randomInt(1, 500);
   // One line of text per page: on a fast machine a line repeated through
   // the stream ran into the capture's text limit before its deadline.
@@ -63,26 +50,16 @@ function sharedStreamPdf(pages: number, streamBytes: number): Buffer {
   const first = 3;
   const content = first + pages;
   const font = content + 1;
-  push("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n");
-  object(1, ["<< /Type /Catalog /Pages 2 0 R >>"]);
   const kids = Array.from({ length: pages }, (_, i) => `${first + i} 0 R`).join(" ");
-  object(2, [`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`]);
-  for (let i = 0; i < pages; i++) {
-    object(first + i, [
+  return pdfFile([
+    ["<< /Type /Catalog /Pages 2 0 R >>"],
+    [`<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`],
+    ...Array.from({ length: pages }, () => [
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
-    ]);
-  }
-  object(content, [
-    `<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`,
-    data,
-    "\nendstream",
+    ]),
+    [`<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, data, "\nendstream"],
+    ["<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"],
   ]);
-  object(font, ["<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]);
-  const xref = size;
-  push(`xref\n0 ${font + 1}\n0000000000 65535 f \n`);
-  for (const o of offsets) push(`${String(o).padStart(10, "0")} 00000 n \n`);
-  push(`trailer\n<< /Size ${font + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
-  return Buffer.concat(parts);
 }
 
 const answered = (id: string) => (messages: WireMessage[]) => messages.some((m) => m.id === id);

@@ -6,6 +6,7 @@
  * seconds and no memory to build.
  */
 import { createDeflate, deflateSync, constants as zlib } from "node:zlib";
+import { pdfFile } from "./pdf-file.ts";
 
 /** The deflate data of `size` zero bytes, built in 1 MiB steps. */
 export async function deflatedZeros(size: number): Promise<Buffer> {
@@ -130,44 +131,24 @@ export function ascii85(data: Buffer): Buffer {
 
 /** A one-page PDF whose /Contents are `streams` (a readable text stream first, so it is otherwise valid). */
 export function bombPdf(streams: BombStream[]): Buffer {
-  const parts: Buffer[] = [];
-  const offsets: number[] = [];
-  let size = 0;
-  const push = (chunk: Buffer | string) => {
-    const b = typeof chunk === "string" ? Buffer.from(chunk, "latin1") : chunk;
-    parts.push(b);
-    size += b.length;
-  };
-  const object = (n: number, body: (Buffer | string)[]) => {
-    offsets[n - 1] = size;
-    push(`${n} 0 obj\n`);
-    for (const b of body) push(b);
-    push("\nendobj\n");
-  };
-  push("%PDF-1.5\n%\xe2\xe3\xcf\xd3\n");
   const text = "BT /F1 12 Tf 72 720 Td (Hello) Tj ET";
   const firstStream = 5;
-  const contentIds = [4, ...streams.map((_, i) => firstStream + i)];
-  object(1, ["<< /Type /Catalog /Pages 2 0 R >>"]);
-  object(2, ["<< /Type /Pages /Kids [3 0 R] /Count 1 >>"]);
-  object(3, [
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${contentIds.map((id) => `${id} 0 R`).join(" ")}] /Resources << /Font << /F1 ${firstStream + streams.length} 0 R >> >> >>`,
-  ]);
-  object(4, [`<< /Length ${text.length} >>\nstream\n${text}\nendstream`]);
-  streams.forEach((s, i) => {
-    const filter =
-      s.filters.length === 1 ? `/${s.filters[0]}` : `[${s.filters.map((f) => `/${f}`).join(" ")}]`;
-    object(firstStream + i, [
-      `<< /Length ${s.data.length} /Filter ${filter} >>\nstream\n`,
-      s.data,
-      "\nendstream",
-    ]);
-  });
   const fontId = firstStream + streams.length;
-  object(fontId, ["<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]);
-  const xref = size;
-  push(`xref\n0 ${fontId + 1}\n0000000000 65535 f \n`);
-  for (const offset of offsets) push(`${String(offset).padStart(10, "0")} 00000 n \n`);
-  push(`trailer\n<< /Size ${fontId + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
-  return Buffer.concat(parts);
+  const contents = [4, ...streams.map((_, i) => firstStream + i)].map((id) => `${id} 0 R`);
+  return pdfFile([
+    ["<< /Type /Catalog /Pages 2 0 R >>"],
+    ["<< /Type /Pages /Kids [3 0 R] /Count 1 >>"],
+    [
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents [${contents.join(" ")}] /Resources << /Font << /F1 ${fontId} 0 R >> >> >>`,
+    ],
+    [`<< /Length ${text.length} >>\nstream\n${text}\nendstream`],
+    ...streams.map((s) => {
+      const filter =
+        s.filters.length === 1
+          ? `/${s.filters[0]}`
+          : `[${s.filters.map((f) => `/${f}`).join(" ")}]`;
+      return [`<< /Length ${s.data.length} /Filter ${filter} >>\nstream\n`, s.data, "\nendstream"];
+    }),
+    ["<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"],
+  ]);
 }
