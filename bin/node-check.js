@@ -3,9 +3,13 @@
  * parse, so an older Node gets one readable line instead of a stack trace
  * from a module it cannot load.
  */
-import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+
+// Required, not imported: an ESM import of `node:fs` reads every export,
+// and its stream getters load Node's streams at every start of a bin.
+const { existsSync } = createRequire(import.meta.url)("node:fs");
 
 /** The oldest Node the project runs on: Pi and QMD need it, and type stripping runs the sources. */
 export const REQUIRED_NODE = "22.19.0";

@@ -100,6 +100,13 @@ export function rememberPrimed(
  * Nothing remembered, or a file that is not ours: undefined.
  */
 export function takePrimed(paths: VaultPaths, sessionId: string): ReadonlySet<string> | undefined {
+  // Most prompts are not a session's first: with no file waiting, no hash
+  // is made (loading Node's crypto costs a hook more than the rest of this).
+  try {
+    if (readdirSync(folder(paths)).length === 0) return undefined;
+  } catch {
+    return undefined;
+  }
   const path = fileOf(paths, sessionId);
   let text: string;
   try {

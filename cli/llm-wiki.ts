@@ -32,10 +32,13 @@ if (argv[0] === "hook" && !hookHelp) {
   process.on("uncaughtException", fail);
   process.on("unhandledRejection", fail);
   try {
-    const { staleBuildNotice } = await import("../extensions/llm-wiki/lib/stale-build.ts");
-    // `..` of the entry: `dist/` for the bundle (the sources have no build record).
-    const stale = staleBuildNotice(new URL("..", import.meta.url));
-    if (stale) process.stderr.write(`llm-wiki hook: ${safeLine(stale)}\n`);
+    // Once a session, not on every prompt: the check stats every source file.
+    if (argv[1] !== "user-prompt") {
+      const { staleBuildNotice } = await import("../extensions/llm-wiki/lib/stale-build.ts");
+      // `..` of the entry: `dist/` for the bundle (the sources have no build record).
+      const stale = staleBuildNotice(new URL("..", import.meta.url));
+      if (stale) process.stderr.write(`llm-wiki hook: ${safeLine(stale)}\n`);
+    }
     const { hookCommand } = await import("./hook-command.ts");
     process.exitCode = await hookCommand(argv.slice(1));
   } catch (error) {

@@ -5,9 +5,9 @@
  * from spawn to first answer; one bundle per entry (with shared chunks, so
  * dynamic imports stay lazy) loads in a fraction of it. QMD and its native
  * parts stay external: they load their own binaries and models at run time.
- * `node:http(s)` are bound without an ESM import (see build-http-builtins.ts),
- * and the built-ins only some commands use load on first call
- * (build-lazy-builtins.ts).
+ * Node's built-ins are bound without an ESM import, whose namespace would
+ * run every getter (see build-bound-builtins.ts), and the built-ins only
+ * some commands use load on first call (build-lazy-builtins.ts).
  * The Pi extension is not bundled: Pi loads its TypeScript source. A
  * dynamic import of a CommonJS package fails the build unless reviewed
  * (build-dynamic-imports.ts): in a split bundle it loses its named exports.
@@ -23,8 +23,8 @@ import { copyFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { type BuildOptions, build, type Metafile } from "esbuild";
 import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/stale-build.ts";
+import { boundBuiltins } from "./build-bound-builtins.ts";
 import { checkDynamicImports } from "./build-dynamic-imports.ts";
-import { httpBuiltins } from "./build-http-builtins.ts";
 import { lazyBuiltins } from "./build-lazy-builtins.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -112,8 +112,8 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
     platform: "node",
     target: "node22",
     external: ["@tobilu/qmd", "better-sqlite3", "node-llama-cpp", "sqlite-vec"],
-    // The project's own imports first: lazy, then any other of http(s) bound.
-    plugins: [lazyBuiltins, httpBuiltins],
+    // The project's own imports of rarely used built-ins first: lazy; every other built-in bound.
+    plugins: [lazyBuiltins, boundBuiltins],
     // Bundled CommonJS (gray-matter, ajv) calls `require` for Node's own modules.
     banner: {
       js: 'import { createRequire as __llmWikiRequire } from "node:module"; const require = __llmWikiRequire(import.meta.url);',

@@ -174,7 +174,33 @@ const QMD_LOADS = `--import=data:text/javascript,${encodeURIComponent(
   )}));`,
 )}`;
 
+/**
+ * A Node `--import` that says, as the process exits, whether better-sqlite3's
+ * native library was loaded (`native sqlite loaded`), from the process's
+ * own memory map (Linux; elsewhere it says nothing).
+ */
+const NATIVE_SQLITE = `--import=data:text/javascript,${encodeURIComponent(
+  'import { existsSync, readFileSync } from "node:fs"; process.on("exit", () => { if (existsSync("/proc/self/maps") && /better[-_]sqlite3\\S*\\.node/.test(readFileSync("/proc/self/maps", "utf8"))) process._rawDebug("native sqlite loaded"); });',
+)}`;
+
 describe("a hook's lexical recall", () => {
+  it("reads the index with Node's own SQLite: better-sqlite3's native library is never loaded", () => {
+    // The probe itself works: a command that opens the index through QMD loads it.
+    const reindex = runCli(["reindex", "--vault", root], {
+      env: { ...env, NODE_OPTIONS: NATIVE_SQLITE },
+    });
+    expect(reindex.stderr).toContain("native sqlite loaded");
+    for (const [kind, input] of [
+      ["user-prompt", promptInput(root, ASKED)],
+      ["session-start", startInput(root)],
+    ] as const) {
+      const run = hook([kind], input, { NODE_OPTIONS: NATIVE_SQLITE });
+      expect(run.stdout.startsWith("<wiki-recall"), kind).toBe(true);
+      expect(run.stderr, kind).not.toContain("native sqlite loaded");
+      expect(run.stderr, kind).not.toContain("ExperimentalWarning");
+    }
+  });
+
   it("loads none of QMD's modules: the index is read with the SQLite driver alone", () => {
     // The probe itself works: a command that opens the index for writing loads QMD.
     const reindex = runCli(["reindex", "--vault", root], {

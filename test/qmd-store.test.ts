@@ -300,7 +300,7 @@ describe("searchLex", () => {
 });
 
 describe("lexical-first (a hook's store)", () => {
-  it("answers lexical searches as the QMD store does, and opens QMD for anything else", async () => {
+  it("answers lexical searches as the QMD store does (read with Node's own SQLite, not QMD's driver), and opens QMD for anything else", async () => {
     const dir = join(root, "lexical-first");
     const page = (relative: string, text: string) => {
       mkdirSync(dirname(join(dir, relative)), { recursive: true });

@@ -164,6 +164,36 @@ describe("hooks", () => {
     expect(commands.find((c) => c.includes("hook user-prompt"))).toContain(shellWord(CLI));
   });
 
+  it("gives Codex's SessionEnd hook the 3 s Codex runs it for, and replaces a longer one written before", () => {
+    const timeouts = (path: string) =>
+      Object.fromEntries(
+        Object.entries(readJson(path).hooks as Record<string, Array<{ hooks: unknown[] }>>).map(
+          ([event, groups]) => [
+            event,
+            groups.flatMap((g) => g.hooks as Array<{ command: string; timeout: number }>),
+          ],
+        ),
+      );
+    const where = places();
+    const path = join(where.project, ".codex", "hooks.json");
+    mkdirSync(join(path, ".."));
+    // What an earlier setup wrote: Codex clamped it and warned on every start.
+    const earlier = { type: "command", command: "llm-wiki hook session-end", timeout: 10 };
+    writeFileSync(path, JSON.stringify({ hooks: { SessionEnd: [{ hooks: [earlier] }] } }));
+    applyPlan(plan("codex", "project", where), "add", false);
+    const codex = timeouts(path);
+    expect(codex.SessionEnd?.map((h) => h.timeout)).toEqual([3]);
+    for (const event of ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact"])
+      expect(
+        codex[event]?.map((h) => h.timeout),
+        event,
+      ).toEqual([10]);
+    // Claude Code gives SessionEnd its 10 s.
+    applyPlan(plan("claude-code", "project", where), "add", false);
+    const claude = timeouts(join(where.project, ".claude", "settings.json"));
+    expect(claude.SessionEnd?.map((h) => h.timeout)).toEqual([10]);
+  });
+
   it("quotes every word of the command for the shell", () => {
     expect(shellWord("/a b/it's")).toBe(`'/a b/it'\\''s'`);
     expect(shellWord("/plain/path.js")).toBe("/plain/path.js");

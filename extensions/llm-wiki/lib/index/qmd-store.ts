@@ -45,6 +45,7 @@ import {
   type ResolvedModels,
   requireModels,
 } from "./models.ts";
+import { nodeSqliteReader } from "./node-sqlite.ts";
 import { createDocumentWriter } from "./qmd-documents.ts";
 import {
   boundExcerpt,
@@ -522,22 +523,30 @@ function createAdapter(
 /**
  * A read-only connection to an existing index for a lexical-first store, or
  * undefined when SQLite cannot read it so (QMD then opens it, and says why
- * if it cannot). Never the read-only store's in-memory copy: this index's
- * folder is writable, and a copy of a large index costs more than QMD.
+ * if it cannot). Node's own SQLite first (node-sqlite.ts: no native module
+ * to load), better-sqlite3 where that one cannot read the file. Never the
+ * read-only store's in-memory copy: this index's folder is writable, and a
+ * copy of a large index costs more than QMD.
  */
 function openReader(dbPath: string): SqliteConnection | undefined {
-  try {
-    const db = new (sqlite())(dbPath, { readonly: true, fileMustExist: true });
+  for (const driver of [nodeSqliteReader, sqlite]) {
     try {
-      db.prepare("SELECT 1 FROM documents LIMIT 1").get();
-      return db;
+      const Database = driver();
+      if (!Database) continue;
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        db.prepare("SELECT 1 FROM documents LIMIT 1").get();
+        // A full-text query too: a driver whose FTS5 cannot read the index must not answer.
+        db.prepare("SELECT rowid FROM documents_fts WHERE documents_fts MATCH 'a' LIMIT 1").get();
+        return db;
+      } catch {
+        db.close();
+      }
     } catch {
-      db.close();
-      return undefined;
+      // The next driver, or QMD.
     }
-  } catch {
-    return undefined;
   }
+  return undefined;
 }
 
 /**

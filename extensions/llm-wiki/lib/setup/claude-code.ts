@@ -5,7 +5,7 @@
  * `~/.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves the user files.
  */
 import { join } from "node:path";
-import { editHooksText, HOOK_EVENTS } from "./hooks-json.ts";
+import { editHooksText, HOOK_EVENTS, type HookDialect } from "./hooks-json.ts";
 import { editNamedEntry } from "./json-config.ts";
 import {
   type ClientPlan,
@@ -17,13 +17,18 @@ import {
   serverWords,
 } from "./setup-types.ts";
 
-/** A hooks edit of the JSON settings file at `path`. */
-export function hooksFileEdit(path: string, within: string, command: SetupCommand): FileEdit {
+/** A hooks edit of the JSON settings file at `path` (Claude Code's hooks unless `dialect` says otherwise). */
+export function hooksFileEdit(
+  path: string,
+  within: string,
+  command: SetupCommand,
+  dialect?: HookDialect,
+): FileEdit {
   return {
     path,
     within,
     what: `hooks ${Object.keys(HOOK_EVENTS).join(", ")}`,
-    apply: (current, action) => editHooksText(path, current, command, action),
+    apply: (current, action) => editHooksText(path, current, command, action, dialect),
   };
 }
 

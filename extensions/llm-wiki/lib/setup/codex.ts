@@ -4,10 +4,12 @@
  * (`CODEX_HOME`) for the user. Codex reads a project's `.codex/` only once
  * the user trusts the project, and runs a hook only once the user has
  * trusted it (`/hooks`), skipping the others silently: the notes say so.
+ * Codex runs a `SessionEnd` hook for at most 3 s (hooks-json.ts).
  */
 import { join } from "node:path";
 import { hooksFileEdit } from "./claude-code.ts";
 import { editCodexToml } from "./codex-toml.ts";
+import { codexDialect } from "./hooks-json.ts";
 import {
   type ClientPlan,
   type SetupCommand,
@@ -41,7 +43,7 @@ export function codexPlan(
         what: "MCP server",
         apply: (current, action, force) => editCodexToml(config, current, entry, action, force),
       },
-      hooksFileEdit(join(dir, "hooks.json"), within, command),
+      hooksFileEdit(join(dir, "hooks.json"), within, command, codexDialect(command)),
     ],
     notes: [
       ...(scope === "project"

@@ -77,6 +77,26 @@ export function claudeDialect(command: SetupCommand): HookDialect {
   };
 }
 
+/**
+ * The longest `SessionEnd` hook Codex runs: it clamps a longer timeout to
+ * this and warns on every start of a session (`clamping SessionEnd hook
+ * timeout to 3s in …/hooks.json`; Codex 0.171's own limit for that one
+ * event). Recording a session fits in it; the other events keep ours.
+ */
+export const CODEX_SESSION_END_TIMEOUT_SECONDS = 3;
+
+/** Codex's: Claude Code's shape, with the `SessionEnd` timeout Codex accepts. */
+export function codexDialect(command: SetupCommand): HookDialect {
+  const claude = claudeDialect(command);
+  return {
+    events: claude.events,
+    handler: (kind) => ({
+      ...claude.handler(kind),
+      ...(kind === HOOK_EVENTS.SessionEnd ? { timeout: CODEX_SESSION_END_TIMEOUT_SECONDS } : {}),
+    }),
+  };
+}
+
 /** Our handlers for this install, by event. */
 function ourHandlers(dialect: HookDialect): Record<string, JsonObject> {
   const entries = Object.entries(dialect.events).map(([event, kind]) => [
