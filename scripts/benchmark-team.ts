@@ -7,7 +7,9 @@
  * time per pull (the writer's host answering its first recall after the
  * pull), and checks that no pull was refused (the run stops) or left a
  * conflicted or changed tracked file, no event or page was lost and every
- * clone's recall answers after the last pull. Prints JSON; `--out FILE`
+ * clone's recall answers after the last pull. The CLI and the MCP server run
+ * from a bundle built first (`.cache/bench-bundle`), as the published
+ * package runs them. Prints JSON; `--out FILE`
  * writes it there too. Exits 1 when a check fails. Usage:
  * benchmark-team.ts [--writers 20] [--writes 50] [--seed N] [--hosts pi,mcp,cli]
  *                   [--verify-sample 50] [--out FILE]
@@ -17,6 +19,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { formattedJson } from "./bench/report-json.ts";
 import { type PullRecord, runTeamScale, type TeamHost } from "./bench/team-scale.ts";
+import { buildBins } from "./build.ts";
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -39,6 +42,9 @@ function stats(values: number[]): { n: number; p50: number; p95: number; max: nu
   return { n: sorted.length, p50: r(at(0.5)), p95: r(at(0.95)), max: r(sorted.at(-1) ?? 0) };
 }
 
+// The bins as a person runs them (under the repository, so dependencies resolve).
+const bundle = join(repo, ".cache", "bench-bundle", "dist");
+await buildBins(bundle);
 const loadAtStart = loadavg();
 const root = mkdtempSync(join(tmpdir(), "llm-wiki-team-bench-"));
 // Pi's extension discovers vaults from this process's environment: a home holding none.
@@ -58,8 +64,8 @@ try {
     writesPerWriter: writes,
     seed,
     hosts,
-    cli: join(repo, "bin", "llm-wiki.js"),
-    mcpServer: join(repo, "bin", "llm-wiki-mcp.js"),
+    cli: join(bundle, "cli", "llm-wiki.js"),
+    mcpServer: join(bundle, "mcp", "index.js"),
     verifySample,
   });
   const catchUp = (host?: TeamHost) =>
