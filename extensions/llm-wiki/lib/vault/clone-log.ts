@@ -18,7 +18,7 @@
  * Readers take every file together (event-log-files.ts).
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "./fs-safe.ts";
@@ -105,7 +105,21 @@ export function cloneId(repo: GitRepo): string {
 export function eventLogTarget(paths: VaultPaths): string {
   const repo = findGitRepo(paths.root);
   if (repo === undefined || olderSystemKeepsVault(paths)) return paths.events;
-  // An unborn branch (no commit yet) has its own file; the first commit moves on from it.
-  const commit = headCommit(repo)?.slice(0, 12) ?? "unborn";
-  return join(paths.meta, CLONE_LOGS_DIR, `${cloneId(repo)}-${commit}.jsonl`);
+  return join(paths.meta, CLONE_LOGS_DIR, `${cloneId(repo)}-${commitMark(repo)}.jsonl`);
+}
+
+/**
+ * What names the commit checked out: its first 12 characters; when HEAD
+ * cannot be read as files (a ref only in a `packed-refs` too large to read),
+ * the size of HEAD's reflog, which every commit, checkout and pull grows;
+ * `unborn` before the first commit (the first commit moves on from it).
+ */
+function commitMark(repo: GitRepo): string {
+  const commit = headCommit(repo);
+  if (commit !== undefined) return commit.slice(0, 12);
+  try {
+    return `r${statSync(join(repo.gitDir, "logs", "HEAD")).size}`;
+  } catch {
+    return "unborn";
+  }
 }
