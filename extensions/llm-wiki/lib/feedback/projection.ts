@@ -398,12 +398,9 @@ export function loadProjection(
     // Every file folded in is still the same file, only grown.
     return Object.entries(snap.logs).every(([name, mark]) => {
       const now = byName.get(name);
-      return (
-        now !== undefined &&
-        now.file === mark.file &&
-        mark.bytes <= now.size &&
-        safeHead(now.path, mark.bytes) === mark.head
-      );
+      if (now === undefined || now.file !== mark.file || mark.bytes > now.size) return false;
+      // The same file at the size folded in: nothing to read (a vault holds many clones' files).
+      return mark.bytes === now.size || safeHead(now.path, mark.bytes) === mark.head;
     });
   };
   const cached = rebuild ? undefined : matches(current) ? current : loadCached(paths);

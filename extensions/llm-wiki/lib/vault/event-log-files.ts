@@ -5,7 +5,7 @@
  * Readers take them as one log ordered by time, a line seen twice once.
  * Only regular files count: a link committed in their place is not read.
  */
-import { lstatSync, readdirSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CLONE_LOGS_DIR } from "./clone-log.ts";
 import type { VaultPaths } from "./paths.ts";
@@ -31,16 +31,15 @@ export function eventLogFiles(paths: VaultPaths): string[] {
   const out: string[] = [];
   if (isFile(paths.events)) out.push(paths.events);
   const dir = cloneLogsDir(paths);
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir);
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return out;
   }
-  for (const name of names.filter((n) => n.endsWith(".jsonl")).sort()) {
-    const path = join(dir, name);
-    if (isFile(path)) out.push(path);
-  }
+  // The entry's own type (no call per file): a link is not a file here.
+  const names = entries.filter((e) => e.isFile() && e.name.endsWith(".jsonl")).map((e) => e.name);
+  for (const name of names.sort()) out.push(join(dir, name));
   return out;
 }
 
