@@ -5,9 +5,10 @@
  * change of ours. The clone's id lives in its git folder (never committed);
  * a copy of the clone and a linked worktree take their own. A vault outside
  * git, and one `@zosmaai/pi-llm-wiki` keeps, stay on `meta/events.jsonl`.
- * Readers take the old log and every clone's file as one log, by time.
+ * Readers take the old log and every clone's file as one log, by time; a
+ * link committed among the files is not read.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { recentChanges } from "../extensions/llm-wiki/lib/temporal/recent.ts";
@@ -97,6 +98,21 @@ describe("the event log of a vault inside git", () => {
     const treeIds = new Set(logNames(tree).map(idOf));
     expect(treeIds.size).toBe(2);
     expect([...treeIds].some((x) => x !== id)).toBe(true);
+  });
+
+  it("reads no link committed among the clones' files", () => {
+    const root = repoWithVault();
+    const paths = vaultPaths(root, "project");
+    const outside = join(makeTempDir("llm-wiki-outside-"), "elsewhere.jsonl");
+    const title = randomWord();
+    writeFileSync(
+      outside,
+      `${JSON.stringify({ ts: new Date().toISOString(), kind: "page_created", id: `concepts/${title}` })}\n`,
+    );
+    symlinkSync(outside, join(root, ".llm-wiki", "meta", "events", `${randomWord()}.jsonl`));
+    expect(eventLogFiles(paths).some((f) => f.includes("elsewhere"))).toBe(false);
+    expect(eventLogFiles(paths)).toHaveLength(1);
+    expect(recentChanges(paths).entries.some((e) => e.page === `concepts/${title}`)).toBe(false);
   });
 
   it("stays meta/events.jsonl outside git and in a vault the older system keeps", () => {
