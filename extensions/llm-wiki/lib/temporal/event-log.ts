@@ -3,10 +3,9 @@
  * and the page it names, from every file of the log (`meta/events.jsonl`
  * and the clones' logs, vault/event-log-files.ts) ordered by time. Each file
  * is read once per process and then only its new bytes (the log is only
- * ever appended to); a line that
- * does not parse, or has no valid timestamp, is skipped and counted, so a
- * reader can say the log holds lines it could not read (a write cut short
- * by a full disk) rather than drop them unseen. A line seen twice (a git
+ * ever appended to); a line that does not parse, or has no valid timestamp,
+ * is skipped and counted, so a reader can say the log holds lines it could
+ * not read (a write cut short by a full disk) rather than drop them unseen. A line seen twice (a git
  * merge can bring one back from both sides) is one event.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
