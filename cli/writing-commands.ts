@@ -64,7 +64,7 @@ export const WRITING_USAGE = `  page --type T --title T [--content C|-] [--descr
                                            on an existing page, relations and sources are added
   observe --title T --content C|- [--tag X]… [--source S]… [--relevance R]
   retro --title T --lesson L… [--went-well X]… [--went-badly X]… [--context C] [--alias A]…
-  log-event KIND [--detail JSON]           append one event to meta/events.jsonl
+  log-event KIND [--detail JSON]           append one event to the event log
   ingest [SOURCE] [--part N] [--mark-ingested]
                                            a captured source's text in parts, with the page schema
 `;

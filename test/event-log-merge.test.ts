@@ -7,7 +7,7 @@
  * the digest, and the activity logs; a line a merge brought twice (git's
  * union merge can, across criss-crossed merges) is one event.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   appendFeedback,
@@ -73,6 +73,25 @@ describe("readers of a log a merge rewrote", () => {
     expect(followed.adjustment(pages[3] as string, undefined, NOW)).toBeGreaterThan(0);
   });
 
+  it("count a feedback line a merge brought twice once, when the merge only added lines at the end", () => {
+    const vault = makeTempVault();
+    const pages = Array.from({ length: 3 }, () => `concepts/${randomWord()}`);
+    for (let i = 0; i < 12; i += 1) feedback(vault, pages[i % 2] as string, NOW - i * 60_000);
+    const base = readFileSync(vault.paths.events, "utf8");
+    feedback(vault, pages[2] as string, NOW - 5000);
+    const ours = readFileSync(vault.paths.events, "utf8").slice(base.length);
+    const held = loadProjection(vault.paths);
+    const once = held.adjustment(pages[2] as string, undefined, NOW);
+    // Criss-crossed merges: the teammate's side holds our line too, and git
+    // writes the merged file anew with both copies after what was read here.
+    unlinkSync(vault.paths.events);
+    writeFileSync(vault.paths.events, base + ours + ours);
+
+    const followed = loadProjection(vault.paths, { current: held });
+    expect(followed.adjustment(pages[2] as string, undefined, NOW)).toBe(once);
+    expect(loadProjection(vault.paths, { rebuild: true }).snapshot()).toEqual(followed.snapshot());
+  });
+
   it("give recent, the timed events and the activity logs every event of both sides once", () => {
     const vault = makeTempVault();
     const day = (n: number) => new Date(NOW - n * 3_600_000);
@@ -81,14 +100,14 @@ describe("readers of a log a merge rewrote", () => {
     const base = readFileSync(vault.paths.events, "utf8");
     appendEvent(vault.paths, { kind: "page_created", id: `concepts/${b}` }, day(1));
     const ours = readFileSync(vault.paths.events, "utf8").slice(base.length);
-    expect(readEventLog(vault.paths.events).events).toHaveLength(2);
+    expect(readEventLog(vault.paths).events).toHaveLength(2);
     writeFileSync(vault.paths.events, base);
     appendEvent(vault.paths, { kind: "page_created", id: `concepts/${c}` }, day(3));
     const theirs = readFileSync(vault.paths.events, "utf8").slice(base.length);
     // A line a merge brought twice (both sides had it) is one change.
     mergeInPlace(vault, base, ours, theirs + ours);
 
-    expect(readEventLog(vault.paths.events).events.map((e) => e.page)).toEqual([
+    expect(readEventLog(vault.paths).events.map((e) => e.page)).toEqual([
       `concepts/${a}`,
       `concepts/${c}`,
       `concepts/${b}`,

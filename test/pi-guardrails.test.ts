@@ -13,7 +13,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fauxToolCall } from "@earendil-works/pi-ai";
 import type {
   ExtensionContext,
@@ -21,6 +21,7 @@ import type {
   ToolResultEvent,
 } from "@earendil-works/pi-coding-agent";
 import { beforeEach, describe, expect, it } from "vitest";
+import { eventLogFiles } from "../extensions/llm-wiki/lib/vault/event-log-files.ts";
 import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { createBashWatch } from "../extensions/llm-wiki/pi/bash-watch.ts";
 import type { WikiHost } from "../extensions/llm-wiki/pi/wiki-host.ts";
@@ -260,9 +261,11 @@ describe("the bash watch, call by call", () => {
     runGit(mine, home, ["checkout", "-q", "main"]);
     watch.onToolCall(call("both"), ctx);
     runGit(mine, home, ["checkout", "-q", "HEAD~1"]);
-    writeFileSync(paths.events, "{}\n");
+    // In git, the log is each clone's own files: the one `init` began.
+    const log = eventLogFiles(paths)[0] as string;
+    writeFileSync(log, "{}\n");
     expect(JSON.stringify(watch.onToolResult(result("both"), ctx))).toContain(
-      "meta/events.jsonl was rewritten",
+      `${relative(mine, log)} was rewritten`,
     );
   });
 });

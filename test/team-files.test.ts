@@ -31,6 +31,7 @@ const DERIVED = [
 ];
 const TRACKED = [
   ".llm-wiki/meta/events.jsonl",
+  ".llm-wiki/meta/events/0a1b2c3d4e5f-89abcdef0123.jsonl",
   ".llm-wiki/config.json",
   ".llm-wiki/wiki/concepts/rag.md",
   ".llm-wiki/raw/sources/SRC-2026-12-01-001/source.md",
@@ -59,6 +60,8 @@ describe("the files init writes for a team", () => {
     expect(git(root, "check-attr", "merge", "--", ".llm-wiki/meta/events.jsonl")).toBe(
       ".llm-wiki/meta/events.jsonl: merge: union\n",
     );
+    const cloneLog = ".llm-wiki/meta/events/0a1b2c3d4e5f-89abcdef0123.jsonl";
+    expect(git(root, "check-attr", "merge", "--", cloneLog)).toBe(`${cloneLog}: merge: union\n`);
     expect(git(root, "check-attr", "merge", "--", ".llm-wiki/wiki/concepts/rag.md")).toBe(
       ".llm-wiki/wiki/concepts/rag.md: merge: unspecified\n",
     );

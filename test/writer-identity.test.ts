@@ -10,7 +10,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { eventLogFiles } from "../extensions/llm-wiki/lib/vault/event-log-files.ts";
 import { gitAuthor, parseGitUser } from "../extensions/llm-wiki/lib/vault/git-state.ts";
+import { vaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { runCli } from "./helpers/cli.ts";
 import { git } from "./helpers/git-repo.ts";
 import {
@@ -37,9 +39,10 @@ function repoVault(user: string, home: string): string {
   return root;
 }
 
+/** Every event of the vault's log, over its files (in git: this clone's own). */
 function events(root: string): Array<Record<string, unknown>> {
-  return readFileSync(join(root, ".llm-wiki", "meta", "events.jsonl"), "utf8")
-    .split("\n")
+  return eventLogFiles(vaultPaths(root, "project"))
+    .flatMap((file) => readFileSync(file, "utf8").split("\n"))
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

@@ -1,26 +1,30 @@
 /**
  * A team at scale on one bare repository: each writer in its own clone
  * writes through one host's path (the MCP server as a child a client keeps
- * open, the CLI as a person runs it, the service in process as Pi hosts
- * it), commits, and pulls and pushes in a random interleaving (seeded).
- * Every pull is a plain `git pull` (merge); a push that is rejected pulls
- * first, as people do. Measured per pull: git's merge time and the index's
+ * open, the CLI as a person runs it, a real Pi session driven by Pi's
+ * scripted faux model), commits, recalls (the recall's feedback lines are
+ * in no commit yet), and pulls and pushes in a random interleaving
+ * (seeded). Every pull is a plain `git pull`, a merge or `--rebase` at
+ * random, with nothing committed or stashed first; a push that is rejected
+ * pulls first, as people do. Measured per pull: git's time and the index's
  * catch-up (the writer's host answering a recall for a teammate's newest
- * page, the first prompt after the pull). Checked at the end, in every
- * clone: no conflicted file, no event or page lost, and recall answering
- * for every page. Used by `test/team-scale.test.ts` and
- * `pnpm benchmark:team`.
+ * page, the first prompt after the pull). Checked: no pull refused (the run
+ * stops), none left a conflicted file or a tracked file changed, no event or
+ * page lost or repeated, and recall answering for every page in every
+ * clone. Used by `test/team-scale.test.ts` and `pnpm benchmark:team`.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { startTeamPi } from "./team-pi-host.ts";
 import {
   cloneHome,
+  eventLogLines,
   filesWithMarkers,
   gitEnv,
+  pullOnce,
   runGit,
   seededRandom,
   setUpTeam,
@@ -49,7 +53,12 @@ export interface ScaleOptions {
 export interface PullRecord {
   writer: number;
   host: TeamHost;
+  how: "merge" | "rebase";
   conflicted: string[];
+  /** Tracked files left changed after the pull. */
+  dirty: string[];
+  /** Event lines in no commit when the pull ran. */
+  uncommittedEvents: number;
   mergeMs: number;
   /** The host's first recall after the pull, for a teammate's page the pull brought; undefined when it brought none. */
   catchUpMs?: number;
@@ -72,6 +81,11 @@ export interface ScaleReport {
   repeatedLines: number;
 }
 
+/** Pi's agent folder for a teammate (its settings and model store). */
+function piAgentDir(home: string): string {
+  return join(home, ".pi", "agent");
+}
+
 interface Written {
   writer: number;
   title: string;
@@ -83,6 +97,8 @@ interface Host {
   kind: TeamHost;
   write(w: Written): Promise<void>;
   recallTitles(query: string): Promise<string[]>;
+  /** The agent recalls between commits, as it does at work: recall feedback lands in the log. */
+  recallAtWork(query: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,27 +114,21 @@ function hostEnv(home: string, extra: NodeJS.ProcessEnv = {}): Record<string, st
   return env;
 }
 
-async function piHost(clone: string, home: string, extra: NodeJS.ProcessEnv): Promise<Host> {
-  // Pi's tools call this service in the Pi process; `pi` is the agent it records.
-  const service: WikiService = createWikiService({
-    cwd: clone,
-    env: { ...hostEnv(home, extra), WIKI_HOME: home },
-    agent: "pi",
-  });
+async function piHost(clone: string, home: string): Promise<Host> {
+  const pi = await startTeamPi(clone, piAgentDir(home));
   return {
     kind: "pi",
     async write(w) {
-      const result =
-        w.kind === "page"
-          ? service.ensurePage({ type: "concept", title: w.title, content: `${w.title}.` })
-          : service.observe({ title: w.title, content: `${w.title}.` });
-      if (!result.ok) throw new Error(`pi write failed: ${JSON.stringify(result.diagnostics)}`);
+      if (w.kind === "page") await pi.ensurePage(w.title, `${w.title}.`);
+      else await pi.observe(w.title, `${w.title}.`);
     },
     async recallTitles(query) {
-      const r = await service.recall({ query, mode: "lexical", policy: "automatic" });
-      return r.results.map((x) => x.title);
+      return (await pi.recall(query)).includes(query) ? [query] : [];
     },
-    close: () => service.close(),
+    async recallAtWork(query) {
+      await pi.recall(query);
+    },
+    close: () => pi.close(),
   };
 }
 
@@ -154,6 +164,10 @@ async function mcpHost(
       const r = await call("wiki_recall", { query, mode: "lexical" });
       return ((r.results as Array<{ title: string }> | undefined) ?? []).map((x) => x.title);
     },
+    async recallAtWork(query) {
+      // The MCP server logs what its recall showed.
+      await call("wiki_recall", { query, mode: "lexical" });
+    },
     close: () => client.close(),
   };
 }
@@ -183,6 +197,20 @@ function cliHost(clone: string, home: string, cli: string, extra: NodeJS.Process
       });
       return out.stdout.includes(query) ? [query] : [];
     },
+    async recallAtWork(query) {
+      // An agent at the shell recalls, then judges what it was shown: a feedback line.
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args], {
+          cwd: clone,
+          env: hostEnv(home, extra),
+          encoding: "utf8",
+        });
+      const recalled = run(["recall", query, "--mode", "lexical", "--json"]);
+      if (recalled.status !== 0) throw new Error(`cli recall failed: ${recalled.stderr}`);
+      const id = (JSON.parse(recalled.stdout) as { results?: Array<{ id: string }> }).results?.[0]
+        ?.id;
+      if (id) run(["feedback", id, "--judgment", "relevant"]);
+    },
     close: async () => {},
   };
 }
@@ -201,7 +229,7 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
     const h = cloneHome(root, i);
     hosts.push(
       kind === "pi"
-        ? await piHost(clone, h, extra)
+        ? await piHost(clone, h)
         : kind === "mcp"
           ? await mcpHost(clone, h, options.mcpServer, extra)
           : cliHost(clone, h, options.cli, extra),
@@ -218,32 +246,11 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
 
   const pull = async (i: number) => {
     const clone = clones[i] as string;
-    // What the tools appended since the last commit (a recall's feedback
-    // events) is committed first, as git asks of a plain pull.
-    if (runGit(clone, home, ["status", "--porcelain"]).trim() !== "") {
-      runGit(clone, home, ["add", "-A"]);
-      runGit(clone, home, ["commit", "-q", "-m", "work in progress"]);
-      unpushed[i] = true;
-    }
-    const started = performance.now();
-    const out = spawnSync("git", ["pull", "-q", "--no-edit", "origin", "main"], {
-      cwd: clone,
-      env: gitEnv(home),
-      encoding: "utf8",
-    });
-    const mergeMs = performance.now() - started;
-    let conflicted: string[] = [];
-    if (out.status !== 0) {
-      conflicted = runGit(clone, home, ["diff", "--name-only", "--diff-filter=U"])
-        .split("\n")
-        .filter(Boolean);
-      if (conflicted.length === 0) throw new Error(`git pull failed: ${out.stderr}`);
-      conflicts.push(...conflicted.map((f) => `${i}: ${f}`));
-      runGit(clone, home, ["checkout", "--ours", "--", ...conflicted]);
-      runGit(clone, home, ["add", "--", ...conflicted]);
-      runGit(clone, home, ["commit", "-q", "--no-edit"]);
-    }
-    const record: PullRecord = { writer: i, host: hosts[i]?.kind ?? "pi", conflicted, mergeMs };
+    // A plain pull, whatever the tools appended since the last commit.
+    const how = random() < 0.5 ? "merge" : "rebase";
+    const outcome = pullOnce(clone, home, how);
+    conflicts.push(...outcome.conflicted.map((f) => `${i}: ${f}`));
+    const record: PullRecord = { writer: i, host: hosts[i]?.kind ?? "pi", how, ...outcome };
     // The newest page a teammate pushed that this clone did not hold before.
     const mine = holds[i] as Set<number>;
     const brought = [...pushed].filter((k) => !mine.has(k)).sort((a, b) => a - b);
@@ -300,6 +307,8 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
       runGit(clone, home, ["add", "-A"]);
       runGit(clone, home, ["commit", "-q", "-m", w.title]);
       unpushed[i] = true;
+      // Back at work before the next commit: the agent recalls.
+      await (hosts[i] as Host).recallAtWork(w.title);
       if (random() < 0.5) await pull(i);
       if (random() < 0.5) await push(i);
     }
@@ -316,13 +325,11 @@ export async function runTeamScale(options: ScaleOptions): Promise<ScaleReport> 
   for (let i = 0; i < writers; i += 1) {
     const clone = clones[i] as string;
     conflicts.push(...filesWithMarkers(clone).map((f) => `${i}: ${f} (markers)`));
-    const log = readFileSync(join(clone, ".llm-wiki", "meta", "events.jsonl"), "utf8");
     const titles = new Set<string>();
     const pageIds = new Set<string>();
     const lines = new Set<string>();
-    for (const line of log.split("\n")) {
-      if (line === "") continue;
-      // A line the union merge brought twice (criss-crossed merges): readers take it once.
+    for (const line of eventLogLines(clone)) {
+      // A line a union merge brought twice (criss-crossed merges): readers take it once.
       if (lines.has(line)) {
         repeats += 1;
         continue;

@@ -11,6 +11,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { eventLogFiles } from "../../extensions/llm-wiki/lib/vault/event-log-files.ts";
+import { vaultPaths } from "../../extensions/llm-wiki/lib/vault/paths.ts";
 import { mulberry32 } from "../test-models/mulberry32.ts";
 
 /** One write a teammate makes in a round (through the CLI unless said). */
@@ -30,6 +32,10 @@ export interface PullOutcome {
   /** Files git left conflicted (vault-relative to the repository). */
   conflicted: string[];
   mergeMs: number;
+  /** Tracked files with changes git still saw after the pull (`git status`): none of ours may be. */
+  dirty: string[];
+  /** Event lines no commit held when the pull ran (the tools' appends since the last commit). */
+  uncommittedEvents: number;
 }
 
 export interface TeamOptions {
@@ -45,6 +51,14 @@ export interface TeamOptions {
   extraWrite?: (clone: string, write: TeamWrite) => void;
   /** Each teammate also captures a source each round (same day, so ids must not meet). */
   capture?: boolean;
+  /** How each pull integrates: a merge (default) or `git pull --rebase`. */
+  pull?: "merge" | "rebase";
+  /**
+   * After committing, before pulling, a teammate's agent recalls (with
+   * recall feedback on, the default): the log then holds lines no commit
+   * has yet when the pull runs.
+   */
+  recallBeforePull?: boolean;
 }
 
 export interface TeamRun {
@@ -222,19 +236,16 @@ export function runTeam(options: TeamOptions): TeamRun {
       options.extraWrite?.(clone, write);
       runGit(clone, home, ["add", "-A"]);
       runGit(clone, home, ["commit", "-q", "-m", `round ${round} by ${writer}`]);
-      const started = performance.now();
-      const pull = tryGit(clone, home, ["pull", "-q", "--no-edit", "origin", "main"]);
-      const mergeMs = performance.now() - started;
-      const conflicted = pull.status === 0 ? [] : conflictedFiles(clone, home);
-      if (pull.status !== 0 && conflicted.length === 0) {
-        throw new Error(`git pull failed without a conflict: ${pull.stderr}`);
+      if (options.recallBeforePull) {
+        // The agent recalls and judges what it was shown: a feedback line in the log.
+        const recalled = JSON.parse(
+          runTeamCli(cli, clone, myHome, ["recall", write.page, "--mode", "lexical", "--json"]),
+        ) as { results?: Array<{ id: string }> };
+        const shown = recalled.results?.[0]?.id;
+        if (shown) runTeamCli(cli, clone, myHome, ["feedback", shown, "--judgment", "relevant"]);
       }
-      pulls.push({ writer, round, conflicted, mergeMs });
-      if (conflicted.length > 0) {
-        runGit(clone, home, ["checkout", "--ours", "--", ...conflicted]);
-        runGit(clone, home, ["add", "--", ...conflicted]);
-        runGit(clone, home, ["commit", "-q", "--no-edit"]);
-      }
+      const outcome = pullOnce(clone, home, options.pull ?? "merge");
+      pulls.push({ writer, round, ...outcome });
       options.afterPull?.(clone, writer, round);
       runGit(clone, home, ["push", "-q", "origin", "HEAD:main"]);
     }
@@ -242,12 +253,84 @@ export function runTeam(options: TeamOptions): TeamRun {
   // Everyone catches up once more, as at the start of the next day.
   for (let writer = 0; writer < writers; writer += 1) {
     const clone = clones[writer] as string;
-    const pull = tryGit(clone, home, ["pull", "-q", "--no-edit", "origin", "main"]);
-    const conflicted = pull.status === 0 ? [] : conflictedFiles(clone, home);
-    pulls.push({ writer, round: rounds, conflicted, mergeMs: 0 });
+    const outcome = pullOnce(clone, home, options.pull ?? "merge");
+    pulls.push({ writer, round: rounds, ...outcome });
     options.afterPull?.(clone, writer, rounds);
   }
   return { bare, clones, writes, pulls, orders };
+}
+
+/** Tracked files with changes in `clone` (modified, staged, conflicted), as `git status` lists them. */
+export function dirtyTracked(clone: string, home: string): string[] {
+  return runGit(clone, home, ["status", "--porcelain"])
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("??"))
+    .map((line) => line.slice(3));
+}
+
+/**
+ * One plain `git pull` of `main` with nothing committed or stashed first. A
+ * pull git refuses (local changes it would overwrite) throws: that is the
+ * failure a team must never meet. A conflict is counted and settled the way
+ * a hurried person does, keeping their own side (a stopped rebase is given
+ * up and merged instead, so the run can go on).
+ */
+export function pullOnce(
+  clone: string,
+  home: string,
+  how: "merge" | "rebase",
+): Omit<PullOutcome, "writer" | "round"> {
+  const uncommittedEvents = uncommittedEventLines(clone, home);
+  const started = performance.now();
+  const pull = tryGit(clone, home, [
+    "pull",
+    "-q",
+    "--no-edit",
+    how === "rebase" ? "--rebase" : "--no-rebase",
+    "origin",
+    "main",
+  ]);
+  const mergeMs = performance.now() - started;
+  const conflicted = pull.status === 0 ? [] : conflictedFiles(clone, home);
+  if (pull.status !== 0 && conflicted.length === 0) {
+    throw new Error(`git pull${how === "rebase" ? " --rebase" : ""} refused: ${pull.stderr}`);
+  }
+  if (conflicted.length > 0) {
+    if (how === "rebase") {
+      runGit(clone, home, ["rebase", "--abort"]);
+      tryGit(clone, home, ["pull", "-q", "--no-edit", "--no-rebase", "origin", "main"]);
+    }
+    const left = conflictedFiles(clone, home);
+    if (left.length > 0) {
+      runGit(clone, home, ["checkout", "--ours", "--", ...left]);
+      runGit(clone, home, ["add", "--", ...left]);
+      runGit(clone, home, ["commit", "-q", "--no-edit"]);
+    }
+  }
+  return { conflicted, mergeMs, dirty: dirtyTracked(clone, home), uncommittedEvents };
+}
+
+/** Lines of the clone's event log files git does not track yet. */
+export function uncommittedEventLines(clone: string, home: string): number {
+  let n = 0;
+  for (const line of runGit(clone, home, ["status", "--porcelain", "--untracked-files=all"]).split(
+    "\n",
+  )) {
+    const m = /^\?\? (.+\/meta\/events\/[^/]+\.jsonl)$/.exec(line);
+    if (m?.[1]) n += readFileSync(join(clone, m[1]), "utf8").split("\n").length - 1;
+  }
+  return n;
+}
+
+/** Every line of a clone's event log, over all its files (`meta/events.jsonl` and the clones' logs). */
+export function eventLogLines(clone: string): string[] {
+  const lines: string[] = [];
+  for (const file of eventLogFiles(vaultPaths(clone, "project"))) {
+    const text = readFileSync(file, "utf8");
+    if (!text.endsWith("\n")) throw new Error(`${file} ends inside a line`);
+    lines.push(...text.split("\n").slice(0, -1));
+  }
+  return lines;
 }
 
 /** Every committed file under `.llm-wiki/` that still holds a conflict marker line. */

@@ -2,9 +2,10 @@
  * The bash guardrail sees only what a command obviously writes; a script or
  * an interpreter (`python -c`, `node -e`) can still change a vault's
  * immutable files. So every bash call is bracketed: before it runs, the
- * stats of the files under each vault's `raw/` and the event log's size and
- * hash are taken; afterwards, a file under `raw/` changed or removed, or an
- * event log that is no longer the old one plus appended lines, is reported
+ * stats of the files under each vault's `raw/` and each event log file's
+ * size and hash are taken (`meta/events.jsonl` and the clones' logs);
+ * afterwards, a file under `raw/` changed or removed, or an event log file
+ * that is no longer the old one plus appended lines, is reported
  * in the tool's result (so the agent sees it) and to the user as a warning.
  * It cannot undo the change; it makes sure it is never silent. A call that
  * moved HEAD (`git pull`, `checkout`, `merge`) is git bringing the files to
@@ -33,6 +34,7 @@ import type {
   ToolResultEventResult,
 } from "@earendil-works/pi-coding-agent";
 import { terminalSafe } from "../lib/safety/text.ts";
+import { cloneLogsDir, eventLogFiles } from "../lib/vault/event-log-files.ts";
 import { uncommittedUnder } from "../lib/vault/git-changes.ts";
 import { findGitRepo, headCommit } from "../lib/vault/git-state.ts";
 import type { VaultPaths } from "../lib/vault/paths.ts";
@@ -61,7 +63,8 @@ interface VaultSnapshot {
   vault: VaultPaths;
   /** `size:mtimeMs` by absolute path. */
   raw: Map<string, string>;
-  events?: LogState;
+  /** Each event log file as it was, by absolute path. */
+  events: Map<string, LogState>;
   /** The commit checked out before the call, in a git repository. */
   head?: string;
 }
@@ -166,10 +169,14 @@ function logKept(path: string, before: LogState, cache: LogCache): boolean {
 function snapshot(vault: VaultPaths, logs: LogCache): VaultSnapshot {
   const raw = new Map<string, string>();
   rawFiles(vault.raw, raw);
-  const events = logBefore(vault.events, logs);
+  const events = new Map<string, LogState>();
+  for (const file of eventLogFiles(vault)) {
+    const state = logBefore(file, logs);
+    if (state) events.set(file, state);
+  }
   const repo = findGitRepo(vault.root);
   const head = repo ? headCommit(repo) : undefined;
-  return { vault, raw, ...(events ? { events } : {}), ...(head ? { head } : {}) };
+  return { vault, raw, events, ...(head ? { head } : {}) };
 }
 
 /**
@@ -182,7 +189,11 @@ function notGits(before: VaultSnapshot, found: Map<string, string>): string[] {
   if (before.head === undefined || found.size === 0) return all;
   const repo = findGitRepo(before.vault.root);
   if (!repo || headCommit(repo) === before.head) return all;
-  const differing = uncommittedUnder(repo, [before.vault.raw, before.vault.events]);
+  const differing = uncommittedUnder(repo, [
+    before.vault.raw,
+    before.vault.events,
+    cloneLogsDir(before.vault),
+  ]);
   if (differing === undefined) return all;
   const dirty = new Set(differing);
   return [...found].filter(([path]) => dirty.has(path)).map(([, what]) => what);
@@ -198,15 +209,17 @@ function violations(before: VaultSnapshot, logs: LogCache): string[] {
     if (now === undefined) out.set(path, `${shown(path)} was removed`);
     else if (now !== was) out.set(path, `${shown(path)} was changed`);
   }
-  if (before.events && !logKept(vault.events, before.events, logs)) {
-    out.set(vault.events, `${shown(vault.events)} was rewritten (it is append-only)`);
+  for (const [file, state] of before.events) {
+    if (!logKept(file, state, logs)) {
+      out.set(file, `${shown(file)} was rewritten (it is append-only)`);
+    }
   }
   return notGits(before, out);
 }
 
 /** The warning the agent and the user get. */
 function bashWarning(found: string[]): string {
-  return `llm-wiki: this bash command changed files the wiki never rewrites: ${found.join("; ")}. .llm-wiki/raw/ holds immutable captured sources and meta/events.jsonl is append-only; restore them (for example with git) and use wiki_capture_source or wiki_log_event instead.`;
+  return `llm-wiki: this bash command changed files the wiki never rewrites: ${found.join("; ")}. .llm-wiki/raw/ holds immutable captured sources and the event log (meta/events.jsonl, meta/events/) is append-only; restore them (for example with git) and use wiki_capture_source or wiki_log_event instead.`;
 }
 
 /**

@@ -14,7 +14,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { hashContent } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import { readLogEntries } from "../views/event-entries.ts";
+import { readVaultLogEntries } from "../views/event-entries.ts";
 import type { SourceManifest } from "./packet.ts";
 
 /** A manifest larger than this is not a manifest written by a capture: skipped. */
@@ -84,7 +84,7 @@ function recordedHash(manifest: Record<string, unknown>): string | undefined {
 
 /** The page the `source_captured` event of `id` named, when the log says. */
 function pageOf(vault: VaultPaths, id: string): string | undefined {
-  const log = readLogEntries(vault.events);
+  const log = readVaultLogEntries(vault);
   if (!log.available) return undefined;
   for (let i = log.entries.length - 1; i >= 0; i -= 1) {
     const entry = log.entries[i];

@@ -77,7 +77,7 @@ export function periodActivity(
   const captured: ActivitySource[] = [];
   const ingested: ActivitySource[] = [];
   let events = 0;
-  for (const e of readTimedEvents(paths.events)) {
+  for (const e of readTimedEvents(paths)) {
     const t = Date.parse(e.ts);
     if (!(t > from && t <= to)) continue;
     events += 1;

@@ -2,16 +2,20 @@
  * The feedback projection: what the logged `recall_feedback` events say
  * about each page, decayed with a 90-day half-life and corrected for
  * position bias, folded into one bounded adjustment per (page) and per
- * (query hash, page), from `meta/events.jsonl`. Derived only: cached under
- * `meta/cache/` (deleting the cache loses nothing: the next reader replays
- * the log) and brought up to date by reading only the log's new bytes.
+ * (query hash, page), from every file of the event log (`meta/events.jsonl`
+ * and the clones' logs, vault/event-log-files.ts). Derived only: cached
+ * under `meta/cache/` (deleting the cache loses nothing: the next reader
+ * replays the log) and brought up to date by reading only the files' new
+ * bytes. A line a git merge brought twice into a file counts once.
  * Explicit choices recorded as pages (a correction's observation, a
  * conflict's resolution) are not taken from their events but from the pages
  * (vault-feedback.ts): a page deleted takes its choice with it, and a log
  * lost or never appended to loses none.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
+import { eventLogFiles } from "../vault/event-log-files.ts";
 import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type FeedbackAction, isFeedbackEvent } from "./feedback-event.ts";
@@ -98,12 +102,24 @@ interface PageSums {
   first: number;
 }
 
+/** How much of one log file is folded in, and what identifies it (a replaced or merged file is read anew). */
+interface LogMark {
+  bytes: number;
+  /** The file's first bytes and those before `bytes` (see `readHead`). */
+  head: string;
+  /**
+   * The file itself (inode and birth time): git writes a file it merges or
+   * checks out anew, so a merge that only added lines at its end (some of
+   * them repeats of lines read here) is still read again from the start.
+   */
+  file: string;
+}
+
 /** The projection's state, as cached on disk. */
 interface ProjectionState {
   version: typeof STATE_VERSION;
-  /** How much of the log is folded in, and a fingerprint of it (a replaced or merged log is read anew). */
-  logBytes: number;
-  logHead: string;
+  /** Each log file folded in, by its path relative to `meta/`. */
+  logs: Record<string, LogMark>;
   pages: Record<string, PageSums>;
   /** `<query hash> <page>` → decayed explicit sum. */
   queries: Record<string, number>;
@@ -112,8 +128,9 @@ interface ProjectionState {
 /**
  * 2: pages' first event kept, choices recorded as pages no longer folded from the log.
  * 3: the log's fingerprint holds the bytes before the read point too (a merge reorders lines).
+ * 4: one mark per log file (the clones' logs), each with the file's identity.
  */
-const STATE_VERSION = 3;
+const STATE_VERSION = 4;
 const HEAD_BYTES = 256;
 
 /** `w`, stated at `at`, expressed at EPOCH (decay applied at read time, see `decayAt`). */
@@ -130,7 +147,7 @@ function clamp(x: number, bound: number): number {
 }
 
 function emptyState(): ProjectionState {
-  return { version: STATE_VERSION, logBytes: 0, logHead: "", pages: {}, queries: {} };
+  return { version: STATE_VERSION, logs: {}, pages: {}, queries: {} };
 }
 
 /** What ranking asks of feedback: a page's adjustment, within ±FEEDBACK_MAX. */
@@ -199,10 +216,9 @@ export class FeedbackProjection implements FeedbackAdjustments {
     return this.state;
   }
 
-  /** @internal after reading more of the log. */
-  setLog(bytes: number, head: string): void {
-    this.state.logBytes = bytes;
-    this.state.logHead = head;
+  /** @internal after reading more of the log file `name` (relative to `meta/`). */
+  setLog(name: string, mark: LogMark): void {
+    this.state.logs[name] = mark;
   }
 }
 
@@ -255,8 +271,12 @@ function loadCached(paths: VaultPaths): FeedbackProjection | undefined {
     const data = JSON.parse(readFileSync(projectionFile(paths), "utf8")) as ProjectionState;
     if (
       data?.version !== STATE_VERSION ||
-      typeof data.logBytes !== "number" ||
-      typeof data.logHead !== "string" ||
+      typeof data.logs !== "object" ||
+      data.logs === null ||
+      Object.values(data.logs).some(
+        (m) =>
+          typeof m?.bytes !== "number" || typeof m.head !== "string" || typeof m.file !== "string",
+      ) ||
       typeof data.pages !== "object" ||
       typeof data.queries !== "object"
     ) {
@@ -283,12 +303,21 @@ function saveCached(paths: VaultPaths, projection: FeedbackProjection): void {
  */
 export type NotBefore = (page: string) => number | undefined;
 
-/** Folds the log's lines from `text` (complete lines only); returns the bytes consumed. */
-function foldLines(projection: FeedbackProjection, text: Buffer, notBefore?: NotBefore): number {
+/**
+ * Folds the log's lines from `text` (complete lines only), each line once
+ * (`seen`: a line a merge brought twice is one event); returns the bytes
+ * consumed.
+ */
+function foldLines(
+  projection: FeedbackProjection,
+  text: Buffer,
+  seen: SeenLines,
+  notBefore?: NotBefore,
+): number {
   const end = text.lastIndexOf(0x0a);
   if (end < 0) return 0;
   for (const line of text.subarray(0, end).toString("utf8").split("\n")) {
-    if (!line.includes('"recall_feedback"')) continue;
+    if (!line.includes('"recall_feedback"') || !firstSight(seen, line)) continue;
     let event: unknown;
     try {
       event = JSON.parse(line);
@@ -325,45 +354,82 @@ export interface LoadOptions {
   rebuild?: boolean;
 }
 
+/** A log file as it is now: where, how large, which file. */
+interface LogNow {
+  path: string;
+  name: string;
+  size: number;
+  file: string;
+}
+
+function logsNow(paths: VaultPaths): LogNow[] {
+  const out: LogNow[] = [];
+  for (const path of eventLogFiles(paths)) {
+    try {
+      const st = statSync(path);
+      out.push({
+        path,
+        name: relative(paths.meta, path).split("\\").join("/"),
+        size: st.size,
+        file: `${st.ino}:${st.birthtimeMs}`,
+      });
+    } catch {
+      // Gone since it was listed: as if it were not there.
+    }
+  }
+  return out;
+}
+
 /**
  * The vault's projection, brought up to date with the log: `current` (or
- * the cached state) plus the lines appended since, or a replay of the whole
- * log when there is neither, the log was replaced or `rebuild` says so.
- * Never throws.
+ * the cached state) plus the lines appended to each file since, or a replay
+ * of every file when there is neither, a file folded in was replaced, cut
+ * or removed (a merge, a checkout), or `rebuild` says so. Never throws.
  */
 export function loadProjection(
   paths: VaultPaths,
   { current, notBefore, rebuild = false }: LoadOptions = {},
 ): FeedbackProjection {
-  let size = 0;
-  try {
-    size = statSync(paths.events).size;
-  } catch {
-    size = 0;
-  }
+  const logs = logsNow(paths);
+  const byName = new Map(logs.map((l) => [l.name, l]));
   const matches = (p: FeedbackProjection | undefined): p is FeedbackProjection => {
     const snap = p?.snapshot();
-    // The first bytes identify the log: a log replaced or cut is read anew.
-    return (
-      snap !== undefined &&
-      snap.logBytes <= size &&
-      safeHead(paths.events, snap.logBytes) === snap.logHead
-    );
+    if (snap === undefined) return false;
+    // Every file folded in is still the same file, only grown.
+    return Object.entries(snap.logs).every(([name, mark]) => {
+      const now = byName.get(name);
+      if (now === undefined || now.file !== mark.file || mark.bytes > now.size) return false;
+      // The same file at the size folded in: nothing to read (a vault holds many clones' files).
+      return mark.bytes === now.size || safeHead(now.path, mark.bytes) === mark.head;
+    });
   };
   const cached = rebuild ? undefined : matches(current) ? current : loadCached(paths);
   const fresh = matches(cached);
   const projection = fresh ? cached : new FeedbackProjection();
-  const from = fresh ? projection.snapshot().logBytes : 0;
-  if (size > from) {
+  let read = 0;
+  for (const log of logs) {
+    const from = fresh ? (projection.snapshot().logs[log.name]?.bytes ?? 0) : 0;
+    if (log.size <= from) continue;
     try {
-      const consumed = foldLines(projection, readRange(paths.events, from, size), notBefore);
-      projection.setLog(from + consumed, safeHead(paths.events, from + consumed));
-      if (!fresh || projection !== current || consumed >= SAVE_EVERY_BYTES) {
-        saveCached(paths, projection);
-      }
+      // Lines appended to a file that stayed the same file are new events, never repeats.
+      const consumed = foldLines(
+        projection,
+        readRange(log.path, from, log.size),
+        new Set(),
+        notBefore,
+      );
+      read += consumed;
+      projection.setLog(log.name, {
+        bytes: from + consumed,
+        head: safeHead(log.path, from + consumed),
+        file: log.file,
+      });
     } catch {
-      // An unreadable log: the projection as it stands.
+      // An unreadable file: the projection as it stands.
     }
+  }
+  if (read > 0 && (!fresh || projection !== current || read >= SAVE_EVERY_BYTES)) {
+    saveCached(paths, projection);
   }
   return projection;
 }

@@ -9,6 +9,7 @@
  */
 import { statSync } from "node:fs";
 import { decisionVaultOf } from "../vault/config.ts";
+import { eventLogFiles } from "../vault/event-log-files.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { RecallRegistry } from "../vault/registry-saved.ts";
@@ -105,14 +106,18 @@ export function createVaultFeedback(paths: VaultPaths): VaultFeedback {
         view: FeedbackAdjustments;
       }
     | undefined;
-  const stampOf = (): string => {
-    try {
-      const s = statSync(paths.events);
-      return `${s.size}:${s.mtimeMs}`;
-    } catch {
-      return "none";
-    }
-  };
+  // Every file of the log: a teammate's log a pull brought changes the projection too.
+  const stampOf = (): string =>
+    eventLogFiles(paths)
+      .map((file) => {
+        try {
+          const s = statSync(file);
+          return `${s.size}:${s.mtimeMs}:${s.ino}`;
+        } catch {
+          return "none";
+        }
+      })
+      .join(" ");
   return {
     projection(registry) {
       const stamp = stampOf();

@@ -1,14 +1,17 @@
 /**
- * Reading the append-only event log (`meta/events.jsonl`) for time: each
- * event's timestamp, kind and the page it names. Read once per process and
- * then only its new bytes (the log is only ever appended to); a line that
- * does not parse, or has no valid timestamp, is skipped and counted, so a
- * reader can say the log holds lines it could not read (a write cut short
- * by a full disk) rather than drop them unseen. A line seen twice (a git
+ * Reading the append-only event log for time: each event's timestamp, kind
+ * and the page it names, from every file of the log (`meta/events.jsonl`
+ * and the clones' logs, vault/event-log-files.ts) ordered by time. Each file
+ * is read once per process and then only its new bytes (the log is only
+ * ever appended to); a line that does not parse, or has no valid timestamp,
+ * is skipped and counted, so a reader can say the log holds lines it could
+ * not read (a write cut short by a full disk) rather than drop them unseen. A line seen twice (a git
  * merge can bring one back from both sides) is one event.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
+import { eventLogFiles } from "../vault/event-log-files.ts";
+import type { VaultPaths } from "../vault/paths.ts";
 
 /** One event as time sees it. */
 export interface TimedEvent {
@@ -25,7 +28,7 @@ export interface TimedEvent {
   /** The teammate and the agent that logged it (vault/writer.ts), when recorded. */
   by?: string;
   agent?: string;
-  /** The line's position in the log: later lines are later events. */
+  /** The event's position in the log, ordered by time (a later line of one file is a later event). */
   seq: number;
 }
 
@@ -131,18 +134,58 @@ export interface EventLogRead {
   malformed: number;
 }
 
-/** The log's events in file order (oldest first); see `readEventLog`. */
-export function readTimedEvents(path: string): readonly TimedEvent[] {
-  return readEventLog(path).events;
+/** The vault's events, oldest first; see `readEventLog`. */
+export function readTimedEvents(paths: VaultPaths): readonly TimedEvent[] {
+  return readEventLog(paths).events;
+}
+
+interface Combined {
+  parts: readonly EventLogRead[];
+  read: EventLogRead;
+}
+
+const combined = new Map<string, Combined>();
+const EMPTY: EventLogRead = { events: [], malformed: 0 };
+
+/**
+ * The vault's events from every file of its log, oldest first (by time;
+ * within one file, by line), numbered in that order, and the count of whole
+ * lines that were not events.
+ */
+export function readEventLog(paths: VaultPaths): EventLogRead {
+  const files = eventLogFiles(paths);
+  if (files.length === 0) {
+    combined.delete(paths.dir);
+    return EMPTY;
+  }
+  const parts = files.map(readEventLogFile);
+  const prev = combined.get(paths.dir);
+  if (
+    prev !== undefined &&
+    prev.parts.length === parts.length &&
+    prev.parts.every((p, i) => p === parts[i])
+  ) {
+    return prev.read;
+  }
+  const all: Array<{ e: TimedEvent; t: number; file: number }> = [];
+  let malformed = 0;
+  parts.forEach((part, file) => {
+    malformed += part.malformed;
+    for (const e of part.events) all.push({ e, t: Date.parse(e.ts), file });
+  });
+  all.sort((a, b) => a.t - b.t || a.file - b.file || a.e.seq - b.e.seq);
+  const read: EventLogRead = { events: all.map((x, seq) => ({ ...x.e, seq })), malformed };
+  combined.set(paths.dir, { parts, read });
+  return read;
 }
 
 /**
- * The log's events in file order (oldest first), and the count of whole
- * lines that were not events. A log that grew since the last call is read
- * from where that call stopped; one that shrank or was replaced is read
- * again (within `EVENT_LOG_MAX_BYTES` of its end).
+ * One log file's events in file order (oldest first), and the count of
+ * whole lines that were not events. A file that grew since the last call is
+ * read from where that call stopped; one that shrank or was replaced is
+ * read again (within `EVENT_LOG_MAX_BYTES` of its end).
  */
-export function readEventLog(path: string): EventLogRead {
+export function readEventLogFile(path: string): EventLogRead {
   let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(path);

@@ -67,7 +67,7 @@ function isoOf(value: string): string | undefined {
 /** The last day the event log names each page on. */
 function eventDates(paths: VaultPaths): Map<string, string> {
   const out = new Map<string, string>();
-  for (const e of readTimedEvents(paths.events)) {
+  for (const e of readTimedEvents(paths)) {
     if (!e.page) continue;
     const day = isoOf(e.ts);
     if (day && (out.get(e.page) ?? "") < day) out.set(e.page, day);

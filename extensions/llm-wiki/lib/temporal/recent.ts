@@ -114,7 +114,7 @@ export function recentChanges(paths: VaultPaths, input: RecentInput = {}): Recen
     );
   }
   const inside: RecentEntry[] = [];
-  const log = readEventLog(paths.events);
+  const log = readEventLog(paths);
   for (const e of log.events) {
     // What a session was shown, opened or judged is for ranking, not for reading.
     if (isInternalEvent({ kind: e.kind, visibility: e.visibility })) continue;

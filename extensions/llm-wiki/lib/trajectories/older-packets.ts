@@ -137,7 +137,7 @@ export function packetText(vault: VaultPaths, packet: OlderPacket): string {
 /** Trajectory ids a `trajectory_distilled` event names. */
 export function distilledByEvents(vault: VaultPaths): Set<string> {
   const marks = new Set<string>();
-  for (const e of readTimedEvents(vault.events)) {
+  for (const e of readTimedEvents(vault)) {
     if (e.kind !== DISTILLED_EVENT) continue;
     const id = e.page ?? e.id;
     if (id) marks.add(id);

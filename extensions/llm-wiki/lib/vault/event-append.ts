@@ -1,6 +1,7 @@
 /**
  * Stage append of the event write path (events.ts): whole lines added to
- * the end of `meta/events.jsonl` in one `write`, so concurrent appends stay
+ * the end of the log this process appends to (`meta/events.jsonl`, or in a
+ * git work tree this clone's own file, see clone-log.ts) in one `write`, so concurrent appends stay
  * whole and another process's lines never land between a batch's. The log
  * is never a link, nor reached through one.
  *
@@ -11,6 +12,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { eventLogTarget } from "./clone-log.ts";
 import { makeDirs, refuseLinkOnTheWay, vaultArea, writeThroughLinkError } from "./fs-safe.ts";
 import type { VaultPaths } from "./paths.ts";
 
@@ -25,25 +27,27 @@ function endsMidLine(fd: number, size: number): boolean {
 }
 
 /**
- * Appends `text` (whole lines) to the log at `paths.events`, on a fresh
- * line. Throws `write_through_link` for a link on the way, or the file
- * system's error.
+ * Appends `text` (whole lines) to the log this process writes (see
+ * `eventLogTarget`), on a fresh line; returns the file's absolute path.
+ * Throws `write_through_link` for a link on the way, or the file system's
+ * error.
  */
-export function appendLines(paths: VaultPaths, text: string): void {
+export function appendLines(paths: VaultPaths, text: string): string {
   const area = vaultArea(paths);
-  makeDirs(dirname(paths.events), area);
-  refuseLinkOnTheWay(paths.events, area);
+  const log = eventLogTarget(paths);
+  makeDirs(dirname(log), area);
+  refuseLinkOnTheWay(log, area);
   let fd: number;
   try {
     fd = openSync(
-      paths.events,
+      log,
       constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW,
       0o666,
     );
   } catch (error) {
     // Made a link since the check above.
     if ((error as NodeJS.ErrnoException).code === "ELOOP") {
-      throw writeThroughLinkError(paths.events, paths.events);
+      throw writeThroughLinkError(log, log);
     }
     throw error;
   }
@@ -56,4 +60,5 @@ export function appendLines(paths: VaultPaths, text: string): void {
   } finally {
     closeSync(fd);
   }
+  return log;
 }

@@ -1,6 +1,8 @@
 /**
- * The append-only event log `meta/events.jsonl` (authoritative: never
- * rewritten, only appended to, one JSON object per line). Its write path,
+ * The append-only event log: `meta/events.jsonl`, or in a git work tree
+ * one file per clone and commit under `meta/events/` (clone-log.ts).
+ * Authoritative: never rewritten, only appended to, one JSON object per
+ * line. Its write path,
  * one stage a module:
  *
  *   validate  writing/event-input.ts   an agent's own event (`logEvent`) only: kind, detail
@@ -10,6 +12,7 @@
  */
 import { relative } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
+import { eventLogTarget } from "./clone-log.ts";
 import { appendLines } from "./event-append.ts";
 import { eventLines, type WikiEvent } from "./event-line.ts";
 import type { VaultPaths } from "./paths.ts";
@@ -40,10 +43,25 @@ export function appendEvents(
   events: readonly WikiEvent[],
   now: Date = new Date(),
 ): RedactionCounts {
-  if (events.length === 0) return {};
+  return appendEventsTo(paths, events, now).redactions;
+}
+
+/** What `appendEventsTo` did: the secrets found, and the log file appended to (absolute; undefined for no events). */
+export interface AppendedEvents {
+  redactions: RedactionCounts;
+  file?: string;
+}
+
+/** `appendEvents`, also saying which log file took the lines. */
+export function appendEventsTo(
+  paths: VaultPaths,
+  events: readonly WikiEvent[],
+  now: Date = new Date(),
+): AppendedEvents {
+  if (events.length === 0) return { redactions: {} };
   const lines = eventLines(events, now, paths.writer?.());
-  appendLines(paths, lines.text);
-  return lines.redactions;
+  const file = appendLines(paths, lines.text);
+  return { redactions: lines.redactions, file };
 }
 
 /** What `recordEvents` did: the secrets found, and a warning when the log could not take the events. */
@@ -68,7 +86,7 @@ export function recordEvents(
   try {
     return { redactions: appendEvents(paths, events, now), diagnostics: [] };
   } catch (error) {
-    const rel = relative(paths.dir, paths.events).split("\\").join("/");
+    const rel = relative(paths.dir, eventLogTargetOr(paths)).split("\\").join("/");
     const why = error instanceof WikiError ? error.diagnostic.message : errorMessage(error);
     const kinds = [...new Set(events.map((e) => e.kind))].join(", ");
     return {
@@ -82,5 +100,14 @@ export function recordEvents(
         ),
       ],
     };
+  }
+}
+
+/** The log this process appends to, or `meta/events.jsonl` when even that cannot be said. */
+function eventLogTargetOr(paths: VaultPaths): string {
+  try {
+    return eventLogTarget(paths);
+  } catch {
+    return paths.events;
   }
 }

@@ -27,6 +27,7 @@ const NAMED = [
   "meta/cache/registry",
   "meta/qmd",
   "meta/events.jsonl",
+  "meta/events",
   "meta/backlinks.json",
   "meta/registry.json",
   "outputs",

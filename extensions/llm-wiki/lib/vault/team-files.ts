@@ -4,10 +4,13 @@
  *
  * - `.llm-wiki/.gitignore`: what every clone derives for itself (index,
  *   caches, the generated views, digests), so no pull meets two versions;
- * - `.llm-wiki/.gitattributes`: `meta/events.jsonl merge=union`, git's own
+ * - `.llm-wiki/.gitattributes`: the event log merges with git's own
  *   line-union merge, so both sides of a merge keep their events. Nothing
  *   is registered in `.git/config` and no hook is installed: a fresh clone
- *   merges right without running anything.
+ *   merges right without running anything. In git each clone appends to
+ *   its own files (clone-log.ts), which a teammate never changes; the union
+ *   covers `meta/events.jsonl` (older vaults, `@zosmaai/pi-llm-wiki`) and a
+ *   clone's file that two of its own branches both committed.
  *
  * A missing file is created; one this tool wrote (its first line is ours)
  * gets the lines a newer version added; anyone else's is left alone. In a
@@ -25,7 +28,7 @@ const ATTRIBUTES_HEADER =
   "# Written by llm-wiki: both sides of a merge keep their events (docs/team.md).";
 
 /**
- * Derived files a vault's git repository should not track (events.jsonl
+ * Derived files a vault's git repository should not track (the event log
  * stays tracked). The generated views are among them: every clone writes
  * its own from the pages and the log, so teammates' pulls never meet two
  * versions of them.
@@ -65,7 +68,7 @@ const OLDER_SYSTEM_GITIGNORE = VAULT_GITIGNORE.split("\n")
  * so a merge keeps both sides' lines; readers order events by time and
  * take a line seen twice once.
  */
-export const VAULT_GITATTRIBUTES = `${ATTRIBUTES_HEADER}\nmeta/events.jsonl merge=union\n`;
+export const VAULT_GITATTRIBUTES = `${ATTRIBUTES_HEADER}\nmeta/events.jsonl merge=union\nmeta/events/*.jsonl merge=union\n`;
 
 /** What `ensureTeamFiles` did, by vault-relative path. */
 export interface TeamFilesResult {

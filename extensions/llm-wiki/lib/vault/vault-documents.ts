@@ -84,7 +84,7 @@ export function wikiSchema(): string {
     "|---|---|---|",
     "| `wiki/**` | you and your agents | the knowledge: edit freely, one page per thing |",
     "| `raw/**` | the capture tools | immutable once captured; add sources with `wiki_capture_source` |",
-    "| `meta/events.jsonl` | the tools | append-only activity record; back it up, nothing can rebuild it |",
+    "| `meta/events.jsonl`, `meta/events/` | the tools | append-only activity record (in git, one file per clone and commit); back it up, nothing can rebuild it |",
     "| `meta/*` (all else) | the tools | derived views and caches; deleting them loses nothing |",
     "| `wiki/index.md`, `wiki/log.md` | the tools, in OKF mode | generated views, never pages |",
     "| `WIKI_SCHEMA.md`, `templates/` | you | this manual and the page templates |",

@@ -12,6 +12,7 @@ import {
   finishLogRead,
   type LogEntry,
   type LogRead,
+  logFileRel,
   type ParsedLog,
   parseLogLines,
   readLogEntries,
@@ -67,6 +68,7 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
   };
 
   /** Parses from `from.consumed` to `size`; keeps whole lines as the new state. */
+  let rel = "meta/events.jsonl";
   const extend = (fd: number, size: number, from: FollowState): LogRead => {
     const bytes = readRange(fd, from.consumed, size);
     const lastNewline = bytes.lastIndexOf(10);
@@ -80,6 +82,7 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
         from.lines + 1,
         from.parsed.bad,
         from.parsed.seen,
+        rel,
       );
       parsed = merge(from.parsed, added);
     }
@@ -93,7 +96,7 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
       lines: from.lines + countNewlines(whole),
       parsed,
     };
-    if (rest.length === 0) return finishLogRead(parsed);
+    if (rest.length === 0) return finishLogRead(parsed, rel);
     // A last line without its newline (a write in progress, or a final event
     // without one) is read as a full read reads it, and parsed again next time.
     // Parsed again next time: its sight is not kept.
@@ -102,12 +105,14 @@ export function createLogFollower(): { read: (path: string) => LogRead } {
       state.lines + 1,
       parsed.bad,
       new Set(parsed.seen),
+      rel,
     );
-    return finishLogRead(merge(parsed, tail));
+    return finishLogRead(merge(parsed, tail), rel);
   };
 
   return {
     read(path) {
+      rel = logFileRel(path);
       let fd: number;
       try {
         fd = openSync(path, "r");

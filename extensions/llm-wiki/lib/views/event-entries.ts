@@ -1,16 +1,20 @@
 /**
- * The events a generated log shows, read from the authoritative
- * `meta/events.jsonl`: every line that parses, has a kind and a valid
+ * The events a generated log shows, read from the authoritative event log
+ * (`meta/events.jsonl` and the clones' logs under `meta/events/`, see
+ * vault/event-log-files.ts): every line that parses, has a kind and a valid
  * timestamp (`ts`, or `timestamp` as `@zosmaai/pi-llm-wiki` writes it), in
  * file order. Internal events (recall feedback: what a session was shown,
  * opened or judged) are for ranking, not for reading, and are left out.
  * Read-only: the log is never rewritten here.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { basename, dirname } from "node:path";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import { FEEDBACK_EVENT_KIND } from "../feedback/feedback-event.ts";
 import { EVENT_LOG_MAX_BYTES } from "../temporal/event-log.ts";
 import { firstSight, type SeenLines } from "../vault/event-lines-seen.ts";
+import { eventLogFiles } from "../vault/event-log-files.ts";
+import type { VaultPaths } from "../vault/paths.ts";
 
 /** One event a log shows. */
 export interface LogEntry {
@@ -21,8 +25,10 @@ export interface LogEntry {
   kind: string;
   /** Every other field of the event. */
   detail: Record<string, unknown>;
-  /** 1-based line of the event in the file (as read): later lines break timestamp ties. */
+  /** 1-based line of the event in its file (as read): later lines break timestamp ties. */
   line: number;
+  /** Which file of the log it came from, in `eventLogFiles` order (0 when there is one). */
+  file?: number;
 }
 
 /** What reading the log gave. */
@@ -37,6 +43,11 @@ export type LogRead =
   | { available: false; diagnostics: Diagnostic[] };
 
 const EVENTS_REL = "meta/events.jsonl";
+
+/** The log file `path` as diagnostics name it: `meta/events.jsonl` or `meta/events/<name>`. */
+function relOf(path: string): string {
+  return basename(dirname(path)) === "events" ? `meta/events/${basename(path)}` : EVENTS_REL;
+}
 /** At most this many malformed lines are named one by one; the rest are counted. */
 const MAX_LINE_DIAGNOSTICS = 20;
 
@@ -71,6 +82,7 @@ export function isInternalEvent(event: Readonly<Record<string, unknown>>): boole
  * alone); a present, empty log is an empty list.
  */
 export function readLogEntries(path: string): LogRead {
+  const rel = relOf(path);
   let text: string;
   try {
     text = readTail(path);
@@ -83,16 +95,50 @@ export function readLogEntries(path: string): LogRead {
           missing ? "event_source_missing" : "event_source_unreadable",
           "warning",
           missing
-            ? `${EVENTS_REL} is missing; the activity logs were left as they were`
-            : `${EVENTS_REL} cannot be read (${errorMessage(error)}); the activity logs were left as they were`,
-          { path: EVENTS_REL },
+            ? `${rel} is missing; the activity logs were left as they were`
+            : `${rel} cannot be read (${errorMessage(error)}); the activity logs were left as they were`,
+          { path: rel },
         ),
       ],
     };
   }
   // The last piece has no newline: a write in progress, or a final event without one.
-  const parsed = parseLogLines(text.split("\n"), 1, 0);
-  return finishLogRead(parsed);
+  const parsed = parseLogLines(text.split("\n"), 1, 0, new Set(), rel);
+  return finishLogRead(parsed, rel);
+}
+
+/**
+ * The shown events of the vault's whole log: every file of it read with
+ * `readOne` (a follower passes one reading only what was appended), taken
+ * together newest last in time order. `available: false` only when no file
+ * of the log exists or every one failed.
+ */
+export function readVaultLogEntries(
+  paths: VaultPaths,
+  readOne: (path: string) => LogRead = readLogEntries,
+): LogRead {
+  const files = eventLogFiles(paths);
+  if (files.length === 0) return readOne(paths.events);
+  if (files.length === 1) return readOne(files[0] as string);
+  const entries: LogEntry[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let internal = 0;
+  let available = false;
+  files.forEach((file, i) => {
+    const read = readOne(file);
+    diagnostics.push(...read.diagnostics);
+    if (!read.available) return;
+    available = true;
+    internal += read.internal;
+    // Marked in place: a reader that keeps its entries (views following writes) keeps them whole.
+    for (const e of read.entries) {
+      e.file = i;
+      entries.push(e);
+    }
+  });
+  if (!available) return { available: false, diagnostics };
+  entries.sort((a, b) => a.time - b.time || (a.file ?? 0) - (b.file ?? 0) || a.line - b.line);
+  return { available: true, entries, internal, diagnostics };
 }
 
 /** Lines of the log parsed: the events shown, internal ones counted, malformed ones named (the first few). */
@@ -106,7 +152,7 @@ export interface ParsedLog {
 }
 
 /** A read's result from parsed lines: the malformed lines beyond the first few counted in one diagnostic. */
-export function finishLogRead(parsed: ParsedLog): LogRead {
+export function finishLogRead(parsed: ParsedLog, rel = EVENTS_REL): LogRead {
   const { entries, internal, bad } = parsed;
   const diagnostics = [...parsed.diagnostics];
   if (bad > MAX_LINE_DIAGNOSTICS) {
@@ -114,8 +160,8 @@ export function finishLogRead(parsed: ParsedLog): LogRead {
       diagnostic(
         "event_invalid",
         "warning",
-        `${EVENTS_REL}: ${bad - MAX_LINE_DIAGNOSTICS} more malformed lines not shown`,
-        { path: EVENTS_REL },
+        `${rel}: ${bad - MAX_LINE_DIAGNOSTICS} more malformed lines not shown`,
+        { path: rel },
       ),
     );
   }
@@ -132,6 +178,7 @@ export function parseLogLines(
   firstLine: number,
   badBefore: number,
   seen: SeenLines = new Set(),
+  rel = EVENTS_REL,
 ): ParsedLog {
   const entries: LogEntry[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -144,8 +191,8 @@ export function parseLogLines(
       bad += 1;
       if (bad <= MAX_LINE_DIAGNOSTICS) {
         diagnostics.push(
-          diagnostic("event_invalid", "warning", `${EVENTS_REL}:${line}: ${reason}; not shown`, {
-            path: EVENTS_REL,
+          diagnostic("event_invalid", "warning", `${rel}:${line}: ${reason}; not shown`, {
+            path: rel,
           }),
         );
       }
@@ -182,9 +229,14 @@ export function parseLogLines(
   return { entries, internal, bad, diagnostics, seen };
 }
 
-/** Newest first: by time, then by line (a later line is a later event). */
+/** Newest first: by time, then by file and line (a later line is a later event). */
 export function newestFirst(a: LogEntry, b: LogEntry): number {
-  return b.time - a.time || b.line - a.line;
+  return b.time - a.time || (b.file ?? 0) - (a.file ?? 0) || b.line - a.line;
+}
+
+/** The log file `path` as diagnostics name it (for a follower's own parses). */
+export function logFileRel(path: string): string {
+  return relOf(path);
 }
 
 /** The UTC day of an entry, `YYYY-MM-DD`. */

@@ -21,7 +21,7 @@ import type { VaultKind, VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField, sumCounts } from "../vault/redaction.ts";
 import type { VaultHandles } from "../vault-handles.ts";
 import { renderMetaLog, renderOkfLog } from "./activity-log.ts";
-import { type LogRead, readLogEntries } from "./event-entries.ts";
+import { type LogRead, readLogEntries, readVaultLogEntries } from "./event-entries.ts";
 import { type KnowledgeFormat, knowledgeFormatOf } from "./knowledge-format.ts";
 import { renderLintReport } from "./lint-report.ts";
 import { renderMetaIndex } from "./meta-index.ts";
@@ -65,7 +65,7 @@ export interface ViewsOptions {
   skipLint?: boolean;
   /** Files a write changed: the registry looks at only these (see `RefreshOptions`). */
   changed?: readonly string[];
-  /** Reads `meta/events.jsonl`; default `readLogEntries` (a refresher passes one reading only what was appended). */
+  /** Reads one file of the event log; default `readLogEntries` (a refresher passes one reading only what was appended). */
   readLog?: (path: string) => LogRead;
   /** Redacts a view's text; default `redactSecrets` (a refresher passes one that remembers the last text of each view). */
   redact?: (rel: string, text: string) => Redacted;
@@ -161,7 +161,7 @@ export function* viewsWork(
   const lint = options.skipLint
     ? undefined
     : (yield* lintWork(handles, [vault], lintInput, clock)).vaults[0];
-  const log = (options.readLog ?? readLogEntries)(vault.events);
+  const log = readVaultLogEntries(vault, options.readLog ?? readLogEntries);
   diagnostics.push(...log.diagnostics);
   const { config, diagnostics: configProblems } = readVaultConfig(vault);
   diagnostics.push(...configProblems.filter((d) => d.code !== "config_missing"));

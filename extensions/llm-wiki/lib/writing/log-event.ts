@@ -8,7 +8,7 @@
  */
 import { relative } from "node:path";
 import type { Diagnostic } from "../diagnostics.ts";
-import { appendEvent } from "../vault/events.ts";
+import { appendEventsTo } from "../vault/events.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import { type RedactionCounts, redactionsField } from "../vault/redaction.ts";
 import { validateEvent } from "./event-input.ts";
@@ -31,7 +31,7 @@ export interface LogEventResult {
   kind?: string;
   /** ISO timestamp written with the event. */
   ts?: string;
-  /** Vault-relative path of the log, `meta/events.jsonl`. */
+  /** Vault-relative path of the log file appended to: `meta/events.jsonl`, or in git this clone's `meta/events/<clone>-<commit>.jsonl`. */
   path?: string;
   /** Secrets redacted from the detail before it was logged, by kind; absent when none. */
   redactions?: RedactionCounts;
@@ -46,13 +46,15 @@ export function logEvent(
 ): LogEventResult {
   const { kind, detail } = validateEvent(input);
   // The log redacts what it is given and counts it in the line (see events.ts).
-  const redacted = appendEvent(vault, { kind, detail }, now);
+  const { redactions: redacted, file } = appendEventsTo(vault, [{ kind, detail }], now);
   return {
     ...redactionsField(redacted),
     ok: true,
     kind,
     ts: now.toISOString(),
-    path: relative(vault.dir, vault.events).split("\\").join("/"),
+    path: relative(vault.dir, file ?? vault.events)
+      .split("\\")
+      .join("/"),
     diagnostics: [],
   };
 }
