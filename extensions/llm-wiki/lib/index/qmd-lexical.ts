@@ -138,12 +138,13 @@ export function createLexicalSearch(
     LIMIT ?`);
   // One phrase's rows and FTS5's bm25 for it alone, ascending by row id.
   // JSON carries each double exactly (SQLite writes a REAL so it reads back
-  // the same) in one value instead of a JavaScript object per row.
+  // the same) in one value instead of a JavaScript object per row. bm25()
+  // may not sit in an aggregate's arguments, and the LIMIT keeps SQLite from
+  // flattening the subquery into one (it runs as a co-routine, unstored).
   const impactStmt = db.prepare(`
-    WITH hits AS MATERIALIZED (
+    SELECT json_group_array(id) AS ids, json_group_array(bm25) AS scores FROM (
       SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
-      FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid)
-    SELECT json_group_array(id) AS ids, json_group_array(bm25) AS scores FROM hits`);
+      FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid LIMIT -1)`);
   const textStmt = db.prepare(`
     SELECT rowid AS id, filepath AS path, title AS title, body AS body
     FROM documents_fts WHERE rowid IN (SELECT value FROM json_each(?))`);
