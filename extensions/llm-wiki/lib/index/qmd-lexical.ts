@@ -1,7 +1,8 @@
 /**
- * Model-free lexical search over QMD's own `documents_fts`. FTS5 selects the
- * candidates (an OR of the query's terms, in its BM25 order, a pool wider
- * than asked); each is then scored here with BM25 whose IDF never drops to
+ * Model-free lexical search over QMD's own `documents_fts`. FTS5's BM25
+ * selects the candidates (an OR of the query's terms, a pool wider than
+ * asked; computed exactly from each phrase's own bm25, lexical/fts-impacts.ts,
+ * rather than by FTS5 ranking every row); each is then scored here with BM25 whose IDF never drops to
  * zero (see lexical/bm25.ts), on the candidate's own terms, with QMD's
  * column weights, then reordered by term proximity and, for a clear query,
  * pseudo-relevance feedback (lexical/scoring.ts). A hit's confidence is BM25
