@@ -21,7 +21,7 @@ import {
   type QmdSqlQueries,
 } from "../extensions/llm-wiki/lib/index/qmd-lexical.ts";
 import { openQmdStore, type QmdStore } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
-import { poolByImpact } from "../extensions/llm-wiki/lib/lexical/fts-impacts.ts";
+import { createImpactCache, poolByImpact } from "../extensions/llm-wiki/lib/lexical/fts-impacts.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
 import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 
@@ -124,6 +124,42 @@ describe("the candidate pool merged from phrase impacts", () => {
       db.close();
     }
   }, 120_000);
+
+  it("keeps phrases within its row budget, drops the least recently used and reads it again", () => {
+    const random = new CorpusRandom(SEED + 2);
+    const reads: string[] = [];
+    const sizes = new Map<string, number>();
+    const cache = createImpactCache((phrase) => {
+      reads.push(phrase);
+      const n = sizes.get(phrase) ?? 0;
+      return {
+        ids: Int32Array.from({ length: n }, (_, i) => i),
+        scores: new Float64Array(n).fill(-1),
+      };
+    }, 100);
+    const [a, b, c, huge] = ["a", "b", "c", "huge"];
+    sizes
+      .set(a, random.between(34, 45))
+      .set(b, random.between(34, 45))
+      .set(c, random.between(34, 45));
+    sizes.set(huge, 101);
+    cache.get([a, b]);
+    cache.get([a]); // kept; now b is the least recently used
+    cache.get([c]); // a + b + c pass 100 rows (each 34–45): b goes
+    expect(reads, at).toEqual([a, b, c]);
+    cache.get([a, c]);
+    expect(reads, at).toEqual([a, b, c]);
+    cache.get([b]);
+    expect(reads, at).toEqual([a, b, c, b]);
+    // A phrase larger than the whole budget is read on every use, and drops nothing.
+    cache.get([huge]);
+    cache.get([huge, b]);
+    expect(reads, at).toEqual([a, b, c, b, huge, huge]);
+    cache.clear();
+    cache.get([b]);
+    expect(reads.at(-1), at).toBe(b);
+    expect(reads.length, at).toBe(7);
+  });
 
   it("ranks merged rows as FTS5's ORDER BY bm25, rowid does, ties included", () => {
     const random = new CorpusRandom(SEED + 1);
