@@ -1,7 +1,8 @@
 /**
- * Model-free lexical search over QMD's own `documents_fts`. FTS5 selects the
- * candidates (an OR of the query's terms, in its BM25 order, a pool wider
- * than asked); each is then scored here with BM25 whose IDF never drops to
+ * Model-free lexical search over QMD's own `documents_fts`. FTS5's BM25
+ * selects the candidates (an OR of the query's terms, a pool wider than
+ * asked; computed exactly from each phrase's own bm25, lexical/fts-impacts.ts,
+ * rather than by FTS5 ranking every row); each is then scored here with BM25 whose IDF never drops to
  * zero (see lexical/bm25.ts), on the candidate's own terms, with QMD's
  * column weights, then reordered by term proximity and, for a clear query,
  * pseudo-relevance feedback (lexical/scoring.ts). A hit's confidence is BM25
@@ -17,6 +18,7 @@
 import { backgroundShare } from "../lexical/background.ts";
 import { type Bm25Phrase, type CorpusStats, idf, phraseScore } from "../lexical/bm25.ts";
 import { createDocTokenCache, type DocTokenCache } from "../lexical/doc-token-cache.ts";
+import { createImpactCache, type PhraseImpacts, poolByImpact } from "../lexical/fts-impacts.ts";
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scoring.ts";
@@ -51,6 +53,11 @@ const DF_PROBE_CAP = 64;
  * page on each recall.
  */
 const POOL_SLACK = 10;
+/**
+ * Rows of phrase impacts (lexical/fts-impacts.ts) kept per store, 12 bytes
+ * each: ~48 MB, about forty phrases each on most of 100k pages.
+ */
+const IMPACT_ROWS_KEPT = 4_000_000;
 /** Feedback terms' document frequencies are counted up to here; a term this common is left out. */
 const FEEDBACK_DF_CAP = 256;
 /** A typo's spellings are counted up to here: a spelling this common wins outright. */
@@ -90,26 +97,55 @@ interface ScoredTerm {
   df: number;
 }
 
+/** How the FTS5 candidate pool is found; both give the same pool. */
+export interface LexicalSearchOptions {
+  /**
+   * FTS5 ranks every row holding a query term (the reference the default
+   * is checked against); by default the pool is merged from phrase impacts.
+   */
+  exhaustive?: boolean;
+}
+
 /** Lexical search over one store's collections. */
 export function createLexicalSearch(
   db: QmdSqlQueries,
   collections: readonly string[],
   scoring: Readonly<LexicalScoring> = lexicalScoring(),
+  options: LexicalSearchOptions = {},
 ) {
   const collectionsJson = JSON.stringify(collections);
   // Candidates in FTS5's own order (QMD's column weights: filepath 1.5, title
-  // 4, body 1); only ids, title and path cross into JavaScript here.
+  // 4, body 1), ties by row id; only ids, title and path cross into
+  // JavaScript here. The reference for the pool merged from phrase impacts.
   const lexStmt = db.prepare(`
     WITH ranked AS (
       SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
       FROM documents_fts WHERE documents_fts MATCH ?
-      ORDER BY bm25 LIMIT ?)
+      ORDER BY bm25, rowid LIMIT ?)
     SELECT ranked.id AS id, d.collection AS collection, d.path AS path, d.title AS title,
            d.hash AS hash
     FROM ranked JOIN documents d ON d.id = ranked.id
     WHERE d.active = 1 AND d.collection IN (SELECT value FROM json_each(?))
     ORDER BY ranked.bm25, d.collection, d.path
     LIMIT ?`);
+  // The same rows for a pool found from phrase impacts: `[id, place]` pairs,
+  // rows of equal bm25 sharing a place, so ties order as above.
+  const poolRowsStmt = db.prepare(`
+    SELECT d.id AS id, d.collection AS collection, d.path AS path, d.title AS title,
+           d.hash AS hash
+    FROM json_each(?) j JOIN documents d ON d.id = j.value ->> 0
+    WHERE d.active = 1 AND d.collection IN (SELECT value FROM json_each(?))
+    ORDER BY j.value ->> 1, d.collection, d.path
+    LIMIT ?`);
+  // One phrase's rows and FTS5's bm25 for it alone, ascending by row id.
+  // JSON carries each double exactly (SQLite writes a REAL so it reads back
+  // the same) in one value instead of a JavaScript object per row. bm25()
+  // may not sit in an aggregate's arguments, and the LIMIT keeps SQLite from
+  // flattening the subquery into one (it runs as a co-routine, unstored).
+  const impactStmt = db.prepare(`
+    SELECT json_group_array(id) AS ids, json_group_array(bm25) AS scores FROM (
+      SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25
+      FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid LIMIT -1)`);
   const textStmt = db.prepare(`
     SELECT rowid AS id, filepath AS path, title AS title, body AS body
     FROM documents_fts WHERE rowid IN (SELECT value FROM json_each(?))`);
@@ -152,6 +188,13 @@ export function createLexicalSearch(
   const dfCache = new Map<string, number>();
   const feedbackDfCache = new Map<string, number>();
   const docs: DocTokenCache = createDocTokenCache();
+  const impacts = createImpactCache((phrase): PhraseImpacts => {
+    const row = impactStmt.get<{ ids: string; scores: string }>(phrase);
+    return {
+      ids: Int32Array.from(JSON.parse(row?.ids ?? "[]") as number[]),
+      scores: Float64Array.from(JSON.parse(row?.scores ?? "[]") as number[]),
+    };
+  }, IMPACT_ROWS_KEPT);
   let stats: CorpusStats | undefined;
   let seenVersion: number | undefined;
 
@@ -159,12 +202,13 @@ export function createLexicalSearch(
   const forgetCounts = () => {
     dfCache.clear();
     feedbackDfCache.clear();
+    impacts.clear();
     stats = undefined;
   };
 
   /**
    * Drops the counts another process's write made stale: a word once on no
-   * page is left out of the search (`searchedMatch`), so a count of 0 kept
+   * page is left out of the search (`searchedPhrases`), so a count of 0 kept
    * past a write that added the word would hide the page that holds it.
    */
   const freshen = () => {
@@ -298,17 +342,30 @@ export function createLexicalSearch(
    * each up, and a question's joined words (`heattransfer`) are mostly on no
    * page. Expressions not counted yet stay. Empty when none is left.
    */
-  const searchedMatch = (searched: readonly LexTerm[]): string => {
+  const searchedPhrases = (searched: readonly LexTerm[]): string[] => {
     const kept = new Set<string>();
     for (const term of searched)
       for (const fts of term.fts) if (dfCache.get(fts) !== 0) kept.add(fts);
-    return [...kept].join(" OR ");
+    return [...kept];
   };
 
-  /** FTS5's candidates for an OR expression, at most `pool`. */
-  const candidateRows = (match: string, pool: number): LexRow[] => {
+  /**
+   * FTS5's candidates for the OR of `phrases`, at most `pool`: its best
+   * `pool + 20` rows by bm25 (ties by row id), those of active pages in
+   * these collections, by bm25, collection and path.
+   */
+  const candidateRows = (phrases: readonly string[], pool: number): LexRow[] => {
     try {
-      return lexStmt.all<LexRow>(match, pool + 20, collectionsJson, pool);
+      if (options.exhaustive)
+        return lexStmt.all<LexRow>(phrases.join(" OR "), pool + 20, collectionsJson, pool);
+      const best = poolByImpact(impacts.get(phrases), pool + 20);
+      const places: Array<[number, number]> = [];
+      let place = 0;
+      best.forEach((row, i) => {
+        if (i > 0 && row.bm25 !== best[i - 1]?.bm25) place += 1;
+        places.push([row.id, place]);
+      });
+      return poolRowsStmt.all<LexRow>(JSON.stringify(places), collectionsJson, pool);
     } catch (error) {
       // Every term is quoted, so this should be unreachable; a user string must never throw.
       if (/fts5/i.test(String(error))) return [];
@@ -394,8 +451,8 @@ export function createLexicalSearch(
       evidence.onSkip();
       return { terms: searched, list: [] };
     }
-    const match = searchedMatch(searched);
-    const rows = match ? candidateRows(match, limit + POOL_SLACK) : [];
+    const phrases = searchedPhrases(searched);
+    const rows = phrases.length > 0 ? candidateRows(phrases, limit + POOL_SLACK) : [];
     if (rows.length === 0) return { terms: searched, list: [] };
     const stats = corpus();
     // The most this query can score on any page: every term at BM25's saturation.
