@@ -24,6 +24,7 @@ import { openQmdStore, type QmdStore } from "../extensions/llm-wiki/lib/index/qm
 import { createImpactCache, poolByImpact } from "../extensions/llm-wiki/lib/lexical/fts-impacts.ts";
 import { CorpusRandom } from "./helpers/corpus-random.ts";
 import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
+import { randomWord } from "./helpers/random-text.ts";
 
 const SEED = Number(process.env.IMPACT_POOL_SEED) || randomInt(1, 2 ** 31);
 const at = `seed ${SEED} (IMPACT_POOL_SEED replays it)`;
@@ -107,8 +108,10 @@ describe("the candidate pool merged from phrase impacts", () => {
     const db = openQmdSqlite<Db>(dbPath, { readonly: true });
     try {
       const names = collections.map((c) => c.name);
-      const bounded = createLexicalSearch(db, names);
-      const exhaustive = createLexicalSearch(db, names, undefined, { exhaustive: true });
+      const bounded = createLexicalSearch(db, names, undefined, { pool: "impacts" });
+      // The default: FTS5 for a phrase met first, impacts once met again; the same answers.
+      const adaptive = createLexicalSearch(db, names);
+      const exhaustive = createLexicalSearch(db, names, undefined, { pool: "exhaustive" });
       let hits = 0;
       for (let q = 0; q < 60; q += 1) {
         const text = query(random, words);
@@ -116,6 +119,8 @@ describe("the candidate pool merged from phrase impacts", () => {
         const want = exhaustive.candidates(text, limit, true);
         const got = bounded.candidates(text, limit, true);
         expect(got, `${at}: query ${JSON.stringify(text)}, limit ${limit}`).toEqual(want);
+        for (let again = 0; again < 2; again += 1)
+          expect(adaptive.candidates(text, limit, true), `${at}: adaptive, ${again}`).toEqual(want);
         hits += want.list.length;
       }
       // The comparison compared something: most queries found pages.
@@ -159,6 +164,27 @@ describe("the candidate pool merged from phrase impacts", () => {
     cache.get([b]);
     expect(reads.at(-1), at).toBe(b);
     expect(reads.length, at).toBe(7);
+  });
+
+  it("reads a phrase's impacts only when it is met again: a one-off process ranks with FTS5", () => {
+    const reads: string[] = [];
+    const cache = createImpactCache((phrase) => {
+      reads.push(phrase);
+      return { ids: Int32Array.from([1, 2]), scores: Float64Array.from([-1, -2]) };
+    }, 1_000);
+    const a = `"${randomWord(5, 9)}"`;
+    const b = `"${randomWord(10, 14)}"`;
+    expect(cache.worth([a])).toBe(false);
+    expect(cache.worth([a])).toBe(true);
+    cache.get([a]);
+    // Kept: still worth it; one phrase new to it makes the query FTS5's once more.
+    expect(cache.worth([a])).toBe(true);
+    expect(cache.worth([a, b])).toBe(false);
+    expect(cache.worth([a, b])).toBe(true);
+    expect(reads).toEqual([a]);
+    // The index changed: every phrase is new again.
+    cache.clear();
+    expect(cache.worth([a])).toBe(false);
   });
 
   it("ranks merged rows as FTS5's ORDER BY bm25, rowid does, ties included", () => {

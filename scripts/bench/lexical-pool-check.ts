@@ -49,8 +49,8 @@ for (const dir of process.argv.slice(2).map((d) => resolve(d))) {
       .prepare("SELECT DISTINCT collection FROM documents")
       .all<{ collection: string }>()
       .map((r) => r.collection);
-    const bounded = createLexicalSearch(db, collections);
-    const exhaustive = createLexicalSearch(db, collections, undefined, { exhaustive: true });
+    const bounded = createLexicalSearch(db, collections, undefined, { pool: "impacts" });
+    const exhaustive = createLexicalSearch(db, collections, undefined, { pool: "exhaustive" });
     const queries = readFileSync(join(dir, "queries.jsonl"), "utf8")
       .split("\n")
       .filter(Boolean)

@@ -97,13 +97,17 @@ interface ScoredTerm {
   df: number;
 }
 
-/** How the FTS5 candidate pool is found; both give the same pool. */
+/** How the FTS5 candidate pool is found; every way gives the same pool. */
 export interface LexicalSearchOptions {
   /**
-   * FTS5 ranks every row holding a query term (the reference the default
-   * is checked against); by default the pool is merged from phrase impacts.
+   * `exhaustive`: FTS5 ranks every row holding a query term (the reference
+   * the others are checked against); `impacts`: the pool is merged from
+   * phrase impacts; `adaptive` (default): impacts for phrases met before in
+   * this process, FTS5's ranking for a phrase met the first time, so a
+   * one-off CLI or hook process pays no more than FTS5 and a long-lived
+   * host reads each common phrase once.
    */
-  exhaustive?: boolean;
+  pool?: "adaptive" | "impacts" | "exhaustive";
 }
 
 /** Lexical search over one store's collections. */
@@ -356,7 +360,8 @@ export function createLexicalSearch(
    */
   const candidateRows = (phrases: readonly string[], pool: number): LexRow[] => {
     try {
-      if (options.exhaustive)
+      const way = options.pool ?? "adaptive";
+      if (way === "exhaustive" || (way === "adaptive" && !impacts.worth(phrases)))
         return lexStmt.all<LexRow>(phrases.join(" OR "), pool + 20, collectionsJson, pool);
       const best = poolByImpact(impacts.get(phrases), pool + 20);
       const places: Array<[number, number]> = [];

@@ -119,6 +119,13 @@ function poolByMerge(lists: readonly PhraseImpacts[], take: number): PoolRow[] {
 export interface ImpactCache {
   /** Each phrase's impacts, read through `load` when not kept. */
   get(phrases: readonly string[]): PhraseImpacts[];
+  /**
+   * Whether reading `phrases`' impacts pays: each is kept, or was asked for
+   * once before since the last `clear` (noted now). Reading a phrase costs
+   * about 1.5× ranking it once, so a phrase met once (a one-off process) is
+   * ranked by FTS5, and one met again is read and kept.
+   */
+  worth(phrases: readonly string[]): boolean;
   /** Forgets every phrase: the index changed. */
   clear(): void;
 }
@@ -133,6 +140,7 @@ export function createImpactCache(
   budget: number,
 ): ImpactCache {
   const kept = new Map<string, PhraseImpacts>();
+  const asked = new Set<string>();
   let rows = 0;
   const keep = (phrase: string, impacts: PhraseImpacts) => {
     if (impacts.ids.length > budget) return;
@@ -159,8 +167,20 @@ export function createImpactCache(
         return loaded;
       });
     },
+    worth(phrases) {
+      let all = true;
+      for (const phrase of phrases) {
+        if (kept.has(phrase) || asked.has(phrase)) continue;
+        all = false;
+        // A long-lived server meets new words forever: the notes are capped as the rows are.
+        if (asked.size >= budget / 64) asked.clear();
+        asked.add(phrase);
+      }
+      return all;
+    },
     clear() {
       kept.clear();
+      asked.clear();
       rows = 0;
     },
   };
