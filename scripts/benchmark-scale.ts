@@ -7,7 +7,9 @@
  * line is over its budget. The report also shows how each figure grows from
  * one size to the next (`growth`), and the machine's load before each size:
  * other work on a shared machine slows every figure. Usage:
- * benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write]
+ * benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write] [--index-only]
+ * (`--index-only`: the full index in-process and as the CLI, and its bytes
+ * on disk; no update, recall, MCP, hook or priming phase.)
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +34,7 @@ const sizesArg = args[args.indexOf("--sizes") + 1];
 const sizes =
   args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : [1_000, 10_000];
 const write = !args.includes("--no-write");
+const indexOnly = args.includes("--index-only");
 
 const BUDGETS = {
   automaticRecallP95Ms: 15,
@@ -176,11 +179,7 @@ for (const pages of sizes) {
     // durability work after the rebuild's own figure included).
     const loadBeforeCli = machineState();
     const cli = measureCliReindex(dir, cliBin);
-    const noop = phase("noop", dir, pages);
-    const change = phase("one-change", dir, pages);
-    const unhinted = phase("one-change-unhinted", dir, pages);
-    const recall = phase("recall", dir, pages);
-    const entry: Record<string, unknown> = {
+    const indexEntry = {
       machineBefore: loadBefore,
       fullIndexMs: round(full.ms),
       fullIndexPeakRssMb: full.peakRssMb,
@@ -195,6 +194,18 @@ for (const pages of sizes) {
       indexSqliteMb: disk.sqliteMb,
       indexWalMb: disk.walMb,
       indexOtherMb: disk.otherMb,
+    };
+    if (indexOnly) {
+      results[String(pages)] = indexEntry;
+      process.stderr.write(`${pages} pages: ${JSON.stringify(indexEntry)}\n`);
+      continue;
+    }
+    const noop = phase("noop", dir, pages);
+    const change = phase("one-change", dir, pages);
+    const unhinted = phase("one-change-unhinted", dir, pages);
+    const recall = phase("recall", dir, pages);
+    const entry: Record<string, unknown> = {
+      ...indexEntry,
       noopUpdateMs: round(noop.ms),
       oneChangeToSearchableMsP50: round(change.p50),
       oneChangeToSearchableMsMax: round(change.max),

@@ -529,11 +529,12 @@ function createAdapter(
  * SQLite page size of a new index. A row of one page text (a few KB: 2.5 KB
  * on average in the synthetic vaults, 1.8 KB the median of the fixtures)
  * fills a 4 KiB page alone when it is over half of one, as FTS5's ~4 KB
- * segment leaves do; 16 KiB pages hold six such texts, and three of 5 KB.
- * A 10k-page index with its text twice took 92 MB in 4 KiB pages, 66 MB in
- * 8 or 16 KiB pages; lexical recall timed the same on 8 and 16 KiB.
+ * segment leaves do; 8 KiB pages hold three and two of them. Measured on
+ * synthetic vaults, index bytes / page bytes: 4 KiB 3.9× (text twice), 8 KiB
+ * 1.78× at 10k and 1.87× at 1k, 16 KiB 1.88× and 2.05× (more space per
+ * table of a few rows); on pages of 2–8 KB, 8 and 16 KiB alike (1.88×).
  */
-const INDEX_PAGE_SIZE = 16_384;
+const INDEX_PAGE_SIZE = 8192;
 
 /** Creates the database file of a new index with INDEX_PAGE_SIZE pages, in WAL mode as QMD keeps it. */
 function createIndexFile(dbPath: string): void {
