@@ -3,7 +3,7 @@
  * against the real QMD SDK: they must leave the index exactly as QMD's own
  * rescan of the same mirror files would, so the two paths mix freely.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -243,6 +243,59 @@ describe("applyDocuments", () => {
       ),
     ).rejects.toThrow(/unknown collection/);
     expect(await store.searchLex("alpha")).toEqual([]);
+  });
+});
+
+describe("the text kept once", () => {
+  it("leaves content empty where the FTS row holds the text, and QMD's reopen keeps every row", async () => {
+    const { store, doc, dbPath } = await fixture();
+    await store.applyDocuments(
+      PAGES.map(([c, p, t]) => doc(c, p, t)),
+      [],
+    );
+    const db = openQmdSqlite<Db>(dbPath, { readonly: true });
+    const rows = db
+      .prepare(
+        `SELECT d.path AS path, c.doc AS doc FROM documents d JOIN content c ON c.hash = d.hash
+         WHERE d.active = 1 ORDER BY d.path`,
+      )
+      .all() as Array<{ path: string; doc: string }>;
+    db.close();
+    // Only the CJK page (spaced apart in its FTS row) keeps its text in content.
+    expect(rows.filter((r) => r.doc !== "").map((r) => r.path)).toEqual(["sources/recall.md"]);
+    const before = ftsRows(dbPath);
+    await store.close();
+    open.splice(open.indexOf(store), 1);
+    // QMD's open runs its schema checks (and would rebuild documents_fts from content if it chose to).
+    const reopened = await openQmdStore({
+      dbPath,
+      collections: [
+        {
+          name: "canonical-0",
+          dir: join(dirname(dbPath), "docs", "canonical-0"),
+          role: "canonical",
+        },
+        { name: "evidence-0", dir: join(dirname(dbPath), "docs", "evidence-0"), role: "evidence" },
+      ],
+      models: resolveModels({}),
+    });
+    open.push(reopened);
+    expect(ftsRows(dbPath)).toEqual(before);
+    expect((await reopened.searchLex("quokkas")).map((h) => h.pageId)).toEqual(["concepts/plain"]);
+  });
+
+  it("relies on QMD rebuilding documents_fts only when its CJK spelling version changes", () => {
+    // A new version makes QMD's first open rebuild every FTS row from
+    // content.doc, which is empty for most pages here: such an upgrade must
+    // bump INDEX_FORMAT (mirror.ts), so every generation is rebuilt from the pages.
+    const qmd = dirname(
+      realpathSync(
+        join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json"),
+      ),
+    );
+    const store = readFileSync(join(qmd, "dist", "store.js"), "utf8");
+    expect(/^const FTS_CJK_NORMALIZED_VERSION = "([^"]+)"/m.exec(store)?.[1]).toBe("1");
+    expect(store).toContain("if (cjkRebuildVersion(db) === FTS_CJK_NORMALIZED_VERSION)");
   });
 });
 

@@ -30,6 +30,7 @@ import type { VaultPaths } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
+import { type IndexedDocument, indexedDocuments } from "./helpers/indexed-documents.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -72,14 +73,9 @@ function liveGeneration(paths: VaultPaths): GenerationPaths {
   return generationPaths(layout, name);
 }
 
-/** Mirror files of a generation: `<collection>/<pageId>.md` → bytes and mtime. */
-function mirrorFiles(gen: GenerationPaths): Map<string, { bytes: Buffer; mtimeMs: number }> {
-  const out = new Map<string, { bytes: Buffer; mtimeMs: number }>();
-  if (!existsSync(gen.documents)) return out;
-  for (const [rel, bytes] of snapshotFiles(gen.documents)) {
-    out.set(rel, { bytes, mtimeMs: statSync(join(gen.documents, rel)).mtimeMs });
-  }
-  return out;
+/** The mirror a generation's index holds: `<collection>/<pageId>.md` → text and last write. */
+function mirrorFiles(gen: GenerationPaths): Map<string, IndexedDocument> {
+  return indexedDocuments(gen.db);
 }
 
 function generationFolders(paths: VaultPaths): string[] {
@@ -149,12 +145,12 @@ describe("the validated mirror", () => {
         `${collectionOf("sources/gamma", "evidence")}/sources/gamma.md`,
       ].sort(),
     );
-    // The mirror carries the title and body, not the frontmatter.
-    const text = readFileSync(
-      join(gen.documents, collectionOf("concepts/alpha", "canonical"), "concepts/alpha.md"),
-      "utf8",
-    );
+    // The mirror carries the title and body, not the frontmatter; no file holds it besides the index.
+    const text = mirrorFiles(gen).get(
+      `${collectionOf("concepts/alpha", "canonical")}/concepts/alpha.md`,
+    )?.text;
     expect(text).toBe("# Alpha\n\nThe zephyr wind.\n");
+    expect(existsSync(gen.documents)).toBe(false);
     // Of the wombat pages only the one of an unknown type is a page; the rest were refused.
     expect(await recalled(service, "wombat")).toEqual(["concepts/odd-type"]);
     expect(await recalled(service, "zephyr")).toEqual(["concepts/alpha"]);
@@ -345,8 +341,7 @@ describe("incremental updates", () => {
     const alpha = `${collectionOf("concepts/alpha", "canonical")}/concepts/alpha.md`;
     expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
     for (const [rel, file] of after) {
-      if (rel === alpha)
-        expect(file.bytes.equals(before.get(rel)?.bytes ?? Buffer.alloc(0))).toBe(false);
+      if (rel === alpha) expect(file.text).not.toBe(before.get(rel)?.text);
       else expect(file, rel).toEqual(before.get(rel));
     }
     expect(await recalled(service, "pangolin")).toEqual(["concepts/alpha"]);

@@ -16,6 +16,8 @@ import {
   usable,
 } from "./layout.ts";
 import {
+  formatOf,
+  INDEX_FORMAT,
   type Manifest,
   type MirrorPlan,
   planMirror,
@@ -207,7 +209,32 @@ export function readIndexStatus(
       ],
     };
   }
-  return liveStatus(base, countsOf(gen, manifest, registry, known), state);
+  const counts = countsOf(gen, manifest, registry, known);
+  if (formatOf(manifest) !== INDEX_FORMAT) return outdatedStatus(base, counts, registry);
+  return liveStatus(base, counts, state);
+}
+
+/**
+ * A live generation of an older INDEX_FORMAT: it still answers, and the next
+ * index update rebuilds it, every page rewritten (so a hook that weighs the
+ * work sees a rebuild's, not nothing).
+ */
+function outdatedStatus(base: IndexStatus, counts: LiveCounts, registry: Registry): IndexStatus {
+  return {
+    ...base,
+    ...counts,
+    pending: registry.pages.size,
+    state: "stale",
+    repair: "llm-wiki reindex",
+    diagnostics: [
+      diagnostic(
+        "index_outdated",
+        "warning",
+        "the index was built by an earlier version in an older format; the next index update rebuilds it (the old index answers meanwhile)",
+        { repair: "llm-wiki reindex" },
+      ),
+    ],
+  };
 }
 
 /**
@@ -228,7 +255,7 @@ export function readIndexStatusByMark(
   const gen = generationPaths(layout, current);
   if (!usable(gen)) return undefined;
   const mark = readManifestMark(gen);
-  if (mark?.mark !== summary.index) return undefined;
+  if (mark?.mark !== summary.index || mark.format !== INDEX_FORMAT) return undefined;
   const state = readStateFile(layout);
   const store = readStoreStatus(gen);
   const counts: LiveCounts = {

@@ -2,10 +2,11 @@
  * Where a vault's derived index lives, under `meta/qmd/`:
  *
  *   LIVE             name of the live generation (replaced atomically)
- *   gen-<stamp>/     one generation: index.sqlite, documents/<collection>/<pageId>.md,
+ *   gen-<stamp>/     one generation: index.sqlite (every page's text, once),
  *                    manifest.json (+ manifest.log, changes appended since), store.json
- *                    (its counts and vectors), COMPLETE; a
- *                    rebuild writes a new one beside the live one, live once LIVE names it
+ *                    (its counts and vectors), COMPLETE; a generation of format 1 also has
+ *                    documents/<collection>/<pageId>.md. A rebuild writes a new one beside
+ *                    the live one, live once LIVE names it
  *   retired-<stamp>/ a generation a swap replaced, being removed in the background
  *   journal.json     present only while a swap is in progress
  *   state.json       last build outcome and last error
@@ -48,6 +49,7 @@ export interface GenerationPaths {
   name: string;
   dir: string;
   db: string;
+  /** Mirror files of a format-1 generation (mirror.ts INDEX_FORMAT); none since. */
   documents: string;
   manifest: string;
   /** Manifest changes appended since `manifest` was last written whole (JSON lines). */

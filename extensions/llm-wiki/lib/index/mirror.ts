@@ -1,10 +1,13 @@
 /**
- * The validated mirror QMD indexes: one file per accepted page, under
- * `documents/<collection>/<pageId>.md` of a generation. Only pages the vault
- * parser accepted are mirrored, rewritten as title, description, aliases and
- * tags followed by the body, so BM25's title weight lands on the real title
- * and frontmatter noise stays out. Pages are spread over a few collections
- * per role because QMD's `update()` rescans whole collections.
+ * The validated mirror QMD indexes: one document per accepted page, as
+ * `<collection>/<pageId>.md` of a generation's QMD index. Only pages the
+ * vault parser accepted are mirrored, rewritten as title, description,
+ * aliases and tags followed by the body, so BM25's title weight lands on the
+ * real title and frontmatter noise stays out. The text lives in the index
+ * alone (qmd-documents.ts writes it there); generations of INDEX_FORMAT 1
+ * also kept it as a Markdown file per page under `documents/`. Pages are
+ * spread over a few collections per role, the layout QMD's `update()` works
+ * in (it rescans whole collections).
  */
 import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -30,6 +33,14 @@ import type { DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
 export const SHARDS_PER_ROLE = 8;
 const MANIFEST_VERSION = 1;
 
+/**
+ * What a generation holds on disk. 1 (a manifest without `format`): a
+ * Markdown mirror file per page besides the SQLite index. 2: the SQLite
+ * index alone. A live generation of an older format still answers; its
+ * status is stale and the next index update rebuilds it.
+ */
+export const INDEX_FORMAT = 2;
+
 export interface ManifestEntry {
   hash: string;
   role: PageRole;
@@ -39,6 +50,8 @@ export interface ManifestEntry {
 /** What a generation's mirror holds: one entry per mirrored page id. */
 export interface Manifest {
   version: number;
+  /** INDEX_FORMAT of the generation; absent in format 1. */
+  format?: number;
   /** Collections per role in this generation; absent in older manifests (8). */
   shards?: number;
   entries: Record<string, ManifestEntry>;
@@ -96,6 +109,12 @@ export function collectionOf(
   shards: number = SHARDS_PER_ROLE,
 ): string {
   return `${role}-${fnv1a(pageId) % shards}`;
+}
+
+/** The generation's INDEX_FORMAT (manifests of format 1 do not say). */
+export function formatOf(manifest: Pick<Manifest, "format">): number {
+  const n = manifest.format;
+  return typeof n === "number" && Number.isInteger(n) && n >= 1 ? n : 1;
 }
 
 /** Shards per role of a generation (manifests written before sharding scaled had 8). */
@@ -169,7 +188,7 @@ export function writeManifest(gen: GenerationPaths, manifest: Manifest): void {
   );
   writeFileAtomic(
     gen.manifest,
-    `${JSON.stringify({ version: manifest.version, shards: shardsOf(manifest), entries: sorted })}\n`,
+    `${JSON.stringify({ version: manifest.version, format: formatOf(manifest), shards: shardsOf(manifest), entries: sorted })}\n`,
   );
   rmSync(gen.manifestLog, { force: true });
   manifest.logged = 0;
@@ -247,7 +266,12 @@ export function manifestPart(manifest: Manifest, ids: Iterable<string>): Manifes
     const entry = manifest.entries[id];
     if (entry) entries[id] = entry;
   }
-  return { version: manifest.version, shards: shardsOf(manifest), entries };
+  return {
+    version: manifest.version,
+    format: formatOf(manifest),
+    shards: shardsOf(manifest),
+    entries,
+  };
 }
 
 /**
@@ -264,6 +288,8 @@ export interface ManifestMark {
   evidence: number;
   /** The manifest's collections per role (`shardsOf`). */
   shards: number;
+  /** The manifest's INDEX_FORMAT (`formatOf`). */
+  format: number;
 }
 
 const MARK_VERSION = 1;
@@ -301,6 +327,7 @@ export function manifestMarkOf(manifest: Manifest): ManifestMark {
     canonical,
     evidence,
     shards: shardsOf(manifest),
+    format: formatOf(manifest),
   };
 }
 
@@ -341,20 +368,22 @@ export function readManifestMark(gen: GenerationPaths): ManifestMark | undefined
       typeof data.canonical !== "number" ||
       typeof data.evidence !== "number" ||
       typeof data.shards !== "number" ||
+      typeof data.format !== "number" ||
       data.shards !== shardsOf({ version: MANIFEST_VERSION, shards: data.shards, entries: {} }) ||
       data.stamp !== manifestStamp(gen)
     ) {
       return undefined;
     }
-    const { mark, documents, canonical, evidence, shards } = data;
-    return { mark, documents, canonical, evidence, shards };
+    const { mark, documents, canonical, evidence, shards, format } = data;
+    return { mark, documents, canonical, evidence, shards, format };
   } catch {
     return undefined;
   }
 }
 
+/** A new generation's empty manifest, of the current INDEX_FORMAT. */
 export function emptyManifest(shards: number = SHARDS_PER_ROLE): Manifest {
-  return { version: MANIFEST_VERSION, shards, entries: {} };
+  return { version: MANIFEST_VERSION, format: INDEX_FORMAT, shards, entries: {} };
 }
 
 /** Pages to (re)write and remove so the mirror matches the registry. */
@@ -372,7 +401,7 @@ export function planMirror(registry: Registry, manifest: Manifest): MirrorPlan {
     if (entry && entry.hash === registry.hashes.get(id) && entry.role === meta.role) continue;
     write.push(id);
     // A page's collection depends only on its role within a generation: a new
-    // role means a new collection, and the old mirror file goes.
+    // role means a new collection, and the document in the old one goes.
     if (entry && entry.role !== meta.role) remove.push({ id, collection: entry.collection });
   }
   if (registry.pages.size - write.length !== Object.keys(manifest.entries).length) {
@@ -448,34 +477,28 @@ export function patchManifestMark(
   return { ...out, mark: acc.mark() };
 }
 
-function mirrorPath(gen: GenerationPaths, collection: string, id: string): string {
-  return join(gen.documents, collection, `${id}.md`);
-}
-
 /** What `applyMirror` changed: the new manifest and the documents QMD must take in. */
 export interface MirrorChange {
   manifest: Manifest;
   /** Collections whose files changed. */
   changed: Set<string>;
-  /** Written mirror files, with the text QMD indexes (document path `<id>.md`). */
+  /** The documents QMD must index, with their text (document path `<id>.md`). */
   upserts: DocumentUpsert[];
   removals: DocumentRemoval[];
   diagnostics: Diagnostic[];
 }
 
 /**
- * Applies `plan` to the generation's mirror and returns what changed. The
- * manifest is not written here: the caller writes it only after QMD has
- * indexed the change.
+ * Reads the pages of `plan` and returns the documents QMD must index and
+ * remove, with the manifest after the change. Nothing is written here: the
+ * caller hands the documents to the store and writes the manifest only after
+ * QMD has indexed them.
  */
 export function applyMirror(
   vault: VaultPaths,
-  gen: GenerationPaths,
   registry: Registry,
   manifest: Manifest,
   plan: MirrorPlan,
-  /** How a mirror file is written: atomically replaced, unless a rebuild's fresh folder says otherwise. */
-  writeFile: (path: string, text: string) => void = writeFileAtomic,
 ): MirrorChange {
   const entries = { ...manifest.entries };
   const changed = new Set<string>();
@@ -483,7 +506,6 @@ export function applyMirror(
   const removals: DocumentRemoval[] = [];
   const diagnostics: Diagnostic[] = [];
   for (const { id, collection } of plan.remove) {
-    rmSync(mirrorPath(gen, collection, id), { force: true });
     if (entries[id]?.collection === collection) delete entries[id];
     changed.add(collection);
     removals.push({ collection, path: `${id}.md` });
@@ -518,15 +540,18 @@ export function applyMirror(
       continue;
     }
     const collection = collectionOf(id, page.role, shardsOf(manifest));
-    const target = mirrorPath(gen, collection, id);
     const text = mirrorText(page, clean);
-    writeFile(target, text);
     entries[id] = { hash: page.hash, role: page.role, collection };
     changed.add(collection);
     upserts.push({ collection, path: `${id}.md`, text });
   }
   return {
-    manifest: { version: manifest.version, shards: shardsOf(manifest), entries },
+    manifest: {
+      version: manifest.version,
+      format: formatOf(manifest),
+      shards: shardsOf(manifest),
+      entries,
+    },
     changed,
     upserts,
     removals,

@@ -9,9 +9,17 @@
  * their statements on every call, which at 10k pages held ~40 KB of native
  * memory per page until the process ended.
  *
- * The mirror files stay the contract, and QMD's schema is pinned by contract
- * tests: a later `update()` over the same files finds every document
- * unchanged, and the FTS rows are byte-identical to QMD's own.
+ * A page's text is kept once. QMD's FTS5 table `documents_fts` stores its
+ * own copy of every column it indexes, and QMD would keep a second in its
+ * `content` table; here `content.doc` is left empty wherever the FTS row
+ * holds the text verbatim (no CJK, which QMD's FTS spelling spaces apart),
+ * and readers take the text from the FTS row then. QMD's model paths read
+ * `content` themselves: `hydrate` gives it every text back before them, and
+ * a store once hydrated keeps writing it whole.
+ *
+ * QMD's schema is pinned by contract tests: a later `update()` over the same
+ * texts as files finds every document unchanged, and the FTS rows are
+ * byte-identical to QMD's own.
  *
  * Structural types only: qmd-store.ts hands in QMD's database connection, and
  * this module never imports QMD itself.
@@ -88,14 +96,32 @@ function ftsText(text: string): string {
 /** True when `ftsText` would change `text`: it holds a character of a CJK run. */
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
+/**
+ * QMD's `store_config` key set once a store keeps every text in `content`
+ * (`hydrate`); read inside each write transaction, so a process that
+ * hydrated is followed by every other writer of the index.
+ */
+export const CONTENT_WHOLE_KEY = "llm_wiki_content_whole";
+
+/**
+ * The text of a document as QMD's readers would take it from `content`,
+ * for a query over `documents d`, `content c` and `documents_fts f`
+ * (`f.rowid = d.id`): `content.doc`, or the FTS body where `doc` was left
+ * empty (the FTS row then holds the text verbatim).
+ */
+export const DOCUMENT_TEXT_SQL = "CASE WHEN c.doc = '' THEN f.body ELSE c.doc END";
+
 /** A writer bound to one open store; every statement is prepared once, here. */
 export function createDocumentWriter(db: QmdSqlDatabase) {
   const findActive = db.prepare(
     "SELECT id, hash, title FROM documents WHERE collection = ? AND path = ? AND active = 1",
   );
-  const insertContent = db.prepare(
-    "INSERT OR IGNORE INTO content (hash, doc, created_at) VALUES (?, ?, ?)",
-  );
+  // A row left empty gets its text when it is now to be kept whole (a page
+  // back after a removal, in a store hydrated since): QMD's trigger copies it.
+  const insertContent = db.prepare(`
+    INSERT INTO content (hash, doc, created_at) VALUES (?, ?, ?)
+    ON CONFLICT(hash) DO UPDATE SET doc = excluded.doc
+    WHERE content.doc = '' AND excluded.doc <> ''`);
   // An inactive row of the same path comes back to life, as in QMD's insertDocument.
   const insertDocument = db.prepare(`
     INSERT INTO documents (collection, path, title, hash, created_at, modified_at, active)
@@ -122,19 +148,33 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
   const dropContent = db.prepare(
     "DELETE FROM content WHERE hash = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE hash = ?)",
   );
+  const wholeFlag = db.prepare("SELECT value FROM store_config WHERE key = ?");
+  const setWhole = db.prepare("INSERT OR REPLACE INTO store_config (key, value) VALUES (?, '1')");
+  // Only texts the FTS rows hold verbatim were left empty, and an inactive
+  // document has no FTS row: such a content row stays empty (nothing embeds it).
+  const fillContent = db.prepare(`
+    UPDATE content SET doc = COALESCE((
+      SELECT f.body FROM documents d JOIN documents_fts f ON f.rowid = d.id
+      WHERE d.hash = content.hash AND d.active = 1 LIMIT 1), '')
+    WHERE doc = ''`);
+  /** Whether this store keeps every text in `content`; read in the write transaction. */
+  let whole = false;
 
   /**
-   * Gives row `id` QMD's CJK spelling. Where no field holds a CJK character
-   * that spelling is the text itself, so the row the trigger just wrote is
+   * Gives row `id` its text in QMD's CJK spelling. QMD's trigger wrote the
+   * row from `content.doc`: where that holds the text and no field holds a
+   * CJK character (whose spelling is then the text itself), the row is
    * already byte-identical and rewriting it (two more tokenisations of the
    * page) is skipped.
    */
   const writeFts = (id: number, collection: string, path: string, title: string, text: string) => {
     const filepath = `${collection}/${path}`;
-    if (!CJK_CHAR.test(filepath) && !CJK_CHAR.test(title) && !CJK_CHAR.test(text)) return;
+    if (whole && !CJK_CHAR.test(filepath) && !CJK_CHAR.test(title) && !CJK_CHAR.test(text)) return;
     deleteFts.run(id);
     insertFts.run(id, ftsText(filepath), ftsText(title), ftsText(text));
   };
+  /** What `content.doc` keeps of `text`: nothing where the FTS row holds it verbatim. */
+  const stored = (text: string): string => (whole || CJK_CHAR.test(text) ? text : "");
 
   return {
     /**
@@ -151,6 +191,7 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
       const now = new Date().toISOString();
       db.exec("BEGIN IMMEDIATE");
       try {
+        whole = wholeFlag.get(CONTENT_WHOLE_KEY) !== undefined;
         for (const { collection, path } of removals) {
           const existing = findActive.get<{ hash: string }>(collection, path);
           if (!existing) continue;
@@ -176,7 +217,7 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
             }
             continue;
           }
-          insertContent.run(hash, text, now);
+          insertContent.run(hash, stored(text), now);
           if (existing) {
             updateDocument.run(title, hash, now, existing.id);
             writeFts(existing.id, collection, path, title, text);
@@ -197,6 +238,25 @@ export function createDocumentWriter(db: QmdSqlDatabase) {
         throw error;
       }
       return result;
+    },
+
+    /**
+     * Puts every text back into `content` for QMD's own readers (embedding
+     * chunks `content.doc`; vector and expanded search return it) and marks
+     * the store whole, so later writes keep it there. Once per store: a
+     * store already whole is only read.
+     */
+    hydrate(): void {
+      if (wholeFlag.get(CONTENT_WHOLE_KEY) !== undefined) return;
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        fillContent.run();
+        setWhole.run(CONTENT_WHOLE_KEY);
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.inTransaction !== false) db.exec("ROLLBACK");
+        throw error;
+      }
     },
   };
 }

@@ -11,7 +11,6 @@ import { writeFileAtomic } from "../vault/fs-safe.ts";
 import type { VaultPaths } from "../vault/paths.ts";
 import type { Registry } from "../vault/registry.ts";
 import { crashPoint } from "./crash-points.ts";
-import { freshFileWriter } from "./fresh-write.ts";
 import { heapValve } from "./heap-valve.ts";
 import {
   canWriteIndex,
@@ -46,6 +45,8 @@ import {
   applyMirror,
   collectionsOf,
   emptyManifest,
+  formatOf,
+  INDEX_FORMAT,
   manifestPart,
   readManifestMark,
   shardsFor,
@@ -313,20 +314,18 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     opts.onProgress?.({ phase: "mirror", current: 0, total: all.write.length });
     const shards = shardsFor(registry.pages.size);
     const manifest = emptyManifest(shards);
-    // The generation's folder is new and private too: files are created, not replaced.
-    const writeFresh = freshFileWriter();
     // Private until the pointer swap: loaded without syncing, made durable by `close`.
     const store = await openGeneration(gen, shards, collectionsOf(gen, shards), false, true);
     let embedded = 0;
     try {
-      // Mirrored and indexed a slice at a time: a slice's texts are let go
+      // Read and indexed a slice at a time: a slice's texts are let go
       // once SQLite holds them, so memory holds one slice, not the vault
       // (1.7 GB at 100k pages when every text waited for the last page).
       // The store writes a bulk load on a worker thread: a slice's texts are
       // copied there as it is sent, so here they die young (held across
       // turns they were promoted to V8's old space and piled up as garbage
       // until a full collection, ~490 MB of the peak at 100k pages), and the
-      // next slices are read and mirrored while SQLite indexes this one. At
+      // next slices are read while SQLite indexes this one. At
       // most `LOADS_AHEAD` slices wait there. A cancel is seen between
       // slices; each slice is its own transaction.
       const total = all.write.length;
@@ -335,18 +334,9 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       const valve = heapValve();
       for (let at = 0; at < total; at += MIRROR_BATCH) {
         await nextTurn(opts.signal);
-        // Mirror files are written in the background; two slices' worth may be under way.
-        await writeFresh.drain(2 * MIRROR_BATCH);
         const write = all.write.slice(at, at + MIRROR_BATCH);
         // A fresh manifest per slice: copying the growing one each time is quadratic.
-        const part = applyMirror(
-          vault,
-          gen,
-          registry,
-          emptyManifest(shards),
-          { write, remove: [] },
-          writeFresh.write,
-        );
+        const part = applyMirror(vault, registry, emptyManifest(shards), { write, remove: [] });
         Object.assign(manifest.entries, part.manifest.entries);
         diagnostics.push(...part.diagnostics);
         const count = part.upserts.length;
@@ -361,7 +351,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         valve.check();
       }
       await Promise.all(loading);
-      await writeFresh.drain();
       crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {
@@ -374,9 +363,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       await nextTurn(opts.signal);
       await recordStoreStatus(store, gen);
     } catch (error) {
-      // The generation is discarded: nothing of it needs to reach the disk,
-      // but no write may still be running into the folder about to be removed.
-      await writeFresh.drain().catch(() => undefined);
+      // The generation is discarded: nothing of it needs to reach the disk.
       await store.close().catch(() => undefined);
       throw error;
     }
@@ -422,7 +409,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     if (current === undefined) return undefined;
     const gen = generationPaths(layout, current);
     const manifest = usable(gen) ? manifestOf(gen) : undefined;
-    if (!manifest) return undefined;
+    // A generation of an older format is rebuilt, not patched (mirror.ts INDEX_FORMAT).
+    if (!manifest || formatOf(manifest) !== INDEX_FORMAT) return undefined;
     const plan = manifests.plan(registry, manifest);
     const store = await liveStore();
     if (!store) return undefined;
@@ -439,7 +427,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       const ids = [...plan.write, ...plan.remove.map((r) => r.id)];
       // Only the planned pages' entries: applying the plan copies nothing else.
       const part = manifestPart(manifest, ids);
-      const mirrored = applyMirror(vault, gen, registry, part, plan);
+      const mirrored = applyMirror(vault, registry, part, plan);
       diagnostics.push(...mirrored.diagnostics);
       skipped = mirrored.diagnostics.length > 0;
       const moved = await applyCounting(

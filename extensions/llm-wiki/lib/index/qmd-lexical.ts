@@ -25,6 +25,7 @@ import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scor
 import { spellingRepairs } from "../lexical/spelling.ts";
 import { bodyExcerpt, wordFinder } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
+import { DOCUMENT_TEXT_SQL } from "./qmd-documents.ts";
 import { type Candidate, surfaces } from "./qmd-excerpts.ts";
 import type { LexEvidenceFloor, TermMatch } from "./qmd-store-types.ts";
 
@@ -156,8 +157,9 @@ export function createLexicalSearch(
   // An excerpt is a window of the page text around the first query word
   // found, cut in JavaScript (body-window.ts) from the text read here.
   const pageTextStmt = db.prepare(`
-    SELECT d.id AS id, c.doc AS doc
+    SELECT d.id AS id, ${DOCUMENT_TEXT_SQL} AS doc
     FROM documents d JOIN content c ON c.hash = d.hash
+    LEFT JOIN documents_fts f ON f.rowid = d.id
     WHERE d.id IN (SELECT value FROM json_each(?))`);
   // Document frequency per term, capped: one statement for all terms of a long query.
   const dfProbeStmt = db.prepare(`

@@ -134,7 +134,13 @@ export async function openVaults(
     let vault = retrievalVault(handle, EXPLICIT_REGISTRY_MAX_AGE_MS);
     // An index this user may not write answers as it is: no refresh is tried.
     if (vault.lexicalOnly) opened.notes.push(readOnlyNote(vault, p));
-    else if (refreshIndex && vault.status.state === "stale" && vault.status.pending > 0) {
+    else if (
+      refreshIndex &&
+      vault.status.state === "stale" &&
+      vault.status.pending > 0 &&
+      // An index of an older format answers as it is: its rebuild is the next update's, not a recall's.
+      !vault.status.diagnostics.some((d) => d.code === "index_outdated")
+    ) {
       // Pages changed behind the host's back (an editor, git, another agent's
       // write tool): a recall someone asked for sees them. Incremental, and
       // never waits for a busy lock: the previous index answers meanwhile.
