@@ -30,11 +30,11 @@ import {
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { callTool } from "../mcp/server.ts";
 import { TOOLS } from "../mcp/tools.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const SERVER = join(REPO, "mcp", "index.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 const CACHE_QUESTION = "how do we keep the cache consistent";
 
