@@ -40,7 +40,8 @@ async function runSuite(): Promise<{ samples: number[]; status: number | null; w
   const child = spawn(
     process.execPath,
     [join(root, "scripts", "test.ts"), "--tests-only", ...vitestArgs],
-    { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
+    // The suite's own output goes to stderr: stdout is the report alone.
+    { cwd: root, stdio: ["ignore", process.stderr, "inherit"] },
   );
   const status = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   clearInterval(timer);
@@ -71,7 +72,8 @@ const meanLoad = run ? run.samples.reduce((a, b) => a + b, 0) / run.samples.leng
 const report = {
   measured_at: new Date(timing.startedAt).toISOString(),
   machine: { cpus: cpus().length, node: process.version },
-  command: `vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""}`,
+  // What ran: the whole suite unless files or options were named (unknown for `--from-last`).
+  ...(run ? { vitest_args: vitestArgs } : {}),
   // Reading the figures: on a shared machine wall time follows the neighbours; shares hold better.
   load_average: {
     start: loads(timing.loadStart),
