@@ -81,6 +81,8 @@ const report = {
     ...(meanLoad !== undefined ? { mean_1min: Math.round(meanLoad * 100) / 100 } : {}),
   },
   ...(run ? { process_wall_s: seconds(run.wallMs), exit_status: run.status } : {}),
+  // False when the run was stopped before its end: the figures cover the files that finished.
+  complete: timing.complete,
   vitest_wall_s: seconds(runMs),
   global_setup: timing.globalSetup
     ? {

@@ -49,6 +49,8 @@ export interface FileTiming {
 export interface SuiteTiming {
   startedAt: number;
   endedAt: number;
+  /** False while the run is under way (or when it was stopped). */
+  complete: boolean;
   loadStart: number[];
   loadEnd: number[];
   globalSetup: GlobalSetupTiming | null;
@@ -98,17 +100,23 @@ export default class SuiteTimingReporter implements Reporter {
       skipped: tests.filter((t) => t.result().state === "skipped").length,
       slowest: timed.slice(0, 3),
     });
+    // Written after every file too, so a run stopped midway still says where its time went.
+    this.write(false);
   }
 
   onTestRunEnd(): void {
-    const endedAt = Date.now();
+    this.write(true);
+  }
+
+  private write(complete: boolean): void {
     const timing: SuiteTiming = {
       startedAt: this.startedAt,
-      endedAt,
+      endedAt: Date.now(),
+      complete,
       loadStart: this.loadStart,
       loadEnd: loadavg(),
       globalSetup: readGlobalSetup(this.startedAt),
-      files: this.files.sort((a, b) => b.wallMs - a.wallMs),
+      files: [...this.files].sort((a, b) => b.wallMs - a.wallMs),
     };
     writeFileSync(
       process.env.LLM_WIKI_SUITE_TIMING ?? SUITE_TIMING,
