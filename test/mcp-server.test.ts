@@ -1,7 +1,8 @@
 /**
- * The stdio MCP server (`mcp/index.ts`), run as a real child process on real
- * temporary copies of the example vault, spoken to by the SDK's client and,
- * once, by hand over raw stdin/stdout.
+ * The stdio MCP server (`mcp/index.ts`, bundled as the package ships it by
+ * global setup), run as a real child process on real temporary copies of
+ * the example vault, spoken to by the SDK's client and, once, by hand over
+ * raw stdin/stdout.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";
