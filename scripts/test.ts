@@ -37,6 +37,8 @@ const vitestOk = run("vitest", bin("vitest"), [
   "--reporter=default",
   "--reporter=json",
   `--outputFile.json=${reportPath}`,
+  // Where the time went (.cache/suite-timing.json; `pnpm benchmark:suite`).
+  "--reporter=./test/helpers/suite-timing-reporter.ts",
   ...extra,
 ]);
 

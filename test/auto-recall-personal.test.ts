@@ -19,6 +19,7 @@ import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.t
 import { runCli } from "./helpers/cli.ts";
 import { makeRepo } from "./helpers/git-repo.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { pageText } from "./helpers/temp-vault.ts";
 
@@ -118,7 +119,7 @@ describe("automatic recall outside any project", () => {
   it("MCP's wiki_prime primes from the personal vault", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(import.meta.dirname, "..", "mcp", "index.ts")],
+      args: [SERVER],
       cwd: elsewhere,
       env: env as Record<string, string>,
       stderr: "pipe",

@@ -27,6 +27,7 @@ import { pageMeta, parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCliAsync } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { makePdf, pdfDate } from "./helpers/pdf-fixture.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import {
@@ -789,7 +790,7 @@ describe("capture: wiki_capture_source over MCP", () => {
     writeFileSync(file, makePdf({ pages: [[words], [words]], info: { title } }));
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(REPO, "mcp", "index.ts"), "--vault", vault.root],
+      args: [SERVER, "--vault", vault.root],
       cwd: REPO,
       env: {
         PATH: process.env.PATH ?? "",

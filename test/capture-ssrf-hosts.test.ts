@@ -17,6 +17,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CaptureSourceResult } from "../extensions/llm-wiki/lib/capture/capture-source.ts";
 import { runCliAsync } from "./helpers/cli.ts";
+import { SERVER as MCP_SERVER } from "./helpers/mcp-child.ts";
 import {
   closeTargets,
   expectInternal,
@@ -32,7 +33,6 @@ import {
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const MCP_SERVER = join(REPO, "mcp", "index.ts");
 /** A self-signed certificate for `localhost` only (test use, valid until 2126), and its key. */
 /**
  * A self-signed certificate for `localhost`, made fresh for this run with

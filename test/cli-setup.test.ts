@@ -16,7 +16,13 @@ import { delimiter, isAbsolute, join, relative, sep } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "./helpers/cli.ts";
-import { answered, initializeRequest, responseTo, spawnRawProcess } from "./helpers/mcp-child.ts";
+import {
+  answered,
+  initializeRequest,
+  responseTo,
+  SERVER,
+  spawnRawProcess,
+} from "./helpers/mcp-child.ts";
 import { commandsOnPath } from "./helpers/path-commands.ts";
 import { type StagedPackage, stagePackage } from "./helpers/staged-package.ts";
 import { makeTempDir, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
@@ -171,7 +177,7 @@ describe("a project's files work on every teammate's machine", () => {
       filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),
     });
     const home = makeTempDir("llm-wiki-setup-home-");
-    const mine = commandsOnPath({ cli: CLI, mcp: join(REPO, "mcp", "index.ts") });
+    const mine = commandsOnPath({ cli: CLI, mcp: SERVER });
     const env = { HOME: home, PATH: `${mine}${delimiter}${process.env.PATH ?? ""}` };
     const before = new Set(snapshotFiles(project).keys());
     for (const client of clients) {

@@ -20,12 +20,11 @@ import type { RecallItem, RecallResult } from "../extensions/llm-wiki/lib/recall
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { copyExampleVault, makeTempDir } from "./helpers/temp-vault.ts";
-
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 
 /** The example vault's current retry rule (stable): outbox flushes back off, capped at 30 s. */
 const RULE = "concepts/offline-first";

@@ -14,11 +14,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { startPi, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const WHEN = /\d{4}-\d{2}-\d{2}(?:T[\d:.-]+Z)?/g;
 
 interface Call {

@@ -23,11 +23,11 @@ import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { piPerTest } from "./helpers/pi-session.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const EVALUATING = ["js", "javascript", "coffee", "coffeescript", "cson"];
 
 function pick<T>(items: readonly T[]): T {

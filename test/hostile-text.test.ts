@@ -29,9 +29,8 @@ import { slugify, slugPath } from "../extensions/llm-wiki/lib/vault/slug.ts";
 import { mulberry32 } from "../scripts/test-models/mulberry32.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { makeTempDir, makeTempVault, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
-
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 
 afterEach(async () => {
   await closeServices();

@@ -1,7 +1,8 @@
 /**
- * The stdio MCP server (`mcp/index.ts`), run as a real child process on real
- * temporary copies of the example vault, spoken to by the SDK's client and,
- * once, by hand over raw stdin/stdout.
+ * The stdio MCP server (`mcp/index.ts`, bundled as the package ships it by
+ * global setup), run as a real child process on real temporary copies of
+ * the example vault, spoken to by the SDK's client and, once, by hand over
+ * raw stdin/stdout.
  */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";
@@ -30,11 +31,11 @@ import {
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { callTool } from "../mcp/server.ts";
 import { TOOLS } from "../mcp/tools.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const SERVER = join(REPO, "mcp", "index.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 const CACHE_QUESTION = "how do we keep the cache consistent";
 

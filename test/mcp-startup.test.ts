@@ -19,13 +19,12 @@ import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.t
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { createStartupIndex } from "../mcp/startup-index.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
-import { initializeRequest, isolatedEnv, spawnRawServer } from "./helpers/mcp-child.ts";
+import { initializeRequest, isolatedEnv, SERVER, spawnRawServer } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const SERVER = join(REPO, "mcp", "index.ts");
 
 interface Running {
   client: Client;

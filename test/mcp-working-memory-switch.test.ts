@@ -12,9 +12,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { makeTempDir, makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));

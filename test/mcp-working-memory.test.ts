@@ -13,11 +13,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const SERVER = join(REPO, "mcp", "index.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 const TOOLS = ["wiki_capture_trajectory", "wiki_distill_skills", "wiki_recall_skill"];
 

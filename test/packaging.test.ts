@@ -13,10 +13,11 @@ import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-codin
 import { afterEach, describe, expect, it } from "vitest";
 import { isSupportedNode, REQUIRED_NODE } from "../bin/node-check.js";
 import { PACKAGE_NAME } from "../extensions/llm-wiki/lib/package-version.ts";
-import { buildBins } from "../scripts/build.ts";
+import { TEST_BUNDLE } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
+import { copyOrBuildBundle } from "./helpers/test-bundle.ts";
 
 const REPO = join(import.meta.dirname, "..");
 const manifest = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
@@ -216,9 +217,10 @@ describe("the Node version check", () => {
       olds.length === 0,
       `no Node older than ${REQUIRED_NODE} on PATH, /usr/bin or /usr/local/bin to run them with`,
     );
-    // The entries `setup` and the README name (`node …/dist/cli/llm-wiki.js hook …`), built fresh.
+    // The entries `setup` and the README name (`node …/dist/cli/llm-wiki.js hook …`),
+    // built from the current sources (global setup's bundle, copied when it is current).
     const dist = join(makeTempDir("llm-wiki-dist-"), "dist");
-    await buildBins(dist);
+    await copyOrBuildBundle(TEST_BUNDLE, dist);
     const runs = [
       { file: "cli/llm-wiki.js", args: ["--help"], bin: "llm-wiki", status: 2 },
       { file: "cli/llm-wiki.js", args: ["status"], bin: "llm-wiki", status: 2 },

@@ -15,9 +15,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MAX_PAGE_BYTES } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { makeTempVault, readEvents, removeTempDirs } from "./helpers/temp-vault.ts";
-
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 
 afterEach(async () => {
   await closeServices();

@@ -22,12 +22,12 @@ import { ANSWER_CUT_DIAGNOSTIC, fitRecallAnswer } from "../extensions/llm-wiki/l
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { SERVER as MCP_SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf } from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const MCP_SERVER = join(REPO, "mcp", "index.ts");
 const CLI = join(REPO, "cli", "llm-wiki.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 

@@ -21,12 +21,12 @@ import type { RebuildMetaResult } from "../extensions/llm-wiki/lib/views/rebuild
 import { runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices } from "./helpers/index-services.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 const VIEWS = [
   "meta/index.md",
   "meta/log.md",

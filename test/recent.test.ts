@@ -14,6 +14,7 @@ import type { RecentResult } from "../extensions/llm-wiki/lib/temporal/recent.ts
 import { appendEvent } from "../extensions/llm-wiki/lib/vault/events.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -192,7 +193,7 @@ describe("wiki_recent and wiki_recall since/until over MCP", () => {
     const home = makeTempDir("llm-wiki-mcp-home-");
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(import.meta.dirname, "..", "mcp", "index.ts"), "--vault", vault.root],
+      args: [SERVER, "--vault", vault.root],
       env: {
         PATH: process.env.PATH ?? "",
         HOME: home,

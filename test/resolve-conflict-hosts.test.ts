@@ -21,11 +21,11 @@ import {
 import { runCli } from "./helpers/cli.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 /** A timestamp (`…T10:15:00.123Z`) or a day: each host writes on its own clock. */
 const WHEN = /\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z)?/g;
 

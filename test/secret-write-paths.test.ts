@@ -25,6 +25,7 @@ import { redactSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { runCliAsync } from "./helpers/cli.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { type PiHarness, startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { corpusSeedNote, type SecretCase, secretCorpus } from "./helpers/secret-corpus.ts";
 import { leaksUnder } from "./helpers/secret-scan.ts";
@@ -34,7 +35,6 @@ import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/
 const SEED = Number(process.env.SECRET_CORPUS_SEED ?? randomInt(0, 2 ** 31));
 const CORPUS = secretCorpus(SEED);
 const NOTE = corpusSeedNote(SEED);
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 /** A hang guard for the child-process specs on a shared two-core machine, not a timing assertion. */
 const HOST_GUARD_MS = 180_000;
 

@@ -23,6 +23,7 @@ import type { Outcome } from "../extensions/llm-wiki/lib/trajectories/steps.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import { runCli } from "./helpers/cli.ts";
 import { CorpusRandom, HEX, LOWER } from "./helpers/corpus-random.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { piPerTest } from "./helpers/pi-session.ts";
 import { makeTempDir, makeTempVault, type TempVault } from "./helpers/temp-vault.ts";
 
@@ -31,7 +32,6 @@ const at = `seed ${SEED} (SESSION_OUTCOME_SEED replays it)`;
 const r = new CorpusRandom(SEED);
 
 const REPO = join(import.meta.dirname, "..");
-const SERVER = join(REPO, "mcp", "index.ts");
 
 // Fresh folders and a stubbed HOME for every test; the Pi specs start sessions in them.
 const pi = piPerTest("llm-wiki-session-outcome-");

@@ -20,11 +20,10 @@ import type { RebuildMetaResult } from "../extensions/llm-wiki/lib/views/rebuild
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { makeTempDir, makeTempVault } from "./helpers/temp-vault.ts";
-
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 
 const { clients, sessions } = isolatedHosts("llm-wiki-follow-home-");
 

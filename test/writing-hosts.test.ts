@@ -19,10 +19,10 @@ import {
   TOOL_DESCRIPTIONS,
 } from "../extensions/llm-wiki/lib/tool-schemas.ts";
 import { isolatedHosts } from "./helpers/isolated-hosts.ts";
+import { SERVER } from "./helpers/mcp-child.ts";
 import { startPi, textOf, toolResults } from "./helpers/pi-session.ts";
 import { makeTempDir, makeTempVault, pageText } from "./helpers/temp-vault.ts";
 
-const SERVER = join(import.meta.dirname, "..", "mcp", "index.ts");
 /** A day, or a timestamp (`…T10:15:00.123Z`, or `…T10-15-00-123Z` in a backup folder name). */
 const WHEN = /\d{4}-\d{2}-\d{2}(?:T[\d:.-]+Z)?/g;
 

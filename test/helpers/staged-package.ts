@@ -1,16 +1,17 @@
 /**
- * The package staged as npm would lay it out, with `dist/` built fresh:
- * the files `package.json` publishes are copied to
- * `.cache/<tmp>/node_modules/llm-wiki-memory/`, and the bins are bundled
- * into its `dist/` by the project's own build. Under a `node_modules/`, the
- * bins run the bundles (bin/node-check.js), never the TypeScript sources;
- * inside the repository, the dependencies resolve from its node_modules as
- * they would from an install. Fast (no npm): it runs everywhere.
+ * The package staged as npm would lay it out, with a `dist/` of the current
+ * sources: the files `package.json` publishes are copied to
+ * `.cache/<tmp>/node_modules/llm-wiki-memory/`, and its `dist/` is the
+ * project's own build (global setup's, copied when it is current). Under a
+ * `node_modules/`, the bins run the bundles (bin/node-check.js), never the
+ * TypeScript sources; inside the repository, the dependencies resolve from
+ * its node_modules as they would from an install. Fast (no npm): it runs everywhere.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { buildBins } from "../../scripts/build.ts";
+import { TEST_BUNDLE } from "./cli.ts";
 import type { ShippedPackage } from "./shipped-package.ts";
+import { copyOrBuildBundle } from "./test-bundle.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
 
@@ -30,7 +31,7 @@ export interface StagedPackage extends ShippedPackage {
   remove(): void;
 }
 
-/** Stages the package with a freshly built `dist/`; call `remove()` when done. */
+/** Stages the package with a `dist/` of the current sources; call `remove()` when done. */
 export async function stagePackage(): Promise<StagedPackage> {
   const pkg = manifest();
   mkdirSync(join(REPO, ".cache"), { recursive: true });
@@ -43,7 +44,9 @@ export async function stagePackage(): Promise<StagedPackage> {
     if (entry === "dist") continue;
     cpSync(join(REPO, entry), join(packageDir, entry), { recursive: true });
   }
-  await buildBins(join(packageDir, "dist"));
+  // Global setup's bundle of the same sources is what a build here would
+  // make (keyed by their content): copying it saves a build per spec file.
+  await copyOrBuildBundle(TEST_BUNDLE, join(packageDir, "dist"));
   const bin = (name: string) => ({
     command: process.execPath,
     args: [join(packageDir, pkg.bin[name] ?? `no bin ${name}`)],
