@@ -7,33 +7,15 @@
  * all queries and over the even- and odd-numbered ones (file order): the
  * default was chosen on the even ones, so the odd ones are held out.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { docIdOf, runBeir, scoreQuery } from "../../extensions/llm-wiki/lib/bench/beir-run.ts";
 import { buildLexQuery } from "../../extensions/llm-wiki/lib/index/lex-query.ts";
-import {
-  createLexicalSearch,
-  type QmdSqlQueries,
-} from "../../extensions/llm-wiki/lib/index/qmd-lexical.ts";
+import { createLexicalSearch } from "../../extensions/llm-wiki/lib/index/qmd-lexical.ts";
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
+import { openBenchIndex } from "./bench-index-db.ts";
 import { LEXICAL_ABLATIONS } from "./lexical-ablation.ts";
-
-interface Database extends QmdSqlQueries {
-  close(): void;
-}
-type DatabaseConstructor = new (path: string, options: { readonly: boolean }) => Database;
-const sqlite = createRequire(import.meta.resolve("@tobilu/qmd"))(
-  "better-sqlite3",
-) as DatabaseConstructor;
-
-function indexFile(workDir: string): string {
-  const dir = join(workDir, ".llm-wiki", "meta", "qmd");
-  const gen = readdirSync(dir).find((n) => n.startsWith("gen-"));
-  if (!gen) throw new Error(`no index under ${dir}`);
-  return join(dir, gen, "index.sqlite");
-}
 
 function judged(dir: string) {
   const qrels = new Map<string, Map<string, number>>();
@@ -69,7 +51,7 @@ for (const dir of process.argv.slice(2).map((d) => resolve(d))) {
     process.stdout.write(
       `${basename(dir)}: bench beir nDCG@10 ${report.metrics.ndcg10}, p95 ${report.latencyMs.p95} ms (load ${(loadavg()[0] ?? 0).toFixed(2)})\n`,
     );
-    const db = new sqlite(indexFile(workDir), { readonly: true });
+    const db = openBenchIndex(workDir);
     const { qrels, queries } = judged(dir);
     const collections = db
       .prepare("SELECT DISTINCT collection FROM documents")

@@ -6,32 +6,14 @@
  * same process, alternating, after one warm pass each. Usage:
  * lexical-pool-check.ts <BEIR folder>...
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { runBeir } from "../../extensions/llm-wiki/lib/bench/beir-run.ts";
-import {
-  createLexicalSearch,
-  type QmdSqlQueries,
-} from "../../extensions/llm-wiki/lib/index/qmd-lexical.ts";
+import { createLexicalSearch } from "../../extensions/llm-wiki/lib/index/qmd-lexical.ts";
 import { DEFAULT_SETTINGS } from "../../extensions/llm-wiki/lib/settings.ts";
-
-interface Database extends QmdSqlQueries {
-  close(): void;
-}
-type DatabaseConstructor = new (path: string, options: { readonly: boolean }) => Database;
-const sqlite = createRequire(import.meta.resolve("@tobilu/qmd"))(
-  "better-sqlite3",
-) as DatabaseConstructor;
-
-function indexFile(workDir: string): string {
-  const dir = join(workDir, ".llm-wiki", "meta", "qmd");
-  const gen = readdirSync(dir).find((n) => n.startsWith("gen-"));
-  if (!gen) throw new Error(`no index under ${dir}`);
-  return join(dir, gen, "index.sqlite");
-}
+import { openBenchIndex } from "./bench-index-db.ts";
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -44,7 +26,7 @@ for (const dir of process.argv.slice(2).map((d) => resolve(d))) {
   const workDir = mkdtempSync(join(tmpdir(), "llm-wiki-pool-check-"));
   try {
     await runBeir({ collection: dir, workDir, mode: "lexical", settings: DEFAULT_SETTINGS });
-    const db = new sqlite(indexFile(workDir), { readonly: true });
+    const db = openBenchIndex(workDir);
     const collections = db
       .prepare("SELECT DISTINCT collection FROM documents")
       .all<{ collection: string }>()
