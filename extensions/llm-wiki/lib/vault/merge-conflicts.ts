@@ -67,30 +67,15 @@ export function countMergeConflicts(text: string): number {
   return mayHold(text) ? hunksOf(text.split("\n")).length : 0;
 }
 
-/** `text` with each conflicted region replaced by one side: `ours` (before `=======`) or theirs. */
-export function conflictSide(text: string, side: "ours" | "theirs"): string {
-  if (!mayHold(text)) return text;
-  const lines = text.split("\n");
-  const hunks = hunksOf(lines);
-  if (hunks.length === 0) return text;
-  const out: string[] = [];
-  let at = 0;
-  for (const h of hunks) {
-    out.push(...lines.slice(at, h.start));
-    if (side === "ours") out.push(...lines.slice(h.start + 1, h.base ?? h.middle));
-    else out.push(...lines.slice(h.middle + 1, h.end - 1));
-    at = h.end;
-  }
-  out.push(...lines.slice(at));
-  return out.join("\n");
-}
-
 /**
- * `text` with each conflicted region shown as both sides, labelled in plain
- * words, no marker left: what a reader (a model, a person) sees of a page
- * nobody has resolved yet. Text without a conflict comes back as it is.
+ * `text` with each conflicted region replaced by what `render` makes of its
+ * two sides (the lines before `=======`, and after it); text without a
+ * conflict comes back as it is.
  */
-export function bothSides(text: string): string {
+function replaceHunks(
+  text: string,
+  render: (ours: string[], theirs: string[]) => string[],
+): string {
   if (!mayHold(text)) return text;
   const lines = text.split("\n");
   const hunks = hunksOf(lines);
@@ -100,22 +85,38 @@ export function bothSides(text: string): string {
   for (const h of hunks) {
     out.push(...lines.slice(at, h.start));
     out.push(
-      "",
-      ONE_SIDE,
-      "",
-      ...lines.slice(h.start + 1, h.base ?? h.middle),
-      "",
-      "**The other version says**",
-      "",
-      ...lines.slice(h.middle + 1, h.end - 1),
-      "",
-      END,
-      "",
+      ...render(lines.slice(h.start + 1, h.base ?? h.middle), lines.slice(h.middle + 1, h.end - 1)),
     );
     at = h.end;
   }
   out.push(...lines.slice(at));
   return out.join("\n");
+}
+
+/** `text` with each conflicted region replaced by one side: `ours` (before `=======`) or theirs. */
+export function conflictSide(text: string, side: "ours" | "theirs"): string {
+  return replaceHunks(text, (ours, theirs) => (side === "ours" ? ours : theirs));
+}
+
+/**
+ * `text` with each conflicted region shown as both sides, labelled in plain
+ * words, no marker left: what a reader (a model, a person) sees of a page
+ * nobody has resolved yet. Text without a conflict comes back as it is.
+ */
+export function bothSides(text: string): string {
+  return replaceHunks(text, (ours, theirs) => [
+    "",
+    ONE_SIDE,
+    "",
+    ...ours,
+    "",
+    "**The other version says**",
+    "",
+    ...theirs,
+    "",
+    END,
+    "",
+  ]);
 }
 
 /**
