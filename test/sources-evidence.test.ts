@@ -309,19 +309,13 @@ describe("a source that names nothing", () => {
     };
 
     const home = makeTempDir("llm-wiki-sources-page-home-");
-    const cliArgs = [
-      "page",
-      "--json",
-      "--vault",
-      f.root,
-      "--type",
-      args.type,
-      "--title",
-      args.title,
-    ];
-    cliArgs.push("--content", args.content);
-    for (const s of args.sources) cliArgs.push("--source", s);
-    const run = runCli(cliArgs, { env: { HOME: home, WIKI_HOME: home } });
+    // `llm-wiki page` on this title, with `more` flags.
+    const page = (...more: string[]) =>
+      runCli(
+        ["page", "--json", "--vault", f.root, "--type", args.type, "--title", args.title, ...more],
+        { env: { HOME: home, WIKI_HOME: home } },
+      );
+    const run = page("--content", args.content, ...args.sources.flatMap((s) => ["--source", s]));
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject(expected);
 
@@ -338,21 +332,7 @@ describe("a source that names nothing", () => {
     expect(written?.details).toMatchObject(expected);
 
     // Added to a page that exists: the entry added is named the same way.
-    const again = runCli(
-      [
-        "page",
-        "--json",
-        "--vault",
-        f.root,
-        "--type",
-        args.type,
-        "--title",
-        args.title,
-        "--source",
-        `${unknown}x`,
-      ],
-      { env: { HOME: home, WIKI_HOME: home } },
-    );
+    const again = page("--source", `${unknown}x`);
     expect(JSON.parse(again.stdout)).toMatchObject({
       ok: true,
       updated: true,
