@@ -30,7 +30,7 @@ import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 const cap = (w: string) => w[0]?.toUpperCase() + w.slice(1);
 
 /** A vault of a team's notes about a subject drawn at random. */
-function writeVault(root: string, subject: string, other: string) {
+function writeVault(root: string, subject: string, other: string, gate: string) {
   const page = (id: string, text: string) => {
     const file = join(root, ".llm-wiki", "wiki", `${id}.md`);
     mkdirSync(dirname(file), { recursive: true });
@@ -46,6 +46,8 @@ function writeVault(root: string, subject: string, other: string) {
     decision: `syntheses/adr-007-${subject}-over-${other}`,
     checklist: "skills/release-steps",
     session: "trajectories/TRJ-2026-03-02-001",
+    gateway: `entities/${gate}-gateway`,
+    gatewayDecision: `syntheses/adr-009-read-only-${gate}-gateway`,
   };
   page(
     ids.entity,
@@ -63,6 +65,14 @@ function writeVault(root: string, subject: string, other: string) {
     ids.session,
     `---\ntype: trajectory\ntitle: "Set up a ${subject} consumer for the notifier"\ndescription: "Wire the notifier to ${subject}."\ntags: [trajectory, ${subject}]\noutcome: failure\nstep_count: 3\ntool_call_count: 1\ncreated: 2026-03-02\n---\n\n# Set up a ${subject} consumer for the notifier\n\n1. User: why did we choose ${subject} for the notifier events, and wire it up\n2. **\`bash\`** \`{"command":"make ${subject}-consumer"}\` → error: \`no rule to make target\`\n`,
   );
+  page(
+    ids.gateway,
+    `---\ntype: entity\ntitle: "${cap(gate)} gateway"\ndescription: "The gateway in front of the build caches."\nstatus: stable\ncreated: 2026-01-12\n---\n\n# ${cap(gate)} gateway\n\nThe ${gate} gateway takes writes from the build workers and reads from everyone.\nDevelopers reach the ${gate} gateway through the internal proxy; writes need the worker role.\n`,
+  );
+  page(
+    ids.gatewayDecision,
+    `---\ntype: synthesis\ntitle: "ADR-009: read-only ${cap(gate)} gateway for laptops"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-10\n---\n\n# ADR-009: read-only ${cap(gate)} gateway for laptops\n\nOnly the build workers write; a laptop that wrote once poisoned the shared state for a day.\n`,
+  );
   const bodyWords: string[] = [];
   for (let i = 0; i < 8; i += 1) {
     const word = randomWord(6, 10);
@@ -79,6 +89,7 @@ function writeVault(root: string, subject: string, other: string) {
 let root: string;
 let subject: string;
 let other: string;
+let gate: string;
 let ids: ReturnType<typeof writeVault>;
 const env = childEnv({ NO_COLOR: "1" });
 
@@ -86,9 +97,10 @@ beforeAll(() => {
   root = makeTempDir("llm-wiki-questions-");
   subject = randomWord(6, 9);
   other = randomWord(6, 9);
-  ids = writeVault(root, subject, other);
+  gate = randomWord(6, 9);
+  ids = writeVault(root, subject, other, gate);
   // Drawn afresh each run: named so that a failing run can be replayed by hand.
-  process.stderr.write(`[question-answers] subject ${subject}, other ${other}\n`);
+  process.stderr.write(`[question-answers] subject ${subject}, other ${other}, gate ${gate}\n`);
   const built = runCli(["reindex", "--vault", root], { env });
   expect(built.status, built.stderr).toBe(0);
 });
@@ -215,6 +227,12 @@ describe("questions of intent reach the page that answers them (CLI)", () => {
     expect(order[0]).toBe(ids.decision);
   });
 
+  it("why can't we … the X gateway: the decision whose title holds that name, before the page named by it", () => {
+    const order = cards(recall(`why can't developers write to the ${gate} gateway`));
+    expect(order[0]).toBe(ids.gatewayDecision);
+    expect(order).toContain(ids.gateway);
+  });
+
   it("who owns X: the entity page", () => {
     expect(cards(recall(`who owns ${subject}`))[0]).toBe(ids.entity);
   });
@@ -284,7 +302,7 @@ describe("the same answers through MCP and Pi", () => {
 
   const fixture = piPerTest("llm-wiki-questions-pi-");
   it("Pi's automatic recall carries the decision for 'why did we choose X'", async () => {
-    writeVault(fixture.dirs.project, subject, other);
+    writeVault(fixture.dirs.project, subject, other, gate);
     const pi = await fixture.start();
     pi.script("ok");
     await pi.session.prompt(`why did we choose ${subject}?`);

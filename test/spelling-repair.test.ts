@@ -13,6 +13,7 @@ import {
   repairable,
   spellingRepairs,
 } from "../extensions/llm-wiki/lib/lexical/spelling.ts";
+import { repairedNames } from "../extensions/llm-wiki/lib/name-typos.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { randomWord } from "./helpers/random-text.ts";
@@ -148,3 +149,61 @@ describe("recall with a typo, on a real index", () => {
     expect(asked.results).toEqual([]);
   });
 });
+
+describe("a two-word name typed with one slip", () => {
+  /** Short ordinary words a team names things with; the slip of one is on no line of the background. */
+  const FIRST = ["warm", "cold", "blue", "dark", "fast", "slow", "hot", "red"];
+  const SECOND = ["pool", "lane", "gate", "queue", "ring", "shard", "vault", "lease"];
+  const pick = (list: readonly string[]) => list[Math.floor(random() * list.length)] as string;
+  const first = pick(FIRST);
+  const second = pick(SECOND);
+  const slip = typoOf(second);
+  const name = `${first} ${ftsTokens(second)[0]}`;
+  const context = `seed ${seed}: "${first} ${slip}" for "${first} ${second}"`;
+  const stem = (w: string) => ftsTokens(w).join(" ");
+
+  it("is read as the name only beside its other word, and only to a name the vault holds", () => {
+    const has = (key: string) => key === name;
+    expect(
+      repairedNames(["how", "big", "is", "the", first, slip], stem, has).map((r) => r.key),
+      context,
+    ).toEqual([name]);
+    // Alone, or beside another word, the slip is not guessed at.
+    expect(repairedNames([slip, "size"], stem, has), context).toEqual([]);
+    expect(repairedNames(["the", slip], stem, has), context).toEqual([]);
+    // No name to complete: nothing.
+    expect(
+      repairedNames([first, slip], stem, () => false),
+      context,
+    ).toEqual([]);
+    // An ordinary word is never bent into a name: "warm pod" is not "warm pool".
+    expect(repairedNames([first, "pod"], stem, (k) => k === `${first} pool`)).toEqual([]);
+  });
+
+  it("finds the named page on a real index, where the slip alone finds nothing", async () => {
+    const title = `${cap(first)} ${second}s`;
+    const vault = makeTempVault({
+      pages: {
+        [`concepts/${first}-${second}s`]: `---\ntitle: ${title}\ntype: concept\n---\n# ${title}\n\nThe ${first} ${second}s keep instances ready; size is set per region.\n`,
+        "sources/tuning-notes": `---\ntitle: Tuning notes\ntype: source\n---\n# Tuning notes\n\nThe size of each batch and the config of every consumer, tuned in March.\nSize, size, config.\n`,
+        "concepts/other": `---\ntitle: Other things\ntype: concept\n---\n# Other things\n\nNothing ${first} here but the config.\n`,
+      },
+    });
+    const service = createWikiService({
+      cwd: vault.root,
+      vault: vault.root,
+      settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
+    });
+    try {
+      expect((await service.reindex({ scope: "all" })).ok).toBe(true);
+      const asked = await service.recall({ query: `${first} ${slip} size config`, maxResults: 3 });
+      expect(asked.results[0]?.id, context).toBe(`concepts/${first}-${second}s`);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+function cap(word: string): string {
+  return `${word[0]?.toUpperCase()}${word.slice(1)}`;
+}

@@ -9,6 +9,7 @@
  * `adoptNameTable`; it is made from `pageNameKeys`, as a built one is.
  */
 import { ftsTokens } from "./lexical/fts-tokens.ts";
+import { repairedNames } from "./name-typos.ts";
 import type { PageMeta } from "./vault/page.ts";
 
 /** Confidence a contained title or alias gives a page: strong, below an exact match. */
@@ -21,6 +22,8 @@ export interface NameMatches {
   contained: Set<string>;
   /** Words of the longest title or alias the query contains, by contained page. */
   span: Map<string, number>;
+  /** The contained names of two words or more, as their stems ("remot cach"). */
+  phrases?: Set<string>;
 }
 
 /** Ids by key, in page order; a `Map` of sets, or a table read from disk. */
@@ -180,7 +183,9 @@ export function matchNames(
   const exact = new Set(table.exact.get(plain(query)) ?? []);
   const contained = new Set<string>();
   const span = new Map<string, number>();
-  const found = (id: string, n: number) => {
+  const phrases = new Set<string>();
+  const found = (id: string, n: number, key?: string) => {
+    if (key !== undefined) phrases.add(key);
     if (exact.has(id)) return;
     contained.add(id);
     if (n > (span.get(id) ?? 0)) span.set(id, n);
@@ -199,8 +204,16 @@ export function matchNames(
                 return stems[i + k];
               })
               .join(" ");
-      for (const id of table.words.get(key) ?? []) found(id, n);
+      for (const id of table.words.get(key) ?? []) found(id, n, n > 1 ? key : undefined);
     }
+  }
+  // A two-word name typed with one slip ("warm pol size"), found only beside its other word.
+  const hasName = (key: string) => {
+    for (const _ of table.words.get(key) ?? []) return true;
+    return false;
+  };
+  for (const { key } of repairedNames(tokens, stemOf, hasName)) {
+    for (const id of table.words.get(key) ?? []) found(id, 2);
   }
   if (table.cjk.length > 0 && CJK.test(query)) {
     const squashed = words(query).replace(/ /g, "");
@@ -208,7 +221,29 @@ export function matchNames(
       if (squashed.includes(name)) found(id, [...name].length);
     }
   }
-  return { exact, contained, span };
+  return { exact, contained, span, phrases };
+}
+
+/**
+ * Whether one of the page's own names holds one of `phrases` (contained
+ * names' stems, from `matchNames`): "Bazel remote cache on NVMe" holds
+ * "remote cache".
+ */
+export function namesHold(
+  page: Pick<PageMeta, "title" | "aliases">,
+  phrases: ReadonlySet<string> | undefined,
+): number {
+  if (!phrases || phrases.size === 0) return 0;
+  let most = 0;
+  for (const name of [page.title, ...page.aliases]) {
+    const w = words(name);
+    if (w === "" || CJK.test(w)) continue;
+    const seq = ` ${w.split(" ").map(stemOf).join(" ")} `;
+    for (const phrase of phrases) {
+      if (seq.includes(` ${phrase} `)) most = Math.max(most, phrase.split(" ").length);
+    }
+  }
+  return most;
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { QmdHit } from "../index/qmd-store-types.ts";
 import { backgroundShare } from "../lexical/background.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
-import { CONTAINED_NAME_CONFIDENCE, matchNames, pageNames } from "../name-match.ts";
+import { CONTAINED_NAME_CONFIDENCE, matchNames, namesHold, pageNames } from "../name-match.ts";
 import { pageEvidence } from "../recall-evidence.ts";
 import { boundedMultiplier, type RecallPolicy } from "../retrieval-policy.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
@@ -65,6 +65,14 @@ export const ORDER_WEIGHTS = Object.freeze({
  */
 export const ABOUT_ANSWERS = 0.75;
 
+/**
+ * Kinds of page that answer for a name they carry in their title (a
+ * decision or incident about the thing named), when the question asks for
+ * that kind first.
+ */
+const CARRIES_NAME: ReadonlySet<string> = new Set(["decision", "incident"]);
+const kinds0 = (intent: QuestionIntent | undefined) => intent?.kinds[0] ?? "";
+
 /** Explicit recall's best candidates below its floor, shown marked weak when nothing passes. */
 export const WEAK_CANDIDATES = 3;
 
@@ -108,7 +116,8 @@ export function scoreVault(
   reading: QuestionReading = { subject: query },
 ): RetrievalHit[] {
   // The search may have matched them already (automatic recall's gate): the same query, the same pages.
-  const { exact, contained, span } = run.names ?? matchNames(vault.pages, query, vault.names);
+  const { exact, contained, span, phrases } =
+    run.names ?? matchNames(vault.pages, query, vault.names);
   // "before the v2 release" dates the question; it does not ask about the release.
   if (window?.anchor !== undefined) {
     contained.delete(window.anchor);
@@ -161,6 +170,13 @@ export function scoreVault(
     const about = shares.about;
     const fits = kindAt >= 0 && Math.max(about, standing / topStanding) >= ORDER_WEIGHTS.intentMin;
     const nameWords = isContained ? (span.get(id) ?? 0) : 0;
+    // "why can't developers write to the remote cache": the decision titled
+    // "Bazel remote cache on NVMe" carries the name the question says, as the
+    // page named Remote cache does, and is what a "why" or "what happened" asks for first.
+    const carried =
+      fits && kindAt === 0 && CARRIES_NAME.has(kinds0(intent)) && !isExact && !isContained && page
+        ? namesHold(page, phrases)
+        : 0;
     // Unasked, a one-word name is no evidence in an instruction ("move the
     // kafka producer setup into its own package"), nor in a question asking
     // for another kind of page ("how do I do an upsert in postgres" asks for
@@ -172,7 +188,7 @@ export function scoreVault(
       (reading.instruction === true || (intent !== undefined && !fits));
     const conf = isExact
       ? 1
-      : isContained && !nameRefused
+      : (isContained && !nameRefused) || (!gated && carried > 1)
         ? Math.max(listConfidence, CONTAINED_NAME_CONFIDENCE)
         : listConfidence;
     const role = hit?.role ?? page?.role ?? "canonical";
@@ -188,7 +204,9 @@ export function scoreVault(
       isExact ||
       (isContained && (!gated || (!nameRefused && nameIsEvidence(page, queryTerms())))) ||
       // Unasked, only the names count: a description is written more loosely.
-      (fits && (gated ? shares.named : about) >= ABOUT_ANSWERS);
+      (fits && (gated ? shares.named : about) >= ABOUT_ANSWERS) ||
+      // Asked, a page of the asked kind carrying the name the question says answers as named.
+      (!gated && carried > 1);
     const session = kinds?.has("session") === true && intent?.name !== "repeat";
     // Unasked, a recorded session answers only a question about doing its task again.
     if (gated && session && !isExact) return;
@@ -199,8 +217,9 @@ export function scoreVault(
       // A question asking for a kind of page is about its subject, not its name's page.
       // "rate limits on the gateway": the longer name is the more specific mention.
       // A page named by several words keeps its place whatever the question asks.
-      (named && (!kindListed || fits || nameWords > 1)
-        ? ORDER_WEIGHTS.named + ORDER_WEIGHTS.nameWord * Math.min(2, Math.max(0, nameWords - 1))
+      ((named && (!kindListed || fits || nameWords > 1)) || carried > 1
+        ? ORDER_WEIGHTS.named +
+          ORDER_WEIGHTS.nameWord * Math.min(2, Math.max(0, Math.max(nameWords, carried) - 1))
         : 0) +
       (session ? ORDER_WEIGHTS.session : 0);
     const passes =
