@@ -80,9 +80,11 @@ function timedCandidates(
   return {
     vault: dated,
     request: { window, searchQuery: timed.searchQuery },
-    inWindowPageIds: [...(dated.dates ?? new Map())]
-      .filter(([, d]) => inWindow(d.date, window))
-      .map(([id]) => id)
+    inWindowPageIds: [...vault.pages.keys()]
+      .filter((id) => {
+        const d = dated.dates?.get(id);
+        return d !== undefined && inWindow(d.date, window);
+      })
       .sort(),
   };
 }

@@ -170,6 +170,25 @@ function tableOf(pages: ReadonlyMap<string, PageMeta>, key: object): NameTable {
 }
 
 /**
+ * The pages one of whose names (title, alias, recall trigger) reads as
+ * `name` once case, punctuation and plural endings are set aside, in page
+ * order: the table's entry for it, not a walk of every page (a name in a
+ * time question, "since the March offsite", at 100k pages). Callers that
+ * need an exact match check the names of the few pages returned.
+ */
+export function pagesNamed(
+  pages: ReadonlyMap<string, PageMeta>,
+  name: string,
+  names: object = pages,
+): string[] {
+  const table = tableOf(pages, names);
+  const w = words(name);
+  const key = w.length >= 3 && !CJK.test(w) ? wordsKey(w.split(" ")) : undefined;
+  const ids = key !== undefined ? table.words.get(key) : table.exact.get(plain(name));
+  return ids ? [...ids] : [];
+}
+
+/**
  * Pages the query names exactly, and pages whose whole title or alias the
  * query contains. `names` identifies the set of names in `pages` (the table
  * is cached under it).

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Assembly } from "../assembly/bundles.ts";
 import type { RetrievalHit } from "../retrieval/retrieval-types.ts";
 import { redactSecrets } from "../safety/redact.ts";
-import { type PageDate, type ShownDate, shownDates } from "../temporal/page-dates.ts";
+import { type PageDateLookup, type ShownDate, shownDates } from "../temporal/page-dates.ts";
 import { conflictExcerpt } from "../vault/merge-conflicts.ts";
 import { bodyAfterFrontmatter, hashContent } from "../vault/page.ts";
 import { trustState } from "../vault/provenance.ts";
@@ -54,7 +54,7 @@ function bodyOf(handle: VaultHandle, id: string, path: string): string | undefin
 function itemDates(
   byKind: ReadonlyMap<string, VaultHandle>,
   assembly: Assembly,
-  dated: ReadonlyMap<string, ReadonlyMap<string, PageDate>>,
+  dated: ReadonlyMap<string, PageDateLookup>,
 ): Map<string, ShownDate> {
   const out = new Map<string, ShownDate>();
   for (const [kind, handle] of byKind) {
@@ -79,7 +79,7 @@ export function recallItems(
   hits: readonly RetrievalHit[],
   assembly: Assembly,
   query: string,
-  dated: ReadonlyMap<string, ReadonlyMap<string, PageDate>> = new Map(),
+  dated: ReadonlyMap<string, PageDateLookup> = new Map(),
 ): { results: RecallItem[]; renderable: RenderableHit[] } {
   const results: RecallItem[] = [];
   const renderable: RenderableHit[] = [];

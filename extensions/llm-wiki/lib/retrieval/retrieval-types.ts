@@ -12,7 +12,7 @@ import type { NameMatches } from "../name-match.ts";
 import type { PageEvidence } from "../recall-evidence.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
 import type { RetrievalMode } from "../settings.ts";
-import type { PageDate } from "../temporal/page-dates.ts";
+import type { PageDateLookup } from "../temporal/page-dates.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
 import type { TimeWhy } from "../temporal/window-preference.ts";
 import type { PageMeta } from "../vault/page.ts";
@@ -43,7 +43,7 @@ export interface RetrievalVault {
    */
   lexicalOnly?: boolean;
   /** Each page's date, given when the request has a time window. */
-  dates?: ReadonlyMap<string, PageDate>;
+  dates?: PageDateLookup;
 }
 
 /** What the model-backed paths may use, decided before any model call. */

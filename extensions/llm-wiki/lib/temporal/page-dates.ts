@@ -192,34 +192,63 @@ function gitDates(paths: VaultPaths): Record<string, string> {
   return dates;
 }
 
+/** Page dates looked up one page at a time. */
+export interface PageDateLookup {
+  get(id: string): PageDate | undefined;
+}
+
 /**
- * Every page's date and its origin. `git: false` leaves the repository out
- * (tests, and vaults whose files' commits say nothing about their content).
+ * Every page's date and its origin, resolved a page at a time when asked
+ * and kept: a recall with a time window needs the dates of its candidates,
+ * not of every page (a walk of 100k pages for "… since March"). The event
+ * log and git are read at most once, for the first page their date is
+ * asked of. `git: false` leaves the repository out (tests, and vaults whose
+ * files' commits say nothing about their content).
  */
+export function pageDateLookup(
+  paths: VaultPaths,
+  pages: ReadonlyMap<string, PageMeta>,
+  options: { git?: boolean; basis?: DateBasis } = {},
+): PageDateLookup {
+  const known = new Map<string, PageDate | null>();
+  let events: Map<string, string> | undefined;
+  let git: Record<string, string> | undefined;
+  const resolve = (id: string): PageDate | undefined => {
+    const page = pages.get(id);
+    if (!page) return undefined;
+    const own = frontmatterDate(page, options.basis ?? "event");
+    if (own) return own;
+    events ??= eventDates(paths);
+    const logged = events.get(id);
+    if (logged) return { date: logged, source: "events" };
+    if (options.git === false) return undefined;
+    git ??= gitDates(paths);
+    const committed = git[page.path];
+    return committed ? { date: committed, source: "git" } : undefined;
+  };
+  return {
+    get(id) {
+      let date = known.get(id);
+      if (date === undefined) {
+        date = resolve(id) ?? null;
+        known.set(id, date);
+      }
+      return date ?? undefined;
+    },
+  };
+}
+
+/** Every page's date and its origin (see `pageDateLookup`), all at once. */
 export function pageDates(
   paths: VaultPaths,
   pages: ReadonlyMap<string, PageMeta>,
   options: { git?: boolean; basis?: DateBasis } = {},
 ): Map<string, PageDate> {
+  const lookup = pageDateLookup(paths, pages, options);
   const out = new Map<string, PageDate>();
-  let events: Map<string, string> | undefined;
-  let git: Record<string, string> | undefined;
-  for (const [id, page] of pages) {
-    const own = frontmatterDate(page, options.basis ?? "event");
-    if (own) {
-      out.set(id, own);
-      continue;
-    }
-    events ??= eventDates(paths);
-    const logged = events.get(id);
-    if (logged) {
-      out.set(id, { date: logged, source: "events" });
-      continue;
-    }
-    if (options.git === false) continue;
-    git ??= gitDates(paths);
-    const committed = git[page.path];
-    if (committed) out.set(id, { date: committed, source: "git" });
+  for (const id of pages.keys()) {
+    const date = lookup.get(id);
+    if (date) out.set(id, date);
   }
   return out;
 }
@@ -264,7 +293,7 @@ export function shownDates(
   paths: VaultPaths,
   pages: ReadonlyMap<string, PageMeta>,
   ids: Iterable<string>,
-  known?: ReadonlyMap<string, PageDate>,
+  known?: PageDateLookup,
 ): Map<string, ShownDate> {
   const wanted = [...new Set(ids)].filter((id) => pages.has(id));
   // A dated vault holds every page's date already: one missing there has none.

@@ -5,10 +5,11 @@
  * a window, so a recall without time costs nothing here).
  */
 import type { Diagnostic } from "../diagnostics.ts";
+import { pagesNamed } from "../name-match.ts";
 import type { RetrievalVault } from "../retrieval/retrieval-types.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
-import { type PageDate, pageDates } from "./page-dates.ts";
+import { type PageDate, type PageDateLookup, pageDateLookup } from "./page-dates.ts";
 import {
   type AnchorLookup,
   combineWindows,
@@ -134,26 +135,21 @@ function namesRelease(page: PageMeta, version: string): boolean {
  */
 function anchorLookup(
   vaults: readonly RetrievalVault[],
-  datesOf: (v: RetrievalVault) => Map<string, PageDate>,
+  datesOf: (v: RetrievalVault) => PageDateLookup,
 ): AnchorLookup {
-  let names: Map<string, { vault: RetrievalVault; id: string; page: PageMeta }> | undefined;
   return (name) => {
-    if (!names) {
-      names = new Map();
-      for (const v of vaults) {
-        for (const [id, page] of v.pages) {
-          if (page.date === undefined && !EVENT_TYPES.has(page.type.toLowerCase())) continue;
-          for (const n of [page.title, ...page.aliases]) {
-            const key = nameKey(n);
-            if (key !== "" && !names.has(key)) names.set(key, { vault: v, id, page });
-          }
-        }
+    const key = nameKey(name);
+    if (key === "") return undefined;
+    // The first event-like page, in vault and page order, one of whose names reads as `name`.
+    for (const v of vaults) {
+      for (const id of pagesNamed(v.pages, name, v.names)) {
+        const page = v.pages.get(id);
+        if (!page || (page.date === undefined && !EVENT_TYPES.has(page.type.toLowerCase())))
+          continue;
+        if (![page.title, ...page.aliases].some((n) => nameKey(n) === key)) continue;
+        const date = eventDay(page, () => datesOf(v).get(id));
+        return date ? { date, pageId: id } : undefined;
       }
-    }
-    const found = names.get(nameKey(name));
-    if (found) {
-      const date = eventDay(found.page, () => datesOf(found.vault).get(found.id));
-      return date ? { date, pageId: found.id } : undefined;
     }
     const version = releaseName(name);
     if (version === undefined) return undefined;
@@ -184,12 +180,12 @@ export function recallWindow(
     if (!day.ok) return { ok: false, diagnostics: [day.diagnostic] };
     explicit[side] = day.day;
   }
-  const dates = new Map<RetrievalVault, Map<string, PageDate>>();
-  const datesOf = (v: RetrievalVault): Map<string, PageDate> => {
+  const dates = new Map<RetrievalVault, PageDateLookup>();
+  const datesOf = (v: RetrievalVault): PageDateLookup => {
     let d = dates.get(v);
     if (!d) {
       const paths = vaults.find((x) => x.vault === v)?.paths;
-      d = paths ? pageDates(paths, v.pages) : new Map();
+      d = paths ? pageDateLookup(paths, v.pages) : new Map();
       dates.set(v, d);
     }
     return d;
