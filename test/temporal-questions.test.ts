@@ -74,6 +74,14 @@ describe("time expressions, relative to now", () => {
       ["outages during the winter", JUNE, { since: "2025-12-01", until: "2026-02-28" }],
       ["what broke in the fall", JUNE, { since: "2025-09-01", until: "2025-11-30" }],
       ["changes since the summer", new Date("2026-12-07T00:00:00Z"), { since: "2026-06-01" }],
+      // A winter begun this December is the latest one, not last year's.
+      [
+        "outages during the winter",
+        new Date("2026-12-07T00:00:00Z"),
+        { since: "2026-12-01", until: "2027-02-28" },
+      ],
+      ["incidents last winter", new Date("2026-12-07T00:00:00Z"), { since: "2025-12-01" }],
+      ["in the winter when the cache died", JUNE, { since: "2025-12-01", until: "2026-02-28" }],
       ["what broke in H1 2026", JUNE, { since: "2026-01-01", until: "2026-06-30" }],
       ["decisions in the second half of 2025", JUNE, { since: "2025-07-01", until: "2025-12-31" }],
       ["decisions made in late 2025", JUNE, { since: "2025-09-01", until: "2025-12-31" }],
@@ -121,6 +129,10 @@ describe("time expressions, relative to now", () => {
       "the second half of the file",
       "fall back to the cache when the spring config is missing",
       "a spring boot app with a winter theme",
+      "what broke in winter mode",
+      "bugs in the spring boot app",
+      "errors in the spring-boot service",
+      "tests during summer school",
       "late binding in the h1 header parser",
     ]) {
       expect(window(q, JUNE), q).toBeUndefined();

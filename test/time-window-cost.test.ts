@@ -88,6 +88,7 @@ function datedVault() {
     pending: 0,
     needsEmbedding: 0,
     vectors: { present: false },
+    diagnostics: [],
   };
   const retrieval: RetrievalVault = {
     kind: "project",

@@ -182,9 +182,26 @@ const SEASON_START: Record<string, number> = {
   winter: -1,
 };
 
+/** Words that may follow a bare season that is a time ("in the spring and summer", "in winter when …"). */
+const SEASON_FOLLOWERS =
+  "and|or|when|while|we|i|you|they|he|she|it|did|do|does|was|were|is|are|has|had|have|so|then|too|last|this|before|after|of|in|at|for|to|that|because|with|on|by|but|not|already|again";
+
 /** Three months from `start` (0-based, -1 for the December before) of year `y`. */
 function seasonSpan(y: number, start: number): Span {
   return { from: dayOf(y, start, 1), to: dayOf(y, start + 3, 1) - 1 };
+}
+
+/**
+ * The latest season `start` begun by day `t` (`over`: the latest one ended
+ * before it). A winter begun this December belongs to next year's count.
+ */
+function latestSeason(t: Day, start: number, over: boolean): Span {
+  const { y } = ymd(t);
+  for (const year of [y + 1, y, y - 1]) {
+    const span = seasonSpan(year, start);
+    if (over ? span.to < t : span.from <= t) return span;
+  }
+  return seasonSpan(y - 2, start);
 }
 
 /** Most recent such quarter not after today's (asked in May, "in Q3" is last year's). */
@@ -327,21 +344,18 @@ const PERIODS: PeriodRule[] = [
         return checkedYear(y) ? seasonSpan(y, season) : "invalid";
       }
       // "this": the latest one begun; "last": the latest one over.
-      const { y } = ymd(t);
-      if (m[3] === "last") return seasonSpan(seasonSpan(y, season).to < t ? y : y - 1, season);
-      return seasonSpan(seasonSpan(y, season).from <= t ? y : y - 1, season);
+      return latestSeason(t, season, m[3] === "last");
     },
   },
   {
     // "in the spring", "during winter": a season after a preposition is the
-    // latest one begun, as a month without its year is.
-    re: "(spring|summer|autumn|fall|winter)",
+    // latest one begun, as a month without its year is. A season naming
+    // the next word is no time: "in winter mode", "in the spring boot app".
+    re: `(spring|summer|autumn|fall|winter)(?![ -](?!(?:${SEASON_FOLLOWERS})\\b)\\p{L})`,
     may: "spring|summer|autumn|fall|winter",
     bare: false,
     span: (m, t) => {
-      const season = SEASON_START[m[1] ?? ""] ?? 0;
-      const { y } = ymd(t);
-      return seasonSpan(seasonSpan(y, season).from <= t ? y : y - 1, season);
+      return latestSeason(t, SEASON_START[m[1] ?? ""] ?? 0, false);
     },
   },
   {
