@@ -48,6 +48,7 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
     session: "trajectories/TRJ-2026-03-02-001",
     gateway: `entities/${gate}-gateway`,
     gatewayDecision: `syntheses/adr-009-read-only-${gate}-gateway`,
+    backpressure: "concepts/backpressure",
   };
   page(
     ids.entity,
@@ -67,11 +68,15 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
   );
   page(
     ids.gateway,
-    `---\ntype: entity\ntitle: "${cap(gate)} gateway"\ndescription: "The gateway in front of the build caches."\nstatus: stable\ncreated: 2026-01-12\n---\n\n# ${cap(gate)} gateway\n\nThe ${gate} gateway takes writes from the build workers and reads from everyone.\nDevelopers reach the ${gate} gateway through the internal proxy; writes need the worker role.\n`,
+    `---\ntype: entity\ntitle: "${cap(gate)} gateway"\ndescription: "The gateway in front of the build caches."\nstatus: stable\ncreated: 2026-01-12\n---\n\n# ${cap(gate)} gateway\n\nThe ${gate} gateway takes writes from the build workers and reads from everyone.\nDevelopers reach the ${gate} gateway through the internal proxy; writes need the worker role.\n\n| setting | value |\n|---|---|\n| \`${gate}.max_inflight\` | 64 |\n`,
   );
   page(
     ids.gatewayDecision,
     `---\ntype: synthesis\ntitle: "ADR-009: read-only ${cap(gate)} gateway for laptops"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-10\n---\n\n# ADR-009: read-only ${cap(gate)} gateway for laptops\n\nOnly the build workers write; a laptop that wrote once poisoned the shared state for a day.\n`,
+  );
+  page(
+    ids.backpressure,
+    `---\ntype: concept\ntitle: "Backpressure"\nstatus: stable\ncreated: 2026-01-15\n---\n\n# Backpressure\n\nWhen the workers fall behind, writes queue at the gateway: \`${gate}.max_inflight\` caps how many are in flight, and the rest wait.\nRaising \`${gate}.max_inflight\` moves the queue into the workers; lowering \`${gate}.max_inflight\` moves it to the callers.\n`,
   );
   const bodyWords: string[] = [];
   for (let i = 0; i < 8; i += 1) {
@@ -136,6 +141,9 @@ describe("reading a question: its intent and its subject", () => {
       // Where something goes: the closing verb asks, it names nothing ("go" is a language).
       [`where do the ${x} logs go`, "location"],
       [`where does ${x} end up`, "location"],
+      // A setting's value is on the page of the component that owns it.
+      [`what is ${x}.max_inflight set to`, "setting"],
+      [`what's the default value of ${x} retries`, "setting"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.
@@ -160,6 +168,7 @@ describe("reading a question: its intent and its subject", () => {
         "happened",
         "picture",
         "someone",
+        "set",
       ])
         expect(read.subject.split(" "), question).not.toContain(w);
     }
@@ -231,6 +240,12 @@ describe("questions of intent reach the page that answers them (CLI)", () => {
     const order = cards(recall(`why can't developers write to the ${gate} gateway`));
     expect(order[0]).toBe(ids.gatewayDecision);
     expect(order).toContain(ids.gateway);
+  });
+
+  it("what is X set to: the page of the component that owns the setting, before a concept naming it", () => {
+    const order = cards(recall(`what is ${gate}.max_inflight set to`));
+    expect(order[0]).toBe(ids.gateway);
+    expect(order).toContain(ids.backpressure);
   });
 
   it("who owns X: the entity page", () => {

@@ -25,6 +25,7 @@ export interface QuestionIntent {
     | "overview"
     | "explain"
     | "location"
+    | "setting"
     | "finding"
     | "why";
   /** The kinds of page that answer it, best first. */
@@ -111,6 +112,14 @@ const RULES: readonly IntentRule[] = [
     kinds: ["entity", "concept"],
     asks: /^where (do|does|did|should|will|would|can) .+ (go|end up|live|land|get stored|get sent)\W*$/,
     words: /\b(go|end up|live|land|get stored|get sent)(?=\W*$)/gi,
+  },
+  {
+    // "what is sync.max_clock_drift set to": a setting's value is on the
+    // page of the component that owns it, not on a concept that mentions it.
+    name: "setting",
+    kinds: ["entity", "requirement"],
+    asks: /\b((is|are) (\S+ ){1,4}(set|configured) (to|as)|what('s| is) the (default|value) (of|for)|default value)\b/,
+    words: /\b((set|configured) (to|as)|value of|value for)(?=\W*$|\W)/gi,
   },
   {
     name: "explain",
