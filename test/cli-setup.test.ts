@@ -86,7 +86,8 @@ describe("llm-wiki setup", () => {
     const out = execSync(command, {
       cwd: project,
       input: JSON.stringify({ cwd: project, prompt: "anything", session_id: "s" }),
-      env: { PATH: process.env.PATH ?? "", HOME: env.HOME },
+      // No warm hook process: it would outlive the spec.
+      env: { PATH: process.env.PATH ?? "", HOME: env.HOME, LLM_WIKI_HOOK_SERVER: "off" },
       encoding: "utf8",
     });
     expect(out).toBe("");
