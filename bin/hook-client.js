@@ -135,9 +135,9 @@ export async function answerWarm(launcherUrl, argv) {
     return { done: false };
   }
   const net = require("node:net");
+  // Read while the process is reached; the in-process hook gets it if that fails, never a second read.
+  const reading = readHookStdin();
   return new Promise((resolve) => {
-    /** The input once its read began: the in-process hook gets it, never a second read. */
-    let reading;
     let settled = false;
     let phase = "hello";
     let buffered = "";
@@ -148,8 +148,7 @@ export async function answerWarm(launcherUrl, argv) {
       settled = true;
       clearTimeout(timer);
       conn.destroy();
-      if (reading === undefined) resolve({ done: false });
-      else reading.then((stdin) => resolve({ done: false, stdin }));
+      reading.then((stdin) => resolve({ done: false, stdin }));
     };
     timer = setTimeout(fail, HELLO_MS);
     conn.setEncoding("utf8");
@@ -178,7 +177,6 @@ export async function answerWarm(launcherUrl, argv) {
         phase = "answer";
         clearTimeout(timer);
         conn.pause();
-        reading = readHookStdin();
         const stdin = await reading;
         if (settled) return;
         // The process enforces the hook's deadline itself; this only guards against one that hangs.

@@ -75,6 +75,8 @@ export const HOOK_USAGE = `  hook session-start|user-prompt [--json]
                                            read the hook's JSON on stdin, print the priming or recall block
   hook stop|session-end|pre-compact        with working memory on, record the session's transcript
                                            (transcript_path) as one trajectory page; prints nothing
+  hook serve                               the warm process session-start and user-prompt start and ask
+                                           (leaves when idle; LLM_WIKI_HOOK_SERVER=off: never used)
 `;
 
 /** Runs the hook command; always resolves to exit status 0. */
