@@ -22,7 +22,9 @@ import {
   HOOK_STDIN_TIMEOUT_MS,
   hookDeadlineMs,
   WARM_PROTOCOL,
+  WARM_RETRY_MS,
   warmEnabled,
+  warmFailedMarker,
   warmSocket,
 } from "./hook-socket.js";
 
@@ -72,9 +74,15 @@ export function readHookStdin(max = HOOK_STDIN_MAX_BYTES, timeoutMs = HOOK_STDIN
   });
 }
 
-/** Starts the warm process for `launcher` (the build's `dist/cli/llm-wiki.js`), detached; never throws. */
-function startWarm(launcher) {
+/**
+ * Starts the warm process for `launcher` (the build's `dist/cli/llm-wiki.js`),
+ * detached, unless one failed to start at `socketPath` lately; never throws.
+ */
+function startWarm(launcher, socketPath) {
   try {
+    const { statSync } = require("node:fs");
+    const failed = statSync(warmFailedMarker(socketPath), { throwIfNoEntry: false });
+    if (failed && Date.now() - failed.mtimeMs < WARM_RETRY_MS) return;
     const { spawn } = require("node:child_process");
     const child = spawn(process.execPath, [launcher, "hook", "serve"], {
       detached: true,
@@ -155,7 +163,7 @@ export async function answerWarm(launcherUrl, argv) {
     conn.on("error", (error) => {
       // No process listens (none yet, or a crashed one's file): start one for the next hook.
       if (phase === "hello" && (error.code === "ENOENT" || error.code === "ECONNREFUSED"))
-        startWarm(launcher);
+        startWarm(launcher, socket.path);
       fail();
     });
     conn.on("close", fail);

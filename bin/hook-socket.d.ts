@@ -16,3 +16,6 @@ export declare function warmSocket(
   cliDir: string,
   env?: NodeJS.ProcessEnv,
 ): { path: string; identity: string; key: string } | { refused: string };
+export declare const WARM_RETRY_MS: number;
+export declare const WARM_MAX_SERVED: number;
+export declare function warmFailedMarker(socketPath: string): string;

@@ -49,6 +49,16 @@ export function hookDeadlineMs(env = process.env) {
 
 /** How long the warm process stays without a request, unless `LLM_WIKI_HOOK_SERVER_IDLE_MS` says. */
 export const WARM_IDLE_MS = 20 * 60_000;
+/** How long after a warm process failed to start no hook starts another. */
+export const WARM_RETRY_MS = 10 * 60_000;
+/** Most hooks one warm process answers before it leaves (the next hook starts a fresh one). */
+export const WARM_MAX_SERVED = 5_000;
+
+/** The file a warm process that could not start leaves beside its socket's name. */
+export function warmFailedMarker(socketPath) {
+  return `${socketPath}.failed`;
+}
+
 /** The hook entry of a build, beside its launcher (`dist/cli/`). */
 export const HOOK_BUNDLE = "hook.bundle.js";
 

@@ -22,7 +22,7 @@
  * of at most `WARM_REQUEST_MAX_BYTES`, the hook's kind and options, an
  * absolute working folder, and the input's bytes or why there are none.
  */
-import { chmodSync, lstatSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,9 +31,11 @@ import { Value } from "typebox/value";
 import type { StdinRead } from "../bin/hook-client.js";
 import {
   HOOK_STDIN_MAX_BYTES,
+  WARM_MAX_SERVED,
   WARM_PROTOCOL,
   WARM_REQUEST_MAX_BYTES,
   warmEnabled,
+  warmFailedMarker,
   warmIdentity,
   warmIdleMs,
   warmSocket,
@@ -286,6 +288,8 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
         (result) => {
           served += 1;
           conn.end(`${JSON.stringify({ v: WARM_PROTOCOL, ...result })}\n`);
+          // A bound on what a long life can accumulate: the next hook starts a fresh process.
+          if (served >= WARM_MAX_SERVED) leave();
         },
         () => conn.destroy(),
       );
@@ -296,10 +300,22 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
   // Listened on a name of its own, then renamed over the shared one: a
   // crashed process's socket file is replaced in one step.
   const own = `${path}.${process.pid}`;
-  rmSync(own, { force: true });
-  await listen(server, own);
-  chmodSync(own, 0o600);
-  renameSync(own, path);
+  const failed = warmFailedMarker(path);
+  try {
+    rmSync(own, { force: true });
+    await listen(server, own);
+    chmodSync(own, 0o600);
+    renameSync(own, path);
+  } catch (error) {
+    // Said where the hooks look before they start another: not again for a while.
+    const why = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`llm-wiki hook serve: cannot listen at ${path}: ${why}\n`);
+    writeFileSync(failed, `${why}\n`, { mode: 0o600 });
+    server.close();
+    rmSync(own, { force: true });
+    return 1;
+  }
+  rmSync(failed, { force: true });
   ownInode = inodeAt(path);
   // A rejection left by a request past its deadline is no reason to leave the others.
   process.on("unhandledRejection", () => {});

@@ -20,6 +20,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -421,6 +422,31 @@ describe("the warm process", () => {
     expect(await hello(env)).toEqual({ pid, served: 0 });
     expect(printed(hook(["user-prompt"], promptInput(ASKED), env))).toEqual(expected);
     expect(await hello(env)).toEqual({ pid, served: 1 });
+  });
+
+  it("that cannot start says why beside its socket's name; hooks answer, and try again only after a while", async () => {
+    const env = warmUser();
+    const expected = printed(hook(["user-prompt"], promptInput(ASKED), cold(env)));
+    const path = socketOf(env);
+    // A folder with something in it where the socket goes: nothing can be renamed over it.
+    mkdirSync(join(path, "occupied"), { recursive: true });
+    const marker = `${path}.failed`;
+    expect(printed(hook(["user-prompt"], promptInput(ASKED), env))).toEqual(expected);
+    await until(
+      "the failed start is recorded",
+      () => existsSync(marker),
+      (e) => e,
+    );
+    expect(readFileSync(marker, "utf8")).not.toBe("");
+    // Ten minutes later a hook tries again (and fails again, saying so afresh).
+    const old = new Date(Date.now() - 11 * 60_000);
+    utimesSync(marker, old, old);
+    expect(printed(hook(["user-prompt"], promptInput(ASKED), env))).toEqual(expected);
+    await until(
+      "a new start is tried",
+      () => statSync(marker).mtimeMs,
+      (t) => t > old.getTime() + 60_000,
+    );
   });
 
   it("leaves by itself after its idle time, removing its socket", async () => {
