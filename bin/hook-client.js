@@ -188,7 +188,7 @@ export async function answerWarm(launcherUrl, argv) {
         const stdin = await reading;
         if (settled) return;
         // The process enforces the hook's deadline itself; this only guards against one that hangs.
-        timer = setTimeout(fail, hookDeadlineMs(env) + 2_000);
+        timer = setTimeout(fail, hookDeadlineMs(env) + 500);
         conn.write(requestLine(socket.key, argv, cwd, stdin));
         conn.resume();
         return;
