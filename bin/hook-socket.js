@@ -128,7 +128,8 @@ function fileStamp(file) {
 }
 
 /**
- * A short name for `text`: two 53-bit string hashes (cyrb53) in hex. Not a
+ * A short name for `text`: 80 bits of two 53-bit string hashes (cyrb53), 20
+ * hex digits. Not a
  * cryptographic hash (loading `node:crypto` costs a hook 10–20 ms); names
  * that collide still never mix answers, since the process says its whole
  * identity first and the client compares it.
@@ -144,7 +145,7 @@ export function shortHash(text) {
     }
     h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
     h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0").slice(-10);
   };
   return lane(0) + lane(0x9e3779b9);
 }
@@ -235,8 +236,10 @@ export function warmSocket(cliDir, env = process.env) {
   const folder = warmFolder(env);
   if (folder.refused) return folder;
   const key = shortHash(identity);
-  // A socket's path must fit in about 100 bytes.
-  const path = join(folder.dir, `hooks-${key}.sock`);
-  if (path.length > 100) return { refused: `socket path too long: ${path}` };
+  // A socket's path must fit in 104 bytes (macOS; 108 on Linux), and so
+  // must the name it is first bound at (`.<pid>` more): macOS's temp folder
+  // alone is about 50.
+  const path = join(folder.dir, `h-${key}.sock`);
+  if (Buffer.byteLength(path) + 9 > 103) return { refused: `socket path too long: ${path}` };
   return { path, identity, key };
 }

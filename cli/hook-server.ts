@@ -72,7 +72,7 @@ const StdinSchema = Type.Union([
 const RequestSchema = Type.Object(
   {
     v: Type.Literal(WARM_PROTOCOL),
-    key: Type.String({ pattern: "^[0-9a-f]{28}$" }),
+    key: Type.String({ pattern: "^[0-9a-f]{20}$" }),
     argv: Type.Union([
       Type.Tuple([Type.Union([Type.Literal("session-start"), Type.Literal("user-prompt")])]),
       Type.Tuple([

@@ -405,7 +405,7 @@ describe("the warm process", () => {
     const hostile = [
       `${randomBytes(64).toString("latin1").replaceAll("\n", " ")}\n`,
       Buffer.alloc(WARM_REQUEST_MAX_BYTES + 10, "a"),
-      request({ key: "0".repeat(28) }),
+      request({ key: "0".repeat(20) }),
       request({ argv: ["serve"] }),
       request({ argv: ["stop"] }),
       request({ argv: ["user-prompt", "--bogus"] }),
