@@ -116,10 +116,14 @@ export function warmIdleMs(env = process.env) {
 
 /** The environment entries in the identity, sorted. */
 function envEntries(env) {
-  return Object.keys(env)
+  const entries = Object.keys(env)
     .filter((k) => ENV_NAMES.has(k) || ENV_PREFIXES.some((p) => k.startsWith(p)))
     .sort()
     .map((k) => [k, env[k]]);
+  // The writer's agent is "codex" when any CODEX_ variable is set, whatever
+  // its value (some change per session): their presence is what counts.
+  entries.push(["CODEX_*", Object.keys(env).some((k) => k.startsWith("CODEX_"))]);
+  return entries;
 }
 
 function fileStamp(file) {

@@ -449,6 +449,25 @@ describe("the warm process", () => {
     );
   });
 
+  it("is another process for another setting of what the hooks read, the same for anything else", () => {
+    const env = warmUser();
+    const word = randomWords(1).replace(/\W/g, "x");
+    const same = [{ [`UNRELATED_${word.toUpperCase()}`]: word }, { TERM: word }];
+    const other = [
+      { LLM_WIKI_SETTINGS: join(makeTempDir("llm-wiki-warm-other-"), "settings.json") },
+      { HOME: makeTempDir("llm-wiki-warm-home-") },
+      { WIKI_HOME: makeTempDir("llm-wiki-warm-wiki-") },
+      { QMD_EMBED_MODEL: `/models/${word}.gguf` },
+      { GIT_CONFIG_GLOBAL: `/tmp/${word}` },
+      { LLM_WIKI_HOOK_DEADLINE_MS: "1234" },
+      // The writer's agent: any CODEX_ variable makes it "codex", whatever its value.
+      { CODEX_THREAD: word },
+    ];
+    for (const extra of same) expect(socketOf({ ...env, ...extra })).toBe(socketOf(env));
+    for (const extra of other) expect(socketOf({ ...env, ...extra })).not.toBe(socketOf(env));
+    expect(socketOf({ ...env, CODEX_A: "1" })).toBe(socketOf({ ...env, CODEX_B: "2" }));
+  });
+
   it("leaves by itself after its idle time, removing its socket", async () => {
     const env = warmUser({ LLM_WIKI_HOOK_SERVER_IDLE_MS: "1000" });
     // Looked for while the hook that starts it still runs: it may leave before that hook does.
