@@ -319,6 +319,8 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
   ownInode = inodeAt(path);
   // A rejection left by a request past its deadline is no reason to leave the others.
   process.on("unhandledRejection", () => {});
+  // Ended by a signal: its socket goes with it (a SIGKILL's is replaced by the next process).
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, leave);
   touch();
   return new Promise<number>(() => {});
 }

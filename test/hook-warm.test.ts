@@ -468,6 +468,19 @@ describe("the warm process", () => {
     expect(socketOf({ ...env, CODEX_A: "1" })).toBe(socketOf({ ...env, CODEX_B: "2" }));
   });
 
+  it("ended by SIGTERM, takes its socket with it", async () => {
+    const env = warmUser();
+    hook(["user-prompt"], promptInput(ASKED), env);
+    const { pid } = await warmProcess(env);
+    process.kill(pid, "SIGTERM");
+    await until(
+      "the process leaves",
+      () => running(pid),
+      (r) => !r,
+    );
+    expect(existsSync(socketOf(env))).toBe(false);
+  });
+
   it("leaves by itself after its idle time, removing its socket", async () => {
     const env = warmUser({ LLM_WIKI_HOOK_SERVER_IDLE_MS: "1000" });
     // Looked for while the hook that starts it still runs: it may leave before that hook does.
