@@ -13,13 +13,20 @@ import { readyHookIndex } from "./hook-index.ts";
 import { type HookInput, HookSkip } from "./hook-input.ts";
 import { rememberPrimed, takePrimed } from "./hook-primed.ts";
 import { quietReason } from "./hook-quiet.ts";
-import { printErr } from "./output.ts";
 
 /** The hooks answered: `session-start` primes, `user-prompt` recalls. */
 export type HookKind = "session-start" | "user-prompt";
 
+/** Writes one line to the hook's stderr (control sequences made harmless by the caller). */
+type Say = (text: string) => void;
+
 /** The block to add to the model's context for this hook ("" for nothing). */
-async function hookBlock(service: WikiService, kind: HookKind, input: HookInput): Promise<string> {
+async function hookBlock(
+  service: WikiService,
+  kind: HookKind,
+  input: HookInput,
+  say: Say,
+): Promise<string> {
   // Answer from the registry as last saved when nothing was added, removed or
   // renamed since, instead of walking every page: a hook runs in a fresh
   // process on every prompt.
@@ -36,14 +43,14 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     vault && input.source !== "resume"
       ? await readyHookIndex(service, vault, input.cwd)
       : undefined;
-  if (notice) printErr(`llm-wiki hook: ${notice.line}\n`);
+  if (notice) say(`llm-wiki hook: ${notice.line}\n`);
   if (kind === "session-start") {
     // A resumed session still holds the notes primed when it began (Claude
     // Code's source "resume"); startup, clear and compact start afresh.
     if (input.source === "resume") throw new HookSkip("resumed session: primed when it began");
     const result = await service.prime();
-    explain(result.diagnostics);
-    if (result.rendered === "") quiet(quietReason("priming", result));
+    explain(say, result.diagnostics);
+    if (result.rendered === "") quiet(say, quietReason("priming", result));
     if (result.rendered !== "" && vault && input.sessionId !== undefined) {
       // The session's first prompt leaves these out, as Pi's first turn does.
       rememberPrimed(vault, input.sessionId, result.renderedPages);
@@ -57,7 +64,7 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     throw new HookSkip("automatic recall is off (setting autoRecall)");
   const prompt = input.prompt;
   if (prompt === undefined || prompt.trim() === "") {
-    quiet("nothing recalled: the prompt is empty");
+    quiet(say, "nothing recalled: the prompt is empty");
     return "";
   }
   const primed =
@@ -67,32 +74,37 @@ async function hookBlock(service: WikiService, kind: HookKind, input: HookInput)
     policy: "automatic",
     ...(primed ? { exclude: primed } : {}),
   });
-  explain(result.diagnostics);
-  if (result.rendered === "") quiet(quietReason("recall", result));
+  explain(say, result.diagnostics);
+  if (result.rendered === "") quiet(say, quietReason("recall", result));
   return result.rendered;
 }
 
 /** The one line saying why the hook prints no block: never silence. */
-function quiet(line: string): void {
-  printErr(`llm-wiki hook: ${line.replace(/\s+/g, " ")}\n`);
+function quiet(say: Say, line: string): void {
+  say(`llm-wiki hook: ${line.replace(/\s+/g, " ")}\n`);
 }
 
 /** Warnings and errors of the operation, one line each on stderr (never on stdout). */
-function explain(diagnostics: ReadonlyArray<{ severity: string; code: string; message: string }>) {
+function explain(
+  say: Say,
+  diagnostics: ReadonlyArray<{ severity: string; code: string; message: string }>,
+) {
   for (const d of diagnostics) {
     if (d.severity === "info") continue;
-    printErr(`llm-wiki hook: ${d.code}: ${d.message.replace(/\s+/g, " ")}\n`);
+    say(`llm-wiki hook: ${d.code}: ${d.message.replace(/\s+/g, " ")}\n`);
   }
 }
 
 /**
  * The block for one hook ("" for nothing); throws `HookSkip` with the reason
  * when it answers nothing on purpose. `git`: the session's git context, read
- * ahead by the caller (session start).
+ * ahead by the caller (session start). `say` writes a line to the hook's
+ * stderr, made terminal-safe.
  */
 export async function answerHook(
   kind: HookKind,
   input: HookInput,
+  say: Say,
   git?: Promise<GitContext>,
 ): Promise<string> {
   let service: WikiService | undefined;
@@ -111,7 +123,7 @@ export async function answerHook(
     }
     // The read already running is priming's (nothing when priming is off).
     if (git) service.prefetchPriming({ cwd: input.cwd, context: git });
-    return await hookBlock(service, kind, input);
+    return await hookBlock(service, kind, input, say);
   } finally {
     try {
       await service?.close();

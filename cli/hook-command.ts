@@ -19,18 +19,47 @@
  * (hook-answer.ts) load while git runs.
  */
 
+import { HOOK_DEADLINE_MS, hookDeadlineMs } from "../bin/hook-socket.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { readGitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
-import { jsonTerminalSafe } from "../extensions/llm-wiki/lib/safety/text.ts";
+import { jsonTerminalSafe, terminalSafe } from "../extensions/llm-wiki/lib/safety/text.ts";
 import { findProjectVault } from "../extensions/llm-wiki/lib/vault/paths.ts";
-import {
-  HOOK_STDIN_MAX_BYTES,
-  HOOK_STDIN_TIMEOUT_MS,
-  HookSkip,
-  parseHookInput,
-  readStdin,
-} from "./hook-input.ts";
-import { printErr, printOut } from "./output.ts";
+import { HookSkip, parseHookInput, readStdin, type StdinRead, stdinBytes } from "./hook-input.ts";
+
+export { HOOK_DEADLINE_MS, hookDeadlineMs };
+
+/**
+ * Where a hook's input comes from and its output goes: the process's own
+ * stdin, stdout and stderr when it runs in the hook's process, one
+ * request's when the warm process answers it (hook-server.ts).
+ */
+export interface HookIo {
+  /** The input's bytes; throws `HookSkip` saying why there are none. */
+  input(): Promise<Buffer>;
+  /** The working folder, for an input that names no `cwd`. */
+  cwd(): string;
+  /** Writes to the hook's stdout, as given. */
+  out(text: string): void;
+  /** Writes to the hook's stderr, as given. */
+  err(text: string): void;
+  /** The deadline passed and was said: no more output for this hook. */
+  overdue(): void;
+  /** The environment the hook reads (its deadline). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The hook's own process: its stdin (or the input its thin client already read), stdout, stderr. */
+export function processHookIo(stdin?: StdinRead): HookIo {
+  return {
+    input: () => (stdin === undefined ? readStdin() : Promise.resolve(stdinBytes(stdin))),
+    cwd: () => process.cwd(),
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+    // The work still running would hold the process past the agent's timeout.
+    overdue: () => process.exit(0),
+    env: process.env,
+  };
+}
 
 /** The hook events this command answers, by subcommand, with the event name the JSON output names. */
 const EVENTS = {
@@ -46,26 +75,16 @@ export const HOOK_USAGE = `  hook session-start|user-prompt [--json]
                                            read the hook's JSON on stdin, print the priming or recall block
   hook stop|session-end|pre-compact        with working memory on, record the session's transcript
                                            (transcript_path) as one trajectory page; prints nothing
+  hook serve                               the warm process session-start and user-prompt start and ask
+                                           (leaves when idle; LLM_WIKI_HOOK_SERVER=off: never used)
 `;
 
-/**
- * Longest a priming or recall hook works before it gives up and says so.
- * The plugin and `llm-wiki setup` give a hook 10 s; an agent that kills a
- * hook at its timeout drops what it wrote, so past this the hook says why
- * on stderr and exits 0 itself. `LLM_WIKI_HOOK_DEADLINE_MS` sets another
- * (an agent with a longer timeout; a test that needs a hook to run late).
- */
-export const HOOK_DEADLINE_MS = 9_000;
-
-/** The deadline in force: `LLM_WIKI_HOOK_DEADLINE_MS` when it is a whole number of ms (0 to 10 min). */
-export function hookDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.LLM_WIKI_HOOK_DEADLINE_MS;
-  const ms = raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw);
-  return Number.isInteger(ms) && ms >= 0 && ms <= 600_000 ? ms : HOOK_DEADLINE_MS;
-}
-
 /** Runs the hook command; always resolves to exit status 0. */
-export async function hookCommand(argv: readonly string[]): Promise<number> {
+export async function hookCommand(
+  argv: readonly string[],
+  io: HookIo = processHookIo(),
+): Promise<number> {
+  const printErr = (text: string) => io.err(terminalSafe(text));
   const skip = (reason: string) => {
     printErr(`llm-wiki hook: ${reason.replace(/\s+/g, " ")}\n`);
     return 0;
@@ -84,28 +103,31 @@ export async function hookCommand(argv: readonly string[]): Promise<number> {
   if (unknown !== undefined) return skip(`unknown option ${unknown} (only --json)`);
   const json = rest.includes("--json");
   if (recording) {
-    const code = await recordSession(skip);
+    const code = await recordSession(io, skip);
     // With --json (Gemini CLI) an empty JSON answer: a client that shows a
     // hook's stderr when its stdout is empty would show our line every time.
-    if (json) process.stdout.write("{}\n");
+    if (json) io.out("{}\n");
     return code;
   }
   const event = EVENTS[kind as HookKind];
-  const deadline = hookDeadlineMs();
+  const deadline = hookDeadlineMs(io.env);
   let timer: NodeJS.Timeout | undefined;
   let late = false;
   const overdue = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), deadline);
   });
-  const answered = await Promise.race([answer(kind as HookKind, event, json, () => late), overdue]);
+  const answered = await Promise.race([
+    answer(kind as HookKind, event, json, io, () => late),
+    overdue,
+  ]);
   clearTimeout(timer);
   if (answered !== "late") return answered;
   late = true;
   skip(
     `no answer within ${deadline} ms (the hook's deadline, inside the agent's hook timeout), so nothing is added to the agent's context; \`llm-wiki status\` shows the vault's size and index, \`llm-wiki reindex\` builds it ahead of the next prompt`,
   );
-  // The work still running would hold the process past the agent's timeout.
-  process.exit(0);
+  io.overdue();
+  return 0;
 }
 
 /** Reads the input and prints the block (unless `late()` by then); resolves to the exit status. */
@@ -113,17 +135,16 @@ async function answer(
   kind: HookKind,
   event: (typeof EVENTS)[HookKind],
   json: boolean,
+  io: HookIo,
   late: () => boolean,
 ): Promise<number> {
+  const printErr = (text: string) => io.err(terminalSafe(text));
   const skip = (reason: string) => {
     if (!late()) printErr(`llm-wiki hook: ${reason.replace(/\s+/g, " ")}\n`);
     return 0;
   };
   try {
-    const input = parseHookInput(
-      await readStdin(HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS),
-      process.cwd(),
-    );
+    const input = parseHookInput(await io.input(), io.cwd());
     // Session start in a vault: git now, the service's modules meanwhile. A
     // resumed session is not primed again, so it asks git nothing. Settings
     // are read with the service; when priming is off the read is dropped.
@@ -135,7 +156,7 @@ async function answer(
     const notice = kind === "session-start" ? await sessionNotice(input.cwd) : "";
     let primed = "";
     try {
-      primed = await answerHook(kind as HookKind, input, git);
+      primed = await answerHook(kind as HookKind, input, printErr, git);
     } catch (error) {
       // Priming off or nothing to prime: the notice is still said.
       if (notice === "") throw error;
@@ -146,8 +167,8 @@ async function answer(
     if (json) {
       // Escaped, not neutralised: the JSON must parse back to the very block.
       const doc = { hookSpecificOutput: { hookEventName: event, additionalContext: block } };
-      process.stdout.write(`${jsonTerminalSafe(JSON.stringify(doc))}\n`);
-    } else printOut(`${block}\n`);
+      io.out(`${jsonTerminalSafe(JSON.stringify(doc))}\n`);
+    } else io.out(terminalSafe(`${block}\n`));
     return 0;
   } catch (error) {
     return skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);
@@ -155,14 +176,11 @@ async function answer(
 }
 
 /** Records the session's trajectory from its transcript; says what it did on stderr; exit 0. */
-async function recordSession(skip: (reason: string) => number): Promise<number> {
+async function recordSession(io: HookIo, skip: (reason: string) => number): Promise<number> {
   try {
-    const input = parseHookInput(
-      await readStdin(HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS),
-      process.cwd(),
-    );
+    const input = parseHookInput(await io.input(), io.cwd());
     const { recordSessionHook } = await import("./hook-session.ts");
-    printErr(`llm-wiki hook: ${recordSessionHook(input)}\n`);
+    io.err(terminalSafe(`llm-wiki hook: ${recordSessionHook(input)}\n`));
     return 0;
   } catch (error) {
     return skip(error instanceof HookSkip ? error.message : `failed: ${errorMessage(error)}`);

@@ -5,53 +5,40 @@
  * service, so the hook reads its input (and starts git) before it does.
  */
 import { isAbsolute } from "node:path";
-import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
 
-/** Most bytes of hook input read; a larger input is refused, not parsed. */
-export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
-/** How long the hook waits for its input to end (a terminal, a client that never closes it). */
-export const HOOK_STDIN_TIMEOUT_MS = 5_000;
+import { readHookStdin, type StdinRead } from "../bin/hook-client.js";
+import { HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS } from "../bin/hook-socket.js";
+
+export { HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS, type StdinRead };
 
 /** Why the hook printed nothing: said on stderr in one line, exit status 0. */
 export class HookSkip extends Error {
   override name = "HookSkip";
 }
 
-/** Reads stdin whole, at most `max` bytes, within `timeoutMs`. */
-export function readStdin(max: number, timeoutMs: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const stdin = process.stdin;
-    if (stdin.isTTY) {
-      reject(new HookSkip("no hook input: standard input is a terminal"));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (error?: Error) => {
-      clearTimeout(timer);
-      stdin.removeAllListeners("data");
-      stdin.removeAllListeners("end");
-      stdin.removeAllListeners("error");
-      stdin.pause();
-      if (error) {
-        stdin.destroy();
-        reject(error);
-      } else resolve(Buffer.concat(chunks));
-    };
-    const timer = setTimeout(
-      () => finish(new HookSkip(`no end of hook input within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    stdin.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) finish(new HookSkip(`hook input over ${max} bytes; ignored`));
-      else chunks.push(chunk);
-    });
-    stdin.once("end", () => finish());
-    stdin.once("error", (error) =>
-      finish(new HookSkip(`cannot read hook input: ${errorMessage(error)}`)),
-    );
-  });
+/**
+ * The input's bytes, or `HookSkip` saying why there are none. The thin
+ * client (bin/hook-client.js) and the in-process hook read stdin the same
+ * way; the warm process gets what the client read.
+ */
+export function stdinBytes(read: StdinRead): Buffer {
+  switch (read.kind) {
+    case "bytes":
+      return read.bytes;
+    case "tty":
+      throw new HookSkip("no hook input: standard input is a terminal");
+    case "over":
+      throw new HookSkip(`hook input over ${HOOK_STDIN_MAX_BYTES} bytes; ignored`);
+    case "timeout":
+      throw new HookSkip(`no end of hook input within ${HOOK_STDIN_TIMEOUT_MS} ms`);
+    case "error":
+      throw new HookSkip(`cannot read hook input: ${read.message}`);
+  }
+}
+
+/** Reads stdin whole, at most `HOOK_STDIN_MAX_BYTES`, within `HOOK_STDIN_TIMEOUT_MS`. */
+export async function readStdin(): Promise<Buffer> {
+  return stdinBytes(await readHookStdin(HOOK_STDIN_MAX_BYTES, HOOK_STDIN_TIMEOUT_MS));
 }
 
 /** The fields of the hook input this command reads. */

@@ -20,7 +20,7 @@
  * link on an older Node, with a stack trace, before any of its code runs.
  */
 import { copyFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { type BuildOptions, build, type Metafile } from "esbuild";
 import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/stale-build.ts";
 import { boundBuiltins } from "./build-bound-builtins.ts";
@@ -35,6 +35,10 @@ const WORKER_OUT = "chunks/document-load-worker";
 
 /** The version check every launcher imports, copied as it is beside the bundles (`dist/node-check.js`). */
 const NODE_CHECK = "bin/node-check.js";
+/** The hooks' thin client of the warm process and what it shares with it, copied beside them too. */
+const HOOK_CLIENT = ["bin/hook-client.js", "bin/hook-socket.js"];
+/** The hooks' in-process entry (`runHookProcess`), which the cli launcher loads when no warm process answered. */
+const HOOK_ENTRY = { entry: "cli/hook", source: "cli/hook-main.ts" };
 
 /** A launcher: the entry clients run, under `dist/`, and the bin name its version message gives. */
 interface DistEntry {
@@ -44,6 +48,8 @@ interface DistEntry {
   source: string;
   /** The JavaScript that checks the Node version (`requireSupportedNode` is in scope). */
   check: string;
+  /** The JavaScript that runs the bundle, when not a plain import of it. */
+  run?: string;
 }
 
 /** The two bins' launchers, with the same checks as `bin/llm-wiki.js` and `bin/llm-wiki-mcp.js`. */
@@ -56,6 +62,24 @@ export const DIST_ENTRIES: readonly DistEntry[] = [
     check: [
       'const hook = process.argv[2] === "hook";',
       'requireSupportedNode(hook ? "llm-wiki hook" : "llm-wiki", hook ? 0 : 2, hook ? process.argv[3] : undefined);',
+    ].join("\n"),
+    // Priming and recall hooks ask the warm process first (bin/hook-client.js),
+    // before any bundle is loaded, and run in-process when it does not answer.
+    run: [
+      "const args = process.argv.slice(3);",
+      'if (hook && ["session-start", "user-prompt"].includes(args[0]) && !args.some((a) => a === "--help" || a === "-h")) {',
+      "  let warm = { done: false };",
+      "  try {",
+      '    const { answerWarm } = await import("../hook-client.js");',
+      "    warm = await answerWarm(import.meta.url, args);",
+      "  } catch {",
+      "    // The hook answers in-process.",
+      "  }",
+      "  if (!warm.done) {",
+      '    const { runHookProcess } = await import("./hook.bundle.js");',
+      "    await runHookProcess(args, warm.stdin);",
+      "  }",
+      '} else await import("./llm-wiki.bundle.js");',
     ].join("\n"),
   },
 ];
@@ -71,7 +95,7 @@ export function launcherText(entry: DistEntry): string {
     `import { requireSupportedNode } from "${up || "./"}node-check.js";`,
     "",
     entry.check,
-    `await import("./${name}.bundle.js");`,
+    entry.run ?? `await import("./${name}.bundle.js");`,
     "",
   ].join("\n");
 }
@@ -102,6 +126,7 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
     entryPoints: {
       // The bundles; the entries clients run are their launchers (DIST_ENTRIES).
       ...Object.fromEntries(DIST_ENTRIES.map((e) => [`${e.entry}.bundle`, e.source])),
+      [`${HOOK_ENTRY.entry}.bundle`]: HOOK_ENTRY.source,
       // A worker thread's module, found beside the chunk that starts it (document-load.ts).
       [WORKER_OUT]: "extensions/llm-wiki/lib/index/document-load-worker.ts",
     },
@@ -136,6 +161,7 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
   checkDynamicImports(result.metafile);
   checkWorkerBeside(result.metafile, out);
   copyFileSync(join(root, NODE_CHECK), join(out, "node-check.js"));
+  for (const file of HOOK_CLIENT) copyFileSync(join(root, file), join(out, basename(file)));
   const launchers: string[] = [];
   for (const entry of DIST_ENTRIES) {
     const file = join(out, `${entry.entry}.js`);
@@ -148,10 +174,15 @@ export async function buildBins(out: string = outdir): Promise<string[]> {
     inputs: [
       ...Object.keys(result.metafile.inputs).filter((f) => !f.includes("node_modules")),
       NODE_CHECK,
+      ...HOOK_CLIENT,
     ],
   };
   writeFileSync(join(out, BUILD_INPUTS_FILE), `${JSON.stringify(record)}\n`);
-  const written = [join(out, "node-check.js"), ...launchers].map((f) => relative(root, f));
+  const written = [
+    join(out, "node-check.js"),
+    ...HOOK_CLIENT.map((f) => join(out, basename(f))),
+    ...launchers,
+  ].map((f) => relative(root, f));
   return [...Object.keys(result.metafile.outputs), ...written];
 }
 

@@ -181,6 +181,8 @@ describe.runIf(clientsWanted)("the real clients", () => {
         GEMINI_API_KEY: "test",
         GEMINI_CLI_HOME: home,
         LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+        // No warm hook process: it would outlive the spec.
+        LLM_WIKI_HOOK_SERVER: "off",
       },
     );
     expect(run.status, run.output).toBe(0);

@@ -86,7 +86,8 @@ describe("llm-wiki setup", () => {
     const out = execSync(command, {
       cwd: project,
       input: JSON.stringify({ cwd: project, prompt: "anything", session_id: "s" }),
-      env: { PATH: process.env.PATH ?? "", HOME: env.HOME },
+      // No warm hook process: it would outlive the spec.
+      env: { PATH: process.env.PATH ?? "", HOME: env.HOME, LLM_WIKI_HOOK_SERVER: "off" },
       encoding: "utf8",
     });
     expect(out).toBe("");
@@ -207,6 +208,8 @@ describe("a project's files work on every teammate's machine", () => {
       HOME: theirHome,
       PATH: `${theirs}${delimiter}/usr/bin${delimiter}/bin`,
       LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+      // No warm hook process: it would outlive the spec.
+      LLM_WIKI_HOOK_SERVER: "off",
     };
     const settings = JSON.parse(readFileSync(join(project, ".claude", "settings.json"), "utf8"));
     const hookCommand = settings.hooks.UserPromptSubmit[0].hooks[0].command as string;

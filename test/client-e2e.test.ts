@@ -226,6 +226,8 @@ async function runSession(name: ClientName, recording: boolean): Promise<Session
     ].join(":"),
     HOME: home,
     LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+    // No warm hook process: it would outlive the spec.
+    LLM_WIKI_HOOK_SERVER: "off",
   };
   const expected = await expectedBlocks(pack, cwd, env, project.prompt);
   const llmWiki = async (args: string[]) => {

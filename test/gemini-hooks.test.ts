@@ -52,7 +52,13 @@ describe("llm-wiki setup gemini", () => {
     const root = makeTempDir("llm-wiki-gemini-");
     const home = makeTempDir("llm-wiki-gemini-home-");
     // A long hook deadline: a loaded machine must not turn the answer into "not in time".
-    const env = { HOME: home, WIKI_HOME: home, LLM_WIKI_HOOK_DEADLINE_MS: "600000" };
+    // No warm hook process: the command below runs outside runCli, and the process would outlive the spec.
+    const env = {
+      HOME: home,
+      WIKI_HOME: home,
+      LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+      LLM_WIKI_HOOK_SERVER: "off",
+    };
     cpSync(EXAMPLE, root, {
       recursive: true,
       filter: (src) => !relative(EXAMPLE, src).split(sep).includes("meta"),

@@ -49,6 +49,8 @@ function hookAnswer(root: string, clone: string, writer: number, prompt: string)
       HOME: cloneHome(root, writer),
       XDG_CACHE_HOME: join(cloneHome(root, writer), ".cache"),
       LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+      // No warm hook process: it would outlive the spec.
+      LLM_WIKI_HOOK_SERVER: "off",
     },
     encoding: "utf8",
     timeout: 120_000,

@@ -1,7 +1,10 @@
 /**
  * Hook mode and session priming, timed as users meet them: the bundled
  * `llm-wiki hook user-prompt` / `hook session-start` from spawn to exit
- * (Claude Code runs it once per prompt; budget 300 ms at 1k pages), and what
+ * (Claude Code runs it once per prompt; budget 300 ms at 1k pages, 150 ms
+ * at 10k with the warm process running), both as a session meets them with
+ * the warm hook process running and cold, with none (the first hook of a
+ * session, or `LLM_WIKI_HOOK_SERVER=off`), in interleaved runs, and what
  * priming adds to a first turn in-process (git calls included; budget 50 ms
  * at 10k pages), in Pi's order: priming first on a turn that follows the
  * session start at once, git possibly still running — and without the
@@ -12,9 +15,11 @@
  * too, and a run that prints nothing is an error, not a fast figure.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { devNull } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { devNull, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { warmSocket } from "../../bin/hook-socket.js";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 import { syntheticPageId } from "./synthetic-vault.ts";
 
@@ -111,54 +116,130 @@ export function makeBenchRepo(dir: string): void {
 }
 
 export interface HookSpawnTimes {
+  /** With the warm hook process running: how a session's hooks after its first meet it. */
   userPromptMs: number;
   sessionStartMs: number;
+  /** With no warm process (the first hook, or `LLM_WIKI_HOOK_SERVER=off`): the hook loads the bundle. */
+  coldUserPromptMs: number;
+  coldSessionStartMs: number;
   /** Why a hook printed no block, by hook (its stderr line); absent when both printed one. */
   quiet?: Record<string, string>;
 }
 
-/** Medians in milliseconds from spawning `bin hook …` to its exit. */
-export function measureHookSpawn(vault: string, bin: string, runs = 7): HookSpawnTimes {
+/** The warm process's pid at `path` once it says the expected identity, else undefined. */
+function warmPid(path: string, identity: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const conn = createConnection(path);
+    let text = "";
+    const done = (pid: number | undefined) => {
+      conn.destroy();
+      resolve(pid);
+    };
+    conn.setEncoding("utf8");
+    conn.on("error", () => done(undefined));
+    conn.on("close", () => done(undefined));
+    conn.on("data", (chunk: string) => {
+      text += chunk;
+      const nl = text.indexOf("\n");
+      if (nl < 0) return;
+      const hello = JSON.parse(text.slice(0, nl)) as { identity?: string; pid?: number };
+      done(hello.identity === identity ? hello.pid : undefined);
+    });
+  });
+}
+
+/**
+ * Medians in milliseconds from spawning `bin hook …` to its exit, warm and
+ * cold, interleaved run by run so a load that comes and goes weighs on both.
+ * The warm process is the bench's own (a private runtime folder), started
+ * by a first hook as a session's first hook starts it, and ended after.
+ */
+export async function measureHookSpawn(
+  vault: string,
+  bin: string,
+  runs = 7,
+): Promise<HookSpawnTimes> {
   const quiet: Record<string, string> = {};
-  const time = (kind: string, input: object): number => {
-    const samples: number[] = [];
-    for (let i = 0; i <= runs; i += 1) {
-      const t = performance.now();
-      const r = spawnSync(process.execPath, [bin, "hook", kind], {
-        input: JSON.stringify(input),
-        encoding: "utf8",
-        env: process.env,
-      });
-      const ms = performance.now() - t;
-      if (r.status !== 0) throw new Error(`hook ${kind} exited ${r.status}: ${r.stderr}`);
-      // Silence is a failure (a hook prints its block or says why not). A
-      // hook that said why (at 100k pages no page may pass automatic
-      // recall's bar) is timed and its reason reported with the figure.
-      if (!r.stdout.startsWith("<wiki-recall")) {
-        const why = r.stderr.trim();
-        if (why === "") throw new Error(`hook ${kind} printed no block and no reason: silence`);
-        quiet[kind] = why.split("\n").pop() ?? why;
-      }
-      // The first run fills Node's compile cache, as a user's first prompt does.
-      if (i > 0) samples.push(ms);
+  const runtime = mkdtempSync(join(tmpdir(), "llm-wiki-bench-run-"));
+  const warmEnv = { ...process.env, XDG_RUNTIME_DIR: runtime, LLM_WIKI_HOOK_SERVER: "on" };
+  const coldEnv = { ...warmEnv, LLM_WIKI_HOOK_SERVER: "off" };
+  const once = (kind: string, input: object, env: NodeJS.ProcessEnv, timed = true): number => {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, [bin, "hook", kind], {
+      input: JSON.stringify(input),
+      encoding: "utf8",
+      env,
+    });
+    const ms = performance.now() - t;
+    if (r.status !== 0) throw new Error(`hook ${kind} exited ${r.status}: ${r.stderr}`);
+    // Silence is a failure (a hook prints its block or says why not). A
+    // hook that said why (at 100k pages no page may pass automatic
+    // recall's bar) is timed and its reason reported with the figure.
+    if (timed && !r.stdout.startsWith("<wiki-recall")) {
+      const why = r.stderr.trim();
+      if (why === "") throw new Error(`hook ${kind} printed no block and no reason: silence`);
+      quiet[kind] = why.split("\n").pop() ?? why;
     }
-    return median(samples);
+    return ms;
   };
-  const times = {
-    userPromptMs: time("user-prompt", {
+  const inputs = {
+    "user-prompt": {
       hook_event_name: "UserPromptSubmit",
       cwd: vault,
       session_id: "bench",
       prompt: TOPIC.prompt,
-    }),
-    sessionStartMs: time("session-start", {
+    },
+    "session-start": {
       hook_event_name: "SessionStart",
       cwd: vault,
       session_id: "bench",
       source: "startup",
-    }),
+    },
   };
-  return Object.keys(quiet).length > 0 ? { ...times, quiet } : times;
+  const socket = warmSocket(dirname(bin), warmEnv);
+  if ("refused" in socket) throw new Error(`no warm hook process: ${socket.refused}`);
+  let pid: number | undefined;
+  try {
+    // A session's first hook answers cold and starts the warm process (a
+    // prompt's: a session start would leave its pages out of the next prompt).
+    once("user-prompt", inputs["user-prompt"], warmEnv, false);
+    for (const until = Date.now() + 60_000; pid === undefined; ) {
+      pid = await warmPid(socket.path, socket.identity);
+      if (pid === undefined && Date.now() > until) throw new Error("no warm hook process started");
+      if (pid === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
+    const times = (kind: "user-prompt" | "session-start") => {
+      const warm: number[] = [];
+      const cold: number[] = [];
+      // One untimed round: the first cold run fills Node's compile cache, as a user's first prompt does.
+      for (let i = 0; i <= runs; i += 1) {
+        const w = once(kind, inputs[kind], warmEnv, i > 0);
+        const c = once(kind, inputs[kind], coldEnv, i > 0);
+        if (i === 0) continue;
+        warm.push(w);
+        cold.push(c);
+      }
+      return { warm: median(warm), cold: median(cold) };
+    };
+    const prompt = times("user-prompt");
+    const start = times("session-start");
+    const result: HookSpawnTimes = {
+      userPromptMs: prompt.warm,
+      sessionStartMs: start.warm,
+      coldUserPromptMs: prompt.cold,
+      coldSessionStartMs: start.cold,
+    };
+    return Object.keys(quiet).length > 0 ? { ...result, quiet } : result;
+  } finally {
+    if (pid !== undefined) {
+      try {
+        process.kill(pid);
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(runtime, { recursive: true, force: true });
+  }
 }
 
 /** Median spawn → exit of a cold `llm-wiki recall` (`--auto` unless `auto` is false), and the largest peak RSS of those runs. */

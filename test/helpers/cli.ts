@@ -20,6 +20,22 @@ export const CLI_SOURCES = join(REPO, "cli", "llm-wiki.ts");
 
 export const CLI = existsSync(BUNDLED_CLI) ? BUNDLED_CLI : CLI_SOURCES;
 
+/**
+ * The child's environment: PATH, the test's variables, and two defaults a
+ * test may override. A hook's deadline is wall time: specs on a loaded
+ * machine never meet it unless they set one (the deadline's own spec does).
+ * The warm hook process would outlive the spec that started it: off unless
+ * a spec turns it on (the warm process's own spec does).
+ */
+export function cliEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+    LLM_WIKI_HOOK_SERVER: "off",
+    ...env,
+  };
+}
+
 export interface CliRun {
   /** The child's process id (for lock files that name it). */
   pid: number;
@@ -46,9 +62,7 @@ export interface CliOptions {
 export function runCli(args: string[], options: CliOptions): CliRun {
   const out = spawnSync(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: options.cwd,
-    // A hook's deadline is wall time: specs on a loaded machine never meet
-    // it unless they set one (the deadline's own spec does).
-    env: { PATH: process.env.PATH ?? "", LLM_WIKI_HOOK_DEADLINE_MS: "600000", ...options.env },
+    env: cliEnv(options.env),
     input: options.input,
     encoding: "utf8",
     timeout: options.timeout ?? 120_000,
@@ -73,9 +87,7 @@ export function runCliAsync(
 ): Promise<Pick<CliRun, "status" | "stdout" | "stderr">> {
   return runBin({ command: process.execPath, args: [CLI] }, args, {
     cwd: options.cwd ?? process.cwd(),
-    // A hook's deadline is wall time: specs on a loaded machine never meet
-    // it unless they set one (the deadline's own spec does).
-    env: { PATH: process.env.PATH ?? "", LLM_WIKI_HOOK_DEADLINE_MS: "600000", ...options.env },
+    env: cliEnv(options.env),
     ...(options.input !== undefined ? { input: options.input } : {}),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });

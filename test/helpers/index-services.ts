@@ -55,11 +55,15 @@ export function indexStatus(service: WikiService): IndexStatus {
   return index;
 }
 
-/** Environment of a child: the test's caches and models, no real home, plus `extra`. */
+/**
+ * Environment of a child: the test's caches and models, no real home, no
+ * warm hook process (it would outlive the spec), plus `extra`.
+ */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "",
     HOME: makeTempDir("llm-wiki-home-"),
+    LLM_WIKI_HOOK_SERVER: "off",
   };
   for (const key of [
     "XDG_CACHE_HOME",
