@@ -144,6 +144,7 @@ describe("reading a question: its intent and its subject", () => {
       // A setting's value is on the page of the component that owns it.
       [`what is ${x}.max_inflight set to`, "setting"],
       [`what's the default value of ${x} retries`, "setting"],
+      [`how many partitions does ${x} have`, "setting"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.

@@ -93,6 +93,14 @@ const RULES: readonly IntentRule[] = [
     words: /\b(runbooks?|playbooks?|step by step|walk me through)\b/gi,
   },
   {
+    // "what is sync.max_clock_drift set to": a setting's value is on the
+    // page of the component that owns it, not on a concept that mentions it.
+    name: "setting",
+    kinds: ["entity", "requirement"],
+    asks: /\b((is|are) (\S+ ){1,4}(set|configured) (to|as)|what('s| is) the (default|value) (of|for)|default value|how many \S+ (does|do) .+ have\W*$)/,
+    words: /\b((set|configured) (to|as)|value of|value for)(?=\W*$|\W)/gi,
+  },
+  {
     name: "requirement",
     kinds: ["requirement"],
     asks: /\b(how (long|many|much|often|soon|fast)|requirements?|slos?|slas?|what is the limit|what's the limit|allowed to)\b/,
@@ -112,14 +120,6 @@ const RULES: readonly IntentRule[] = [
     kinds: ["entity", "concept"],
     asks: /^where (do|does|did|should|will|would|can) .+ (go|end up|live|land|get stored|get sent)\W*$/,
     words: /\b(go|end up|live|land|get stored|get sent)(?=\W*$)/gi,
-  },
-  {
-    // "what is sync.max_clock_drift set to": a setting's value is on the
-    // page of the component that owns it, not on a concept that mentions it.
-    name: "setting",
-    kinds: ["entity", "requirement"],
-    asks: /\b((is|are) (\S+ ){1,4}(set|configured) (to|as)|what('s| is) the (default|value) (of|for)|default value)\b/,
-    words: /\b((set|configured) (to|as)|value of|value for)(?=\W*$|\W)/gi,
   },
   {
     name: "explain",
