@@ -19,3 +19,7 @@ export declare function warmSocket(
 export declare const WARM_RETRY_MS: number;
 export declare const WARM_MAX_SERVED: number;
 export declare function warmFailedMarker(socketPath: string): string;
+export declare function readWarmHello(
+  path: string,
+  timeoutMs?: number,
+): Promise<object | undefined>;

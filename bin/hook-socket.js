@@ -247,3 +247,38 @@ export function warmSocket(cliDir, env = process.env) {
   if (Buffer.byteLength(path) + 9 > 103) return { refused: `socket path too long: ${path}` };
   return { path, identity, key };
 }
+
+/**
+ * The first line a warm process writes at `path` (its hello: identity,
+ * pid, answers served), parsed; undefined when nothing answers there within
+ * `timeoutMs`, or answers something else.
+ */
+export function readWarmHello(path, timeoutMs = 1_000) {
+  const { createConnection } = require("node:net");
+  return new Promise((resolve) => {
+    const conn = createConnection(path);
+    let text = "";
+    let settled = false;
+    const done = (value) => {
+      if (settled) return;
+      settled = true;
+      conn.destroy();
+      resolve(value);
+    };
+    conn.setTimeout(timeoutMs, () => done(undefined));
+    conn.setEncoding("utf8");
+    conn.on("error", () => done(undefined));
+    conn.on("close", () => done(undefined));
+    conn.on("data", (chunk) => {
+      text += chunk;
+      const nl = text.indexOf("\n");
+      if (nl < 0) return;
+      try {
+        const hello = JSON.parse(text.slice(0, nl));
+        done(typeof hello === "object" && hello !== null ? hello : undefined);
+      } catch {
+        done(undefined);
+      }
+    });
+  });
+}

@@ -23,7 +23,7 @@
  * absolute working folder, and the input's bytes or why there are none.
  */
 import { chmodSync, lstatSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { createServer, type Server, type Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Static, Type } from "typebox";
@@ -31,6 +31,7 @@ import { Value } from "typebox/value";
 import type { StdinRead } from "../bin/hook-client.js";
 import {
   HOOK_STDIN_MAX_BYTES,
+  readWarmHello,
   WARM_MAX_SERVED,
   WARM_PROTOCOL,
   WARM_REQUEST_MAX_BYTES,
@@ -146,29 +147,9 @@ async function answer(
 }
 
 /** True when a process of `identity` answers at `path`. */
-function answersAt(path: string, identity: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const conn = createConnection(path);
-    let buffered = "";
-    const done = (yes: boolean) => {
-      conn.destroy();
-      resolve(yes);
-    };
-    conn.setTimeout(1_000, () => done(false));
-    conn.setEncoding("utf8");
-    conn.on("error", () => done(false));
-    conn.on("close", () => done(false));
-    conn.on("data", (chunk: string) => {
-      buffered += chunk;
-      const nl = buffered.indexOf("\n");
-      if (nl < 0) return;
-      try {
-        done((JSON.parse(buffered.slice(0, nl)) as { identity?: unknown }).identity === identity);
-      } catch {
-        done(false);
-      }
-    });
-  });
+async function answersAt(path: string, identity: string): Promise<boolean> {
+  const hello = (await readWarmHello(path)) as { identity?: unknown } | undefined;
+  return hello?.identity === identity;
 }
 
 function listen(server: Server, path: string): Promise<void> {

@@ -28,7 +28,7 @@ import {
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WARM_REQUEST_MAX_BYTES, warmSocket } from "../bin/hook-socket.js";
+import { readWarmHello, WARM_REQUEST_MAX_BYTES, warmSocket } from "../bin/hook-socket.js";
 import { CLI, type CliRun, cliEnv, runCli, runCliAsync } from "./helpers/cli.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { copyExampleVault, makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
@@ -123,29 +123,16 @@ function socketOf(env: NodeJS.ProcessEnv, cli = CLI): string {
 }
 
 /** The warm process's hello at its socket, or undefined when none answers. */
-function hello(env: NodeJS.ProcessEnv, cli = CLI): Promise<Hello | undefined> {
+async function hello(env: NodeJS.ProcessEnv, cli = CLI): Promise<Hello | undefined> {
   const socket = warmSocket(dirname(cli), env);
-  if ("refused" in socket) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const conn = createConnection(socket.path);
-    let text = "";
-    const done = (value: Hello | undefined) => {
-      conn.destroy();
-      resolve(value);
-    };
-    conn.setEncoding("utf8");
-    conn.on("error", () => done(undefined));
-    conn.on("close", () => done(undefined));
-    conn.on("data", (chunk: string) => {
-      text += chunk;
-      const nl = text.indexOf("\n");
-      if (nl < 0) return;
-      const doc = JSON.parse(text.slice(0, nl)) as Hello & { identity: string };
-      if (doc.identity !== socket.identity) return done(undefined);
-      seen.add(doc.pid);
-      done({ pid: doc.pid, served: doc.served });
-    });
-  });
+  if ("refused" in socket) return undefined;
+  // A loaded machine may take a while to schedule the process: a hang guard, not a speed check.
+  const doc = (await readWarmHello(socket.path, 30_000)) as
+    | (Hello & { identity?: string })
+    | undefined;
+  if (doc?.identity !== socket.identity) return undefined;
+  seen.add(doc.pid);
+  return { pid: doc.pid, served: doc.served };
 }
 
 /** Waits until `ok` holds; the bound is a hang guard, not a speed check. */

@@ -16,10 +16,9 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createConnection } from "node:net";
 import { devNull, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { warmSocket } from "../../bin/hook-socket.js";
+import { readWarmHello, warmSocket } from "../../bin/hook-socket.js";
 import { createWikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
 import { syntheticPageId } from "./synthetic-vault.ts";
 
@@ -127,25 +126,9 @@ export interface HookSpawnTimes {
 }
 
 /** The warm process's pid at `path` once it says the expected identity, else undefined. */
-function warmPid(path: string, identity: string): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const conn = createConnection(path);
-    let text = "";
-    const done = (pid: number | undefined) => {
-      conn.destroy();
-      resolve(pid);
-    };
-    conn.setEncoding("utf8");
-    conn.on("error", () => done(undefined));
-    conn.on("close", () => done(undefined));
-    conn.on("data", (chunk: string) => {
-      text += chunk;
-      const nl = text.indexOf("\n");
-      if (nl < 0) return;
-      const hello = JSON.parse(text.slice(0, nl)) as { identity?: string; pid?: number };
-      done(hello.identity === identity ? hello.pid : undefined);
-    });
-  });
+async function warmPid(path: string, identity: string): Promise<number | undefined> {
+  const hello = (await readWarmHello(path)) as { identity?: string; pid?: number } | undefined;
+  return hello?.identity === identity ? hello.pid : undefined;
 }
 
 /**
