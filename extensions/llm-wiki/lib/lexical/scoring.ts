@@ -77,6 +77,9 @@ export function withScoring(
   };
 }
 
+/** Feedback stems counted per batch, for each one still to be kept: most are kept. */
+const FEEDBACK_BATCH = 1.5;
+
 /** A pool page after the first pass. */
 export interface PoolEntry {
   doc: TokenizedDoc | undefined;
@@ -131,13 +134,22 @@ export function secondPass(
   if (!best || best.score / ceiling < gate) return scores;
   const own = new Set([...exclude, ...terms.flatMap((t) => t.stems)]);
   const candidates = feedbackTerms(order.slice(0, fb.docs), own, fb.terms * 3, fb.sharpness);
-  const df = documentFrequency(candidates.map((c) => c.stem));
-  const kept = candidates
-    .filter((c) => {
-      const n = df.get(c.stem) ?? 0;
-      return n > 1 && n < tooCommon;
-    })
-    .slice(0, fb.terms);
+  // The first `fb.terms` candidates of useful frequency are kept, so stems are
+  // counted a batch at a time, best first, only until that many are found:
+  // counting a stem on many pages is most of the pass's cost, and the
+  // candidates after the last one kept were counted for nothing.
+  const df = new Map<string, number>();
+  const kept: typeof candidates = [];
+  for (let at = 0; at < candidates.length && kept.length < fb.terms; ) {
+    const batch = candidates.slice(at, at + Math.ceil((fb.terms - kept.length) * FEEDBACK_BATCH));
+    at += batch.length;
+    const counted = documentFrequency(batch.map((c) => c.stem));
+    for (const c of batch) {
+      const n = counted.get(c.stem) ?? 0;
+      df.set(c.stem, n);
+      if (n > 1 && n < tooCommon && kept.length < fb.terms) kept.push(c);
+    }
+  }
   const sum = kept.reduce((s, c) => s + c.weight, 0);
   if (sum <= 0) return scores;
   // The expansion's mass is `weight` times the original query's (its summed IDF).
