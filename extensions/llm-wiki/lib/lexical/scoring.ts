@@ -156,17 +156,18 @@ export function secondPass(
   const mass = fb.weight * terms.reduce((s, t) => s + t.weight, 0);
   const expansion = kept.map((c) => ({
     stem: c.stem,
+    phrase: [c.stem],
     share: (mass * c.weight) / sum,
     idf: idf(stats.documents, df.get(c.stem) ?? 0),
   }));
   const meanIdf = expansion.reduce((s, e) => s + e.idf, 0) / expansion.length;
+  const counts: [number, number, number] = [0, 0, 0];
   pool.forEach((p, i) => {
     if (!p.doc || p.score <= 0) return;
     let add = 0;
     for (const e of expansion) {
-      const f =
-        p.doc.positions[1].count(e.stem) * scoring.bm25.weights[1] +
-        p.doc.positions[2].count(e.stem) * scoring.bm25.weights[2];
+      p.doc.countPhrase(e.phrase, counts);
+      const f = counts[1] * scoring.bm25.weights[1] + counts[2] * scoring.bm25.weights[2];
       if (f > 0)
         add += ((e.share * e.idf) / meanIdf) * saturated(f, p.doc.length, stats, scoring.bm25);
     }
