@@ -117,6 +117,25 @@ describe("excerpt windows cut in JavaScript", () => {
     }
   });
 
+  it("equal SQLite's windows when one asked word begins another (a question's joined words)", () => {
+    const db = sqlite();
+    const stmt = db.prepare(WINDOW_SQL);
+    const joined = ["flow", "flowboundary", "flowboundarylayer", "boundary", "boundarylayer"];
+    try {
+      for (let round = 0; round < 400; round += 1) {
+        const doc = randomText();
+        const words = [...joined, "layer", "layerflow", "é", "éflow", "v1.0", "v1.0.21"].filter(
+          () => randomInt(3) === 1,
+        );
+        if (words.length === 0) words.push(...joined);
+        const expected = stmt.get(doc, doc, JSON.stringify(words));
+        expect(bodyWindow(doc, words), JSON.stringify({ doc, words })).toEqual(expected);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it("equal SQLite's windows on long pages, words found at, across and past where a page's start ends", () => {
     // A page's first 512 characters are searched before the whole page is folded.
     const seed = Number(process.env.BODY_WINDOW_SEED) || randomInt(1, 2 ** 31);

@@ -79,6 +79,28 @@ function indexRows(dbPath: string): Record<string, unknown[]> {
   }
 }
 
+/**
+ * The full-text index's segments (a data row's id holds its segment's
+ * number above bit 37; 0 is FTS5's own records), and each query's rows with
+ * FTS5's BM25 figure under QMD's column weights.
+ */
+function fullText(
+  dbPath: string,
+  queries: readonly string[],
+): { segments: number; scores: unknown[][] } {
+  const db = openQmdSqlite<Db>(dbPath, { readonly: true });
+  try {
+    const ids = db.prepare("SELECT id FROM documents_fts_data").all() as Array<{ id: number }>;
+    const segments = new Set(ids.map(({ id }) => Math.floor(id / 2 ** 37)).filter((s) => s > 0));
+    const ranked = db.prepare(
+      "SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25 FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid",
+    );
+    return { segments: segments.size, scores: queries.map((q) => ranked.all(q)) };
+  } finally {
+    db.close();
+  }
+}
+
 function worker(): URL {
   const url = documentLoadWorker();
   if (!url) throw new Error("the sources hold the worker's module");
@@ -196,6 +218,51 @@ describe("a bulk load on a worker thread", () => {
     await expect(load.close()).rejects.toThrow("refused by the test");
     const paths = indexRows(dbPath).documents?.map((d) => (d as { path: string }).path);
     expect(paths).toEqual(["good.md"]);
+  });
+
+  it("merges the full-text index into one segment, every row's BM25 figure unchanged", async () => {
+    const r = new CorpusRandom(SEED + 1);
+    const words = Array.from(
+      { length: r.between(30, 80) },
+      (_, i) => `w${i}${r.chars("bdgkz", 3)}`,
+    );
+    const page = () =>
+      Array.from(
+        { length: r.between(3, 60) },
+        () => words[Math.floor(r.int(words.length) ** 2 / words.length)] as string,
+      ).join(" ");
+    for (const bulkLoad of [true, false]) {
+      const root = tempDir();
+      const dbPath = join(root, "index.sqlite");
+      const store = await openQmdStore({
+        dbPath,
+        collections: collectionsIn(root),
+        models: resolveModels({}),
+        bulkLoad,
+      });
+      try {
+        // One segment per batch, less what FTS5's own merging joins.
+        for (let b = 0; b < 12; b += 1)
+          await store.applyDocuments(
+            Array.from({ length: r.between(1, 8) }, (_, i) => ({
+              collection: "canonical-0",
+              path: `b${b}-p${i}.md`,
+              text: `# ${page().split(" ").slice(0, 3).join(" ")}\n\n${page()}\n`,
+            })),
+            [],
+          );
+        const queries = [...words.slice(0, 8), `${words[0]} OR ${words[5]} OR ${words[20]}`];
+        const before = fullText(dbPath, queries);
+        expect(before.segments, `${seedNote}, bulk load ${bulkLoad}`).toBeGreaterThan(1);
+        await store.mergeFullText();
+        const after = fullText(dbPath, queries);
+        expect(after.segments, seedNote).toBe(1);
+        expect(after.scores, seedNote).toEqual(before.scores);
+        expect(after.scores.flat().length, seedNote).toBeGreaterThan(0);
+      } finally {
+        await store.close();
+      }
+    }
   });
 
   it("fails every batch with the reason when the worker cannot open the database", async () => {

@@ -3,7 +3,9 @@
  * written to the new database in the pass that read it (its own
  * transaction), so no slice's texts wait across turns for the next ones
  * (lib/index/qmd-indexing.ts): held that long they were promoted to V8's old
- * space and made most of a 100k-page rebuild's peak memory.
+ * space and made most of a 100k-page rebuild's peak memory. The slices'
+ * full-text segments are merged into one at the end: every term lookup of
+ * a recall then seeks one.
  */
 import { readdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -74,6 +76,20 @@ describe("a rebuild's slices", () => {
       Array.from({ length: slices }, (_, i) => Math.min(pages, (i + 1) * 250)),
     );
     for (const { current, committed } of seen) expect(committed).toBe(current);
+    // Each slice wrote a segment of the full-text index; the rebuild merged them into one.
+    const live = readdirSync(qmdDir).find((name) => name.startsWith("gen-"));
+    const db = connect(join(qmdDir, String(live), "index.sqlite"));
+    try {
+      const ids = db.prepare("SELECT json_group_array(id) AS ids FROM documents_fts_data").get();
+      const segments = new Set(
+        (JSON.parse((ids as { ids: string }).ids) as number[])
+          .map((id) => Math.floor(id / 2 ** 37))
+          .filter((segment) => segment > 0),
+      );
+      expect(segments.size).toBe(1);
+    } finally {
+      db.close();
+    }
     const found = await service.recall({ query: marker, policy: "explicit", mode: "lexical" });
     expect(found.results.map((r) => r.id)).toContain(
       `concepts/p${String(marked).padStart(4, "0")}`,

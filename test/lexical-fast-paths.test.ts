@@ -142,6 +142,12 @@ describe("lexical fast paths", () => {
       const terms = Array.from({ length: random.between(1, 3) }, () => random.pick(vocabulary));
       const phrase = { terms, df: random.between(0, 50) };
       const expected = fields.map((f) => scan(f, terms));
+      // The three columns at once, from one look-up of the first term; a word
+      // no column holds means no occurrence anywhere.
+      doc.countPhrase(terms, scratch);
+      expect(scratch, at).toEqual(expected);
+      doc.countPhrase([...terms, "absent"], scratch);
+      expect(scratch, at).toEqual([0, 0, 0]);
       const w = idf(stats.documents, phrase.df);
       for (const p of params) {
         const score = phraseScore(doc, phrase, w, stats, p, scratch);

@@ -93,6 +93,46 @@ describe("lexical second pass", () => {
     expect(probed).toBe(1);
   });
 
+  it("counts feedback stems best first, only until it has its terms: later stems never change the answer", () => {
+    const vocabulary = randomWords(240, 5, 9).split(" ");
+    const pick = () => vocabulary[Math.floor(Math.random() * vocabulary.length)] as string;
+    const pool = Array.from({ length: 14 }, (_, i) => ({
+      doc: doc(Array.from({ length: 60 }, pick).join(" "), `${pick()} ${pick()}`),
+      score: 6 - i * 0.3,
+    }));
+    const terms = [{ stems: ftsTokens(pick()), weight: 3 }];
+    const counts = new Map<string, number>();
+    // Most stems of useful frequency, some on one page or too common to weigh.
+    const draw = () => [0, 1, 300, 2, 7, 40, 120, 5, 18][Math.floor(Math.random() * 9)] as number;
+    const run = (counted: (stem: string) => number) => {
+      const asked: string[] = [];
+      const df = (stems: string[]) => {
+        asked.push(...stems);
+        return new Map(stems.map((s) => [s, counted(s)]));
+      };
+      const stats = { documents: 5000, averageLength: 60 };
+      return {
+        scores: secondPass(pool, terms, 1, stats, DEFAULT_SCORING, new Set(), df, 256),
+        asked,
+      };
+    };
+    const first = run((s) => {
+      if (!counts.has(s)) counts.set(s, draw());
+      return counts.get(s) as number;
+    });
+    // The relevance model of the best 10 pages, as the pass draws it.
+    const candidates = feedbackTerms(pool.slice(0, 10), new Set(terms[0]?.stems), 60, 0.75).map(
+      (t) => t.stem,
+    );
+    // Asked best first, and fewer than every candidate.
+    expect(first.asked).toEqual(candidates.slice(0, first.asked.length));
+    expect(first.asked.length).toBeLessThan(candidates.length);
+    // Stems it never asked about may count anything: the same scores.
+    const again = run((s) => (counts.has(s) ? (counts.get(s) as number) : draw()));
+    expect(again.scores).toEqual(first.scores);
+    expect(first.scores.some((score, i) => score !== pool[i]?.score)).toBe(true);
+  });
+
   it("asks a small vault for a clearer query before feedback runs", () => {
     const pool = [
       { doc: doc(randomWords(10, 5, 8)), score: 3 },

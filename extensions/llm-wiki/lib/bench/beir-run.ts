@@ -98,6 +98,8 @@ export interface BeirRunOptions {
   onProgress?: (event: { phase: string; current: number; total: number }) => void;
   /** Each query's scores as it is run (paired comparisons need them per query). */
   onQueryScored?: (queryId: string, scores: BeirMetrics) => void;
+  /** Each query's whole answer in the first pass (hits, scores, excerpts): to check a change keeps them. */
+  onQueryAnswered?: (queryId: string, outcome: RetrievalOutcome) => void;
 }
 
 /** Means over the queries run, rounded to 6 decimals. */
@@ -336,6 +338,7 @@ export async function runBeir(options: BeirRunOptions): Promise<BeirReport> {
       }
       modesUsed[outcome.modeUsed] = (modesUsed[outcome.modeUsed] ?? 0) + 1;
       answers.push(digest(outcome));
+      options.onQueryAnswered?.(query.id, outcome);
       for (const d of outcome.diagnostics) note(d);
       const ranked = outcome.hits.flatMap((hit) =>
         hit.id.startsWith(prefix) ? [docIdOf(hit.id.slice(prefix.length))] : [],

@@ -8,7 +8,7 @@ export interface LoadWorkerData {
   dbPath: string;
 }
 
-/** Main thread → worker: a batch to write (one transaction), or the end. */
+/** Main thread → worker: a batch to write (one transaction), the full-text merge, or the end. */
 export type LoadRequest =
   | {
       kind: "apply";
@@ -16,10 +16,12 @@ export type LoadRequest =
       upserts: readonly DocumentUpsert[];
       removals: readonly DocumentRemoval[];
     }
+  | { kind: "merge"; seq: number }
   | { kind: "close" };
 
 /** Worker → main thread. A failure without `seq` is the worker's start. */
 export type LoadReply =
   | { kind: "applied"; seq: number; result: DocumentApplyResult }
+  | { kind: "merged"; seq: number }
   | { kind: "failed"; seq?: number; message: string; code?: string }
   | { kind: "closed" };

@@ -14,7 +14,7 @@
 import { createRequire } from "node:module";
 import { parentPort, workerData } from "node:worker_threads";
 import type { LoadReply, LoadRequest, LoadWorkerData } from "./document-load-protocol.ts";
-import { createDocumentWriter, type QmdSqlDatabase } from "./qmd-documents.ts";
+import { createDocumentWriter, mergeFullText, type QmdSqlDatabase } from "./qmd-documents.ts";
 
 interface Connection extends QmdSqlDatabase {
   close(): void;
@@ -48,6 +48,11 @@ port.on("message", (request: LoadRequest) => {
     return;
   }
   try {
+    if (request.kind === "merge") {
+      mergeFullText(db);
+      port.postMessage({ kind: "merged", seq: request.seq } satisfies LoadReply);
+      return;
+    }
     const result = writer.apply(request.upserts, request.removals);
     port.postMessage({ kind: "applied", seq: request.seq, result } satisfies LoadReply);
   } catch (error) {

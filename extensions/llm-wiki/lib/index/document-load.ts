@@ -22,6 +22,8 @@ export interface DocumentLoad {
     upserts: readonly DocumentUpsert[],
     removals: readonly DocumentRemoval[],
   ): Promise<DocumentApplyResult>;
+  /** Merges the full-text index once the batches sent are written (`mergeFullText`). */
+  merge(): Promise<void>;
   /**
    * Waits for the batches sent, closes the worker's connection and ends it.
    * Rejects with the load's first failure (a batch's or the worker's own).
@@ -30,7 +32,8 @@ export interface DocumentLoad {
 }
 
 interface Waiter {
-  resolve(result: DocumentApplyResult): void;
+  /** The batch's result; undefined for a merge. */
+  resolve(result: DocumentApplyResult | undefined): void;
   reject(error: Error): void;
 }
 
@@ -81,10 +84,11 @@ export function startDocumentLoad(module: URL, data: LoadWorkerData): DocumentLo
 
   worker.on("message", (reply: LoadReply) => {
     switch (reply.kind) {
-      case "applied": {
+      case "applied":
+      case "merged": {
         const waiter = waiting.get(reply.seq);
         waiting.delete(reply.seq);
-        waiter?.resolve(reply.result);
+        waiter?.resolve(reply.kind === "applied" ? reply.result : undefined);
         return;
       }
       case "failed": {
@@ -114,17 +118,26 @@ export function startDocumentLoad(module: URL, data: LoadWorkerData): DocumentLo
   });
 
   const send = (request: LoadRequest): void => worker.postMessage(request);
+  /** Sends a numbered request and waits for its reply (requests run in the order sent). */
+  const ask = (request: (seq: number) => LoadRequest): Promise<DocumentApplyResult | undefined> => {
+    if (failure) return Promise.reject(failure);
+    if (ended) return Promise.reject(new Error("the index's document load is closed"));
+    seq += 1;
+    const at = seq;
+    return new Promise((resolve, reject) => {
+      waiting.set(at, { resolve, reject });
+      send(request(at));
+    });
+  };
 
   return {
-    apply(upserts, removals) {
-      if (failure) return Promise.reject(failure);
-      if (ended) return Promise.reject(new Error("the index's document load is closed"));
-      seq += 1;
-      const at = seq;
-      return new Promise<DocumentApplyResult>((resolve, reject) => {
-        waiting.set(at, { resolve, reject });
-        send({ kind: "apply", seq: at, upserts, removals });
-      });
+    async apply(upserts, removals) {
+      const result = await ask((at) => ({ kind: "apply", seq: at, upserts, removals }));
+      if (!result) throw new Error("the index's document load answered a batch without its counts");
+      return result;
+    },
+    async merge() {
+      await ask((at) => ({ kind: "merge", seq: at }));
     },
     async close() {
       if (!ended) send({ kind: "close" });

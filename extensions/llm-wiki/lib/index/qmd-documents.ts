@@ -111,6 +111,19 @@ export const CONTENT_WHOLE_KEY = "llm_wiki_content_whole";
  */
 export const DOCUMENT_TEXT_SQL = "CASE WHEN c.doc = '' THEN f.body ELSE c.doc END";
 
+/**
+ * Merges the full-text index into one segment (FTS5's `optimize`). A bulk
+ * load leaves one segment per batch, less what FTS5's automatic merging
+ * joined (ten for Cranfield's 1,400 pages), and every term looked up seeks
+ * each of them: counting a query's phrases, ranking the candidate pool and
+ * a typo's few hundred spellings cost 2–12× what they do on one segment.
+ * The rows, their terms and FTS5's BM25 figures stay exactly as they were.
+ * Costs about 0.3 s at 10k pages, in the same pass as the load's writes.
+ */
+export function mergeFullText(db: Pick<QmdSqlDatabase, "exec">): void {
+  db.exec("INSERT INTO documents_fts(documents_fts) VALUES('optimize')");
+}
+
 /** A writer bound to one open store; every statement is prepared once, here. */
 export function createDocumentWriter(db: QmdSqlDatabase) {
   const findActive = db.prepare(

@@ -351,6 +351,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         valve.check();
       }
       await Promise.all(loading);
+      await store.mergeFullText();
       crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {

@@ -28,6 +28,7 @@ export function lexicalFirstStore(
     update: (opts) => upgraded().then((s) => s.update(opts)),
     applyDocuments: (upserts, removals, opts) =>
       upgraded().then((s) => s.applyDocuments(upserts, removals, opts)),
+    mergeFullText: () => upgraded().then((s) => s.mergeFullText()),
     embed: (opts) => upgraded().then((s) => s.embed(opts)),
     searchLex: (query, opts) =>
       full ? full.then((s) => s.searchLex(query, opts)) : reader.searchLex(query, opts),

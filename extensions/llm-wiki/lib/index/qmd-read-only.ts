@@ -83,6 +83,7 @@ export function createReadOnlyStore(
   return {
     update: () => refuse("updating"),
     applyDocuments: () => refuse("writing documents"),
+    mergeFullText: () => refuse("merging the full-text index"),
     embed: () => refuse("embedding"),
     searchLex: (query, searchOpts) =>
       run(() => {

@@ -161,6 +161,12 @@ export interface QmdStore {
     removals: readonly DocumentRemoval[],
     opts?: { onProgress?: (p: { current: number; total: number }) => void },
   ): Promise<DocumentApplyResult>;
+  /**
+   * Merges the full-text index into one segment (qmd-documents.ts
+   * `mergeFullText`): for the end of a rebuild's bulk load, after its last
+   * batch. Same rows and scores; each term lookup is then one seek.
+   */
+  mergeFullText(): Promise<void>;
   /** Embeds what needs it. Progress counts bytes of document text. Needs the embed model. */
   embed(opts?: {
     force?: boolean;

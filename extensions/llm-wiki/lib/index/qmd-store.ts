@@ -46,7 +46,7 @@ import {
   requireModels,
 } from "./models.ts";
 import { nodeSqliteReader } from "./node-sqlite.ts";
-import { createDocumentWriter } from "./qmd-documents.ts";
+import { createDocumentWriter, mergeFullText } from "./qmd-documents.ts";
 import {
   boundExcerpt,
   type Candidate,
@@ -378,6 +378,14 @@ function createAdapter(
         applyOpts?.onProgress?.({ current: total, total });
         lex.invalidate();
         return result;
+      }),
+
+    mergeFullText: () =>
+      track(async () => {
+        // On the load's worker when there is one: the main thread keeps answering meanwhile.
+        if (load) await load.merge();
+        else mergeFullText(db);
+        lex.invalidate();
       }),
 
     embed: (embedOpts) => {

@@ -76,6 +76,14 @@ export interface TokenizedDoc {
   positions: readonly [TermPositions, TermPositions, TermPositions];
   /** Where each term of the body's heading lines occurs there. */
   headingPositions: TermPositions;
+  /**
+   * `positions[c].phrase(terms)` for the path, title and body at once,
+   * written into `counts`, with one look-up of the phrase's first term for
+   * the three (the columns share their term numbers): most phrases of a
+   * query are on no given page, and a pool's pages are each asked for every
+   * phrase.
+   */
+  countPhrase(terms: readonly string[], counts: [number, number, number]): void;
 }
 
 /** Corpus statistics BM25 needs. */
@@ -156,6 +164,11 @@ class PackedPositions implements TermPositions {
     if (first === undefined) return 0;
     const t = this.terms.get(first);
     if (t === undefined) return 0;
+    return this.phraseFrom(t, terms);
+  }
+
+  /** `phrase(terms)` once its first term's number `t` is known. */
+  phraseFrom(t: number, terms: readonly string[]): number {
     const from = this.from(t);
     const to = this.to(t);
     if (terms.length === 1 || to === from) return to - from;
@@ -229,15 +242,28 @@ export function tokenizedDoc(
     views.push(new PackedPositions(terms, data, starts, at, sequence, column.length));
   }
   const [pathAt, titleAt, bodyAt, headingAt] = views as [
-    TermPositions,
-    TermPositions,
-    TermPositions,
-    TermPositions,
+    PackedPositions,
+    PackedPositions,
+    PackedPositions,
+    PackedPositions,
   ];
   return {
     length: path.length + title.length + body.length,
     positions: [pathAt, titleAt, bodyAt],
     headingPositions: headingAt,
+    countPhrase(phrase, counts) {
+      const first = phrase[0];
+      const t = first === undefined ? undefined : terms.get(first);
+      if (t === undefined) {
+        counts[0] = 0;
+        counts[1] = 0;
+        counts[2] = 0;
+        return;
+      }
+      counts[0] = pathAt.phraseFrom(t, phrase);
+      counts[1] = titleAt.phraseFrom(t, phrase);
+      counts[2] = bodyAt.phraseFrom(t, phrase);
+    },
   };
 }
 
@@ -322,9 +348,7 @@ export function phraseScore(
   params: Readonly<Bm25Params>,
   counts: [number, number, number],
 ): number {
-  counts[0] = doc.positions[0].phrase(phrase.terms);
-  counts[1] = doc.positions[1].phrase(phrase.terms);
-  counts[2] = doc.positions[2].phrase(phrase.terms);
+  doc.countPhrase(phrase.terms, counts);
   const inHeadings = params.heading > 0 ? doc.headingPositions.phrase(phrase.terms) : 0;
   if (counts[0] === 0 && counts[1] === 0 && counts[2] === 0 && inHeadings === 0) return 0;
   if (params.perField && stats.fieldAverages) {

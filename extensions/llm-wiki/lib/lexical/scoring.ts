@@ -77,6 +77,9 @@ export function withScoring(
   };
 }
 
+/** Feedback stems counted per batch, for each one still to be kept: most are kept. */
+const FEEDBACK_BATCH = 1.5;
+
 /** A pool page after the first pass. */
 export interface PoolEntry {
   doc: TokenizedDoc | undefined;
@@ -131,30 +134,40 @@ export function secondPass(
   if (!best || best.score / ceiling < gate) return scores;
   const own = new Set([...exclude, ...terms.flatMap((t) => t.stems)]);
   const candidates = feedbackTerms(order.slice(0, fb.docs), own, fb.terms * 3, fb.sharpness);
-  const df = documentFrequency(candidates.map((c) => c.stem));
-  const kept = candidates
-    .filter((c) => {
-      const n = df.get(c.stem) ?? 0;
-      return n > 1 && n < tooCommon;
-    })
-    .slice(0, fb.terms);
+  // The first `fb.terms` candidates of useful frequency are kept, so stems are
+  // counted a batch at a time, best first, only until that many are found:
+  // counting a stem on many pages is most of the pass's cost, and the
+  // candidates after the last one kept were counted for nothing.
+  const df = new Map<string, number>();
+  const kept: typeof candidates = [];
+  for (let at = 0; at < candidates.length && kept.length < fb.terms; ) {
+    const batch = candidates.slice(at, at + Math.ceil((fb.terms - kept.length) * FEEDBACK_BATCH));
+    at += batch.length;
+    const counted = documentFrequency(batch.map((c) => c.stem));
+    for (const c of batch) {
+      const n = counted.get(c.stem) ?? 0;
+      df.set(c.stem, n);
+      if (n > 1 && n < tooCommon && kept.length < fb.terms) kept.push(c);
+    }
+  }
   const sum = kept.reduce((s, c) => s + c.weight, 0);
   if (sum <= 0) return scores;
   // The expansion's mass is `weight` times the original query's (its summed IDF).
   const mass = fb.weight * terms.reduce((s, t) => s + t.weight, 0);
   const expansion = kept.map((c) => ({
     stem: c.stem,
+    phrase: [c.stem],
     share: (mass * c.weight) / sum,
     idf: idf(stats.documents, df.get(c.stem) ?? 0),
   }));
   const meanIdf = expansion.reduce((s, e) => s + e.idf, 0) / expansion.length;
+  const counts: [number, number, number] = [0, 0, 0];
   pool.forEach((p, i) => {
     if (!p.doc || p.score <= 0) return;
     let add = 0;
     for (const e of expansion) {
-      const f =
-        p.doc.positions[1].count(e.stem) * scoring.bm25.weights[1] +
-        p.doc.positions[2].count(e.stem) * scoring.bm25.weights[2];
+      p.doc.countPhrase(e.phrase, counts);
+      const f = counts[1] * scoring.bm25.weights[1] + counts[2] * scoring.bm25.weights[2];
       if (f > 0)
         add += ((e.share * e.idf) / meanIdf) * saturated(f, p.doc.length, stats, scoring.bm25);
     }

@@ -393,6 +393,9 @@ export function patchNameTable(
 // Reading
 // ---------------------------------------------------------------------------
 
+/** Keys whose ids a saved table keeps once read, per kind; a long-lived host meets new ones forever. */
+const KEYS_KEPT = 20_000;
+
 /**
  * The table on disk as `stamps` describe it, for `adoptNameTable`: buckets
  * are read on first use. When a file is no longer as described (another
@@ -411,22 +414,38 @@ export function savedNameTable(
   if (!cjk) return undefined;
   const buckets: Array<BucketBytes | undefined> = [];
   let built: NameTable | undefined;
+  // What each key read from a bucket's bytes (kept once read, so the same
+  // answer every time): a recall looks up every run of up to eight of its
+  // words, and a session's prompts share most of them.
+  const found = {
+    exact: new Map<string, Iterable<string> | undefined>(),
+    words: new Map<string, Iterable<string> | undefined>(),
+  };
   const lookup =
     (kind: "exact" | "words"): NameLookup["get"] =>
     (key) => {
       if (built) return built[kind].get(key);
-      const b = bucketOf(key, count);
-      let bucket = buckets[b];
-      if (!bucket) {
-        bucket = bucketBytes(paths, b, stamps[b] ?? "");
-        if (!bucket) {
-          built = fallback();
-          return built[kind].get(key);
-        }
-        buckets[b] = bucket;
-      }
-      const ids = memberValue(bucket.bytes, key, "[", ...bucket[kind]);
-      return isStringList(ids) ? ids : undefined;
+      const memo = found[kind];
+      if (memo.has(key)) return memo.get(key);
+      const ids = read(kind, key);
+      if (built) return ids;
+      if (memo.size >= KEYS_KEPT) memo.clear();
+      memo.set(key, ids);
+      return ids;
     };
+  const read = (kind: "exact" | "words", key: string): Iterable<string> | undefined => {
+    const b = bucketOf(key, count);
+    let bucket = buckets[b];
+    if (!bucket) {
+      bucket = bucketBytes(paths, b, stamps[b] ?? "");
+      if (!bucket) {
+        built = fallback();
+        return built[kind].get(key);
+      }
+      buckets[b] = bucket;
+    }
+    const ids = memberValue(bucket.bytes, key, "[", ...bucket[kind]);
+    return isStringList(ids) ? ids : undefined;
+  };
   return { exact: { get: lookup("exact") }, words: { get: lookup("words") }, cjk };
 }
