@@ -484,7 +484,7 @@ export interface MirrorSource {
   hash: string | undefined;
   /** The registry's detector found a secret in those bytes. */
   secrets: boolean;
-  /** Those bytes, when in hand (else read from the page file). */
+  /** Those very bytes (hashing to `hash`), when in hand; else the page file is read. */
   bytes?: Uint8Array;
   /** Collections per role of the generation. */
   shards: number;
@@ -506,7 +506,8 @@ export function mirrorDocument(
   let clean = false;
   try {
     const bytes = source.bytes ?? readFileSync(join(vault.dir, meta.path));
-    const hash = hashContent(bytes);
+    // Bytes in hand are the ones the registry hashed: a second sha256 of every page is spared.
+    const hash = source.bytes && source.hash !== undefined ? source.hash : hashContent(bytes);
     const body =
       hash === source.hash
         ? bodyAfterFrontmatter(
