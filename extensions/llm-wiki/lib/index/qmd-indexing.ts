@@ -544,12 +544,23 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         return report("none", { written: 0, removed: 0, embedded: 0 }, false, [
           readOnlyDiagnostic(vault, "error"),
         ]);
+      const takeLock = (waitMs: number | undefined) =>
+        acquireLock(layout.lock, {
+          op: `reindex ${opts.scope ?? "changed"}`,
+          ...(waitMs !== undefined ? { waitMs } : {}),
+        });
       let lock: LockHandle;
       try {
-        lock = await acquireLock(layout.lock, {
-          op: `reindex ${opts.scope ?? "changed"}`,
-          ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}),
-        });
+        try {
+          lock = await takeLock(source ? 0 : opts.lockWaitMs);
+        } catch (error) {
+          if (!(source && error instanceof WikiError && error.diagnostic.code === "index_busy"))
+            throw error;
+          // Held by another process: the registry is refreshed while this one
+          // waits, as before a lock, and a rebuild then reads its pages.
+          await registryNow();
+          lock = await takeLock(opts.lockWaitMs);
+        }
       } catch (error) {
         // A busy or unusable lock, or a meta/ folder this user may not write.
         const refused =
@@ -568,7 +579,8 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         if (readCurrent(layout) !== before) await closeOpen();
         const wantRebuild = opts.scope === "all" || opts.force === true;
         // A registry still to refresh feeds a rebuild that is certain now: no live generation to patch.
-        const stream = source !== undefined && (wantRebuild || !patchable());
+        const stream =
+          source !== undefined && registry === undefined && (wantRebuild || !patchable());
         const done =
           wantRebuild || stream
             ? undefined
