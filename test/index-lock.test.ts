@@ -298,8 +298,8 @@ describe("a live holder", () => {
     expect(existsSync(vault.paths.backlinks)).toBe(false);
 
     const { child, exited } = start([CLI, "reindex", "--vault", vault.root, "--json"]);
-    // The CLI refreshes the registry (writing backlinks.json) just before it
-    // asks for the lock: once that file is there, the child has reached it.
+    // The CLI finds the lock held and refreshes the registry (writing
+    // backlinks.json) before it waits: once that file is there, the child has reached it.
     await until(() => existsSync(vault.paths.backlinks), child);
     // Time in which a CLI that ignored the lock would have built (and exited):
     // this one is still running, and has started no generation or staging folder.

@@ -73,3 +73,25 @@ export async function runSliced<T>(
     begun = performance.now();
   }
 }
+
+/** When sliced work run by `runPaced` yields, and what runs between two slices. */
+export interface Pace {
+  /** True when the work should stop at its next yield point. */
+  due(): boolean;
+  /** Runs (and is awaited) at each yield; a rejection ends the work there. */
+  between(): Promise<void>;
+}
+
+/**
+ * Runs `work` with `pace` as its clock, awaiting `pace.between()` at every
+ * yield: for work that feeds a consumer on another thread, which then sets
+ * the pace (a full queue makes the clock due and `between` waits for it).
+ */
+export async function runPaced<T>(work: (clock: SliceClock) => Sliced<T>, pace: Pace): Promise<T> {
+  const steps = work(pace);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pace.between();
+  }
+}

@@ -13,7 +13,8 @@ import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
-import { runSliced } from "./sliced-work.ts";
+import type { RefreshFeed } from "./index/streamed-load.ts";
+import { runPaced, runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
 import { followGitHead } from "./vault/git-follow.ts";
 import { hashContent } from "./vault/page.ts";
@@ -43,6 +44,13 @@ export interface VaultHandle {
    * hand it is a plain `refresh()`.
    */
   refreshInSlices(signal?: AbortSignal): Promise<Registry>;
+  /**
+   * `refresh(changed)` that feeds a rebuild each page it reads, at the
+   * rebuild's pace (index/streamed-load.ts). With a registry already in
+   * hand it is a plain `refresh(changed)` and feeds nothing: the rebuild
+   * then reads the pages itself.
+   */
+  refreshFeeding(changed: readonly string[] | undefined, feed: RefreshFeed): Promise<Registry>;
   /**
    * The index was just brought up to `registry` (a reindex in this
    * process): a recall right after trusts it as if refreshed now instead of
@@ -197,6 +205,23 @@ export function createVaultHandles(
           const reg = adopt(refreshRegistry(paths, registry, changed ? { changed } : {}));
           if (walked) walkMs = refreshedAt - started;
           return reg;
+        },
+        async refreshFeeding(changed, feed) {
+          if (registry) return handle.refresh(changed);
+          slicing?.abort();
+          slicing = undefined;
+          return adopt(
+            await runPaced(
+              (clock) =>
+                refreshRegistrySteps(
+                  paths,
+                  undefined,
+                  { ...(changed ? { changed } : {}), onPage: feed.onPage },
+                  clock,
+                ),
+              feed.pace,
+            ),
+          );
         },
         async refreshInSlices(signal) {
           if (registry) return handle.refresh();

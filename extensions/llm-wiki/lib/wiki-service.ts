@@ -15,6 +15,7 @@ import { digestOperation } from "./digest/digest-operation.ts";
 import { FeedbackSession, type FeedbackVault } from "./feedback/feedback-session.ts";
 import { resolveModels } from "./index/models.ts";
 import type { ReindexReport } from "./index/qmd-indexing.ts";
+import type { RefreshFeed } from "./index/streamed-load.ts";
 import { lintVaultsSliced, lintWithoutVault } from "./lint/lint.ts";
 import { okfModelRoots } from "./okf/okf-confine.ts";
 import { okfExportOperation, okfImportOperation } from "./okf/okf-operations.ts";
@@ -334,8 +335,17 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
       const reports: ReindexReport[] = [];
       for (const v of vaults) {
         const handle = handles.get(v);
-        const reg = handle.refresh(input.paths);
-        const report = await handle.index.reindex(reg, {
+        let reg: Registry | undefined;
+        // Refreshed by the index under its lock: a rebuild indexes each page as the refresh reads it.
+        const source = {
+          refresh: async (feed?: RefreshFeed) => {
+            reg = feed
+              ? await handle.refreshFeeding(input.paths, feed)
+              : handle.refresh(input.paths);
+            return reg;
+          },
+        };
+        const report = await handle.index.reindex(source, {
           components,
           ...(input.scope ? { scope: input.scope } : {}),
           ...(input.force ? { force: true } : {}),
@@ -343,7 +353,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
           ...(input.lockWaitMs !== undefined ? { lockWaitMs: input.lockWaitMs } : {}),
           onProgress: (e) => input.onProgress?.({ vault: v.root, ...e }),
         });
-        handle.indexed(reg);
+        if (reg) handle.indexed(reg);
         reports.push(report);
       }
       const failed = reports.some((r) => r.diagnostics.some((d) => d.severity === "error"));

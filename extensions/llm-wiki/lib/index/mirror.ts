@@ -477,6 +477,66 @@ export function patchManifestMark(
   return { ...out, mark: acc.mark() };
 }
 
+/** One page as the registry knows it, for `mirrorDocument`. */
+export interface MirrorSource {
+  meta: PageMeta;
+  /** The hash the registry recorded for the page's bytes. */
+  hash: string | undefined;
+  /** The registry's detector found a secret in those bytes. */
+  secrets: boolean;
+  /** Those very bytes (hashing to `hash`), when in hand; else the page file is read. */
+  bytes?: Uint8Array;
+  /** Collections per role of the generation. */
+  shards: number;
+}
+
+/**
+ * The document QMD indexes for one page and its manifest entry; `skipped`
+ * when the page can no longer be read or parsed (changed or removed since
+ * the registry read it: the next refresh catches up).
+ */
+export function mirrorDocument(
+  vault: VaultPaths,
+  source: MirrorSource,
+): { entry: ManifestEntry; upsert: DocumentUpsert } | { skipped: Diagnostic } {
+  const { meta } = source;
+  const id = meta.id;
+  let page: PageMeta & { body: string; hash: string };
+  // The registry's detector verdict holds for these bytes only.
+  let clean = false;
+  try {
+    const bytes = source.bytes ?? readFileSync(join(vault.dir, meta.path));
+    // Bytes in hand are the ones the registry hashed: a second sha256 of every page is spared.
+    const hash = source.bytes && source.hash !== undefined ? source.hash : hashContent(bytes);
+    const body =
+      hash === source.hash
+        ? bodyAfterFrontmatter(
+            Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"),
+          )
+        : undefined;
+    if (body !== undefined) {
+      // The registry parsed these very bytes: reuse its metadata, skip a second YAML parse.
+      page = { ...meta, body, hash };
+      clean = !source.secrets;
+    } else {
+      const parsed = parsePage(id, meta.path, bytes);
+      if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
+      page = parsed.page;
+    }
+  } catch (error) {
+    return {
+      skipped: diagnostic("index_page_skipped", "warning", `${meta.path}: ${errorMessage(error)}`, {
+        path: meta.path,
+      }),
+    };
+  }
+  const collection = collectionOf(id, page.role, source.shards);
+  return {
+    entry: { hash: page.hash, role: page.role, collection },
+    upsert: { collection, path: `${id}.md`, text: mirrorText(page, clean) },
+  };
+}
+
 /** What `applyMirror` changed: the new manifest and the documents QMD must take in. */
 export interface MirrorChange {
   manifest: Manifest;
@@ -513,37 +573,19 @@ export function applyMirror(
   for (const id of plan.write) {
     const meta = registry.pages.get(id);
     if (!meta) continue;
-    let page: PageMeta & { body: string; hash: string };
-    // The registry's detector verdict holds for these bytes only.
-    let clean = false;
-    try {
-      const bytes = readFileSync(join(vault.dir, meta.path));
-      const hash = hashContent(bytes);
-      const body =
-        hash === registry.hashes.get(id) ? bodyAfterFrontmatter(bytes.toString("utf8")) : undefined;
-      if (body !== undefined) {
-        // The registry parsed these very bytes: reuse its metadata, skip a second YAML parse.
-        page = { ...meta, body, hash };
-        clean = !registry.secretPages.has(id);
-      } else {
-        const parsed = parsePage(id, meta.path, bytes);
-        if (!parsed.ok) throw new Error(parsed.diagnostics[0]?.message ?? "rejected");
-        page = parsed.page;
-      }
-    } catch (error) {
-      // Changed or removed since the registry was read: the next refresh catches up.
-      diagnostics.push(
-        diagnostic("index_page_skipped", "warning", `${meta.path}: ${errorMessage(error)}`, {
-          path: meta.path,
-        }),
-      );
+    const doc = mirrorDocument(vault, {
+      meta,
+      hash: registry.hashes.get(id),
+      secrets: registry.secretPages.has(id),
+      shards: shardsOf(manifest),
+    });
+    if ("skipped" in doc) {
+      diagnostics.push(doc.skipped);
       continue;
     }
-    const collection = collectionOf(id, page.role, shardsOf(manifest));
-    const text = mirrorText(page, clean);
-    entries[id] = { hash: page.hash, role: page.role, collection };
-    changed.add(collection);
-    upserts.push({ collection, path: `${id}.md`, text });
+    entries[id] = doc.entry;
+    changed.add(doc.entry.collection);
+    upserts.push(doc.upsert);
   }
   return {
     manifest: {

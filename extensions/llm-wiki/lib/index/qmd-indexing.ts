@@ -4,7 +4,7 @@
  * of the live generation, embeddings, and the open store a long-running host
  * keeps between calls. Every write happens under the vault's index lock.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { setImmediate as nextImmediate } from "node:timers/promises";
 import { type Diagnostic, diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { writeFileAtomic } from "../vault/fs-safe.ts";
@@ -32,9 +32,7 @@ import {
   dropEarlierPointer,
   type GenerationPaths,
   generationPaths,
-  type IndexLayout,
   indexLayout,
-  isOwnGeneration,
   newGenerationName,
   readCurrent,
   usable,
@@ -47,6 +45,7 @@ import {
   emptyManifest,
   formatOf,
   INDEX_FORMAT,
+  type Manifest,
   manifestPart,
   readManifestMark,
   shardsFor,
@@ -54,8 +53,10 @@ import {
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
-import { type GenerationRetirer, generationRetirer } from "./retired-generations.ts";
+import { generationRetirer } from "./retired-generations.ts";
 import { applyCounting, countable } from "./store-counts.ts";
+import { type RefreshFeed, streamedLoad } from "./streamed-load.ts";
+import { type Journal, readJournal, recover } from "./swap-journal.ts";
 
 export type ReindexScope = "changed" | "all";
 export type ReindexComponent = "lexical" | "vectors";
@@ -98,9 +99,9 @@ async function nextTurn(signal: AbortSignal | undefined): Promise<void> {
   signal?.throwIfAborted();
 }
 
-interface Journal {
-  from?: string;
-  to: string;
+/** A registry not refreshed yet: `VaultIndex.reindex` refreshes it, feeding a rebuild when it makes one. */
+export interface RegistrySource {
+  refresh(feed?: RefreshFeed): Promise<Registry>;
 }
 
 /** A vault's index, as held by one process. */
@@ -113,8 +114,13 @@ export interface VaultIndex {
    * unless the mirror holds exactly the summary's pages.
    */
   statusBySummary(summary: { pages: number; index: string }): IndexStatus | undefined;
-  /** Brings the index up to date with the registry (rebuilding when needed). */
-  reindex(registry: Registry, options?: ReindexOptions): Promise<ReindexReport>;
+  /**
+   * Brings the index up to date with the registry (rebuilding when needed).
+   * Given a registry still to refresh, a rebuild indexes each page as the
+   * refresh reads it (streamed-load.ts); the refresh then runs under the
+   * index lock.
+   */
+  reindex(registry: Registry | RegistrySource, options?: ReindexOptions): Promise<ReindexReport>;
   /** The open store of the live generation, or undefined when there is none; reopened after a swap. */
   store(): Promise<QmdStore | undefined>;
   /**
@@ -134,55 +140,6 @@ export interface VaultIndexOptions {
    * short-lived process that only recalls (a hook), which then never loads QMD.
    */
   lexicalFirst?: boolean;
-}
-
-function readJournal(layout: IndexLayout): Journal | undefined {
-  try {
-    const data = JSON.parse(readFileSync(layout.journal, "utf8")) as Journal;
-    return typeof data.to === "string" ? data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Finishes or undoes an interrupted swap and removes abandoned generations.
- * Runs under the lock, so no other process is building a generation now.
- */
-function recover(layout: IndexLayout, retirer: GenerationRetirer): boolean {
-  let recovered = false;
-  if (existsSync(layout.journal)) {
-    const journal = readJournal(layout);
-    if (journal) {
-      const current = readCurrent(layout);
-      const target = generationPaths(layout, journal.to);
-      if (current !== journal.to && existsSync(target.complete)) {
-        writeFileAtomic(layout.pointer, `${journal.to}\n`);
-        dropEarlierPointer(layout);
-      }
-    }
-    rmSync(layout.journal, { force: true });
-    recovered = true;
-  }
-  removeTempLeftovers(layout.root);
-  const live = readCurrent(layout);
-  let entries: string[] = [];
-  try {
-    entries = readdirSync(layout.root);
-  } catch {
-    return recovered;
-  }
-  for (const name of entries) {
-    // Only folders named as ours: the older system's `staging-<uuid>` in the same folder is its own.
-    if (isOwnGeneration(name) && name !== live) {
-      // A crashed build's folder goes at once: the space is wanted by the build about to run.
-      rmSync(generationPaths(layout, name).dir, { recursive: true, force: true });
-      recovered = true;
-    }
-  }
-  // Retired folders a process that exited first left: no interruption to report.
-  retirer.sweep(entries);
-  return recovered;
 }
 
 /** Opens the index handle of `vault`; nothing is read or opened until used. */
@@ -316,7 +273,6 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     const manifest = emptyManifest(shards);
     // Private until the pointer swap: loaded without syncing, made durable by `close`.
     const store = await openGeneration(gen, shards, collectionsOf(gen, shards), false, true);
-    let embedded = 0;
     try {
       // Read and indexed a slice at a time: a slice's texts are let go
       // once SQLite holds them, so memory holds one slice, not the vault
@@ -351,6 +307,75 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         valve.check();
       }
       await Promise.all(loading);
+    } catch (error) {
+      // The generation is discarded: nothing of it needs to reach the disk.
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    const embedded = await finishBuild(name, store, manifest, opts);
+    return { written: all.write.length, removed: 0, embedded };
+  };
+
+  /**
+   * A rebuild fed by the registry's own refresh (streamed-load.ts); one
+   * from the finished registry when the refresh fed anything else.
+   */
+  const streamedRebuild = async (
+    source: RegistrySource,
+    opts: ReindexOptions,
+    diagnostics: Diagnostic[],
+  ) => {
+    const name = newGenerationName("gen");
+    const gen = generationPaths(layout, name);
+    const load = streamedLoad({
+      vault,
+      open: (shards) => openGeneration(gen, shards, collectionsOf(gen, shards), false, true),
+      batch: MIRROR_BATCH,
+      ahead: LOADS_AHEAD,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+    });
+    let registry: Registry;
+    let loaded: Awaited<ReturnType<typeof load.finish>>;
+    try {
+      registry = await source.refresh(load.feed);
+      loaded = await load.finish(registry);
+    } catch (error) {
+      await load.abandon();
+      discardGeneration(name);
+      throw error;
+    }
+    if (!loaded) {
+      await load.abandon();
+      discardGeneration(name);
+      return { registry, counts: await rebuild(registry, opts, diagnostics) };
+    }
+    diagnostics.push(...loaded.diagnostics);
+    try {
+      const embedded = await finishBuild(name, loaded.store, loaded.manifest, opts);
+      return { registry, counts: { written: registry.pages.size, removed: 0, embedded } };
+    } catch (error) {
+      discardGeneration(name);
+      throw error;
+    }
+  };
+
+  /**
+   * Embeds (when asked), records the counts, makes the loaded generation
+   * `name` durable and swaps it in; returns the pages embedded. `store` is
+   * closed either way.
+   */
+  const finishBuild = async (
+    name: string,
+    store: QmdStore,
+    manifest: Manifest,
+    opts: ReindexOptions,
+  ) => {
+    const gen = generationPaths(layout, name);
+    let embedded = 0;
+    try {
+      // One FTS5 segment per slice written, merged into one: every term
+      // lookup reads each segment, so an unmerged rebuild answers slower.
       await store.mergeFullText();
       crashPoint("after-mirror");
       crashPoint("after-update");
@@ -386,7 +411,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     crashPoint("after-cleanup");
     rmSync(layout.journal, { force: true });
     removeTempLeftovers(layout.root);
-    return { written: all.write.length, removed: 0, embedded };
+    return embedded;
   };
 
   /** Records what `gen`'s store holds, inside `gen`, so the counts swap with it. */
@@ -399,6 +424,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     };
     if (s.vectorModel) next.vectorModel = s.vectorModel;
     writeStoreStatus(gen, next);
+  };
+
+  /** True when the live generation can be patched (what `incremental` needs besides its store). */
+  const patchable = (): boolean => {
+    const current = readCurrent(layout);
+    if (current === undefined) return false;
+    const gen = generationPaths(layout, current);
+    const manifest = usable(gen) ? manifestOf(gen) : undefined;
+    return manifest !== undefined && formatOf(manifest) === INDEX_FORMAT;
   };
 
   const incremental = async (
@@ -487,9 +521,15 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
 
     statusBySummary: (summary) => readIndexStatusByMark(layout, summary),
 
-    async reindex(registry, opts = {}) {
+    async reindex(given, opts = {}) {
       const started = performance.now();
       const diagnostics: Diagnostic[] = [];
+      const source = "pages" in given ? undefined : given;
+      let registry = "pages" in given ? given : undefined;
+      const registryNow = async (): Promise<Registry> => {
+        registry ??= await (source as RegistrySource).refresh();
+        return registry;
+      };
       const cancelled = () =>
         diagnostic(
           "index_cancelled",
@@ -507,12 +547,23 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         return report("none", { written: 0, removed: 0, embedded: 0 }, false, [
           readOnlyDiagnostic(vault, "error"),
         ]);
+      const takeLock = (waitMs: number | undefined) =>
+        acquireLock(layout.lock, {
+          op: `reindex ${opts.scope ?? "changed"}`,
+          ...(waitMs !== undefined ? { waitMs } : {}),
+        });
       let lock: LockHandle;
       try {
-        lock = await acquireLock(layout.lock, {
-          op: `reindex ${opts.scope ?? "changed"}`,
-          ...(opts.lockWaitMs !== undefined ? { waitMs: opts.lockWaitMs } : {}),
-        });
+        try {
+          lock = await takeLock(source ? 0 : opts.lockWaitMs);
+        } catch (error) {
+          if (!(source && error instanceof WikiError && error.diagnostic.code === "index_busy"))
+            throw error;
+          // Held by another process: the registry is refreshed while this one
+          // waits, as before a lock, and a rebuild then reads its pages.
+          await registryNow();
+          lock = await takeLock(opts.lockWaitMs);
+        }
       } catch (error) {
         // A busy or unusable lock, or a meta/ folder this user may not write.
         const refused =
@@ -530,13 +581,25 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         recovered = recover(layout, retirer);
         if (readCurrent(layout) !== before) await closeOpen();
         const wantRebuild = opts.scope === "all" || opts.force === true;
-        const done = wantRebuild ? undefined : await incremental(registry, opts, diagnostics);
+        // A registry still to refresh feeds a rebuild that is certain now: no live generation to patch.
+        const stream =
+          source !== undefined && registry === undefined && (wantRebuild || !patchable());
+        const done =
+          wantRebuild || stream
+            ? undefined
+            : await incremental(await registryNow(), opts, diagnostics);
         if (done) {
           counts = done;
           action = done.written + done.removed + done.embedded > 0 ? "incremental" : "none";
         } else {
           await closeOpen();
-          counts = await rebuild(registry, opts, diagnostics);
+          if (stream && source) {
+            const built = await streamedRebuild(source, opts, diagnostics);
+            registry = built.registry;
+            counts = built.counts;
+          } else {
+            counts = await rebuild(await registryNow(), opts, diagnostics);
+          }
           action = "rebuild";
           // The new mirror holds the registry's pages, unless one was skipped.
           const skipped = diagnostics.some((d) => d.code === "index_page_skipped");
@@ -582,19 +645,21 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
         }
       }
 
-      function report(
+      async function report(
         act: ReindexReport["action"],
         c: { written: number; removed: number; embedded: number },
         rec: boolean,
         diags: Diagnostic[],
-      ): ReindexReport {
+      ): Promise<ReindexReport> {
+        const durationMs = Math.round(performance.now() - started);
+        const status = statusOf(await registryNow());
         return {
           vault: vault.root,
           action: act,
           ...c,
           recovered: rec,
-          durationMs: Math.round(performance.now() - started),
-          status: statusOf(registry),
+          durationMs,
+          status,
           diagnostics: diags,
         };
       }

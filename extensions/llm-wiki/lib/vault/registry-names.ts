@@ -246,11 +246,16 @@ function writeCjk(paths: VaultPaths, cjk: CjkNames): string {
 // Writing
 // ---------------------------------------------------------------------------
 
+/**
+ * Adds `id` to `key`'s ids. The table is built one page at a time, each
+ * page's keys together, so an id already there is the last one: a word
+ * shared by thousands of titles was scanned whole for every page that had it.
+ */
 function addKey(map: KeyIds, key: string, id: string): void {
   if (key === "") return;
   const ids = map.get(key);
   if (!ids) map.set(key, [id]);
-  else if (!ids.includes(id)) ids.push(id);
+  else if (ids[ids.length - 1] !== id) ids.push(id);
 }
 
 /**

@@ -124,6 +124,27 @@ export interface RefreshOptions {
    * a page changed by anyone else is then seen by the next full refresh.
    */
   changed?: readonly string[];
+  /**
+   * Called for each accepted page as a refresh that walks every page looks
+   * at it, in id order (the order of `Registry.pages`): a rebuild indexes
+   * the page then, with the bytes this refresh read, instead of reading
+   * every page again after it. Not called by a refresh of `changed` files.
+   */
+  onPage?: (page: WalkedPage) => void;
+}
+
+/** An accepted page as a full refresh found it (see `RefreshOptions.onPage`). */
+export interface WalkedPage {
+  id: string;
+  meta: PageMeta;
+  /** sha256 of the page's bytes as the registry records it. */
+  hash: string;
+  /** The detector found a secret in the page's text (see `Registry.secretPages`). */
+  secrets: boolean;
+  /** The bytes this refresh read and hashed to `hash`; absent when its cache knew the page. */
+  bytes?: Uint8Array;
+  /** Files the walk found: at least the number of pages the registry will hold. */
+  files: number;
 }
 
 /**
@@ -248,6 +269,8 @@ export function* refreshRegistrySteps(
   /** The folders' stamps, when this refresh walks every page. */
   let folders: FolderStamp[] | undefined;
 
+  /** The bytes the last `visitFile` read, for `options.onPage`. */
+  let lastRead: Uint8Array | undefined;
   const visitFile = (file: WikiFile): void => {
     const shard = shardOf(file.rel);
     const prev = shards[shard]?.[file.rel];
@@ -258,6 +281,7 @@ export function* refreshRegistrySteps(
     let bytes: Uint8Array;
     try {
       bytes = readFileSync(file.abs);
+      if (options.onPage) lastRead = bytes;
     } catch (error) {
       diagnostics.push(
         diagnostic("page_unreadable", "error", `${file.rel}: ${errorMessage(error)}`, {
@@ -305,10 +329,24 @@ export function* refreshRegistrySteps(
     const files = yield* walkWikiSteps(paths, diagnostics, folders, clock);
     stats.files = files.length;
     const seen = new Set<string>();
+    const onPage = options.onPage;
     for (const file of files) {
       if (clock.due()) yield;
       seen.add(file.rel);
       visitFile(file);
+      if (!onPage) continue;
+      const rec = shards[shardOf(file.rel)]?.[file.rel];
+      const bytes = lastRead;
+      lastRead = undefined;
+      if (!rec?.meta) continue;
+      onPage({
+        id: rec.meta.id,
+        meta: rec.meta,
+        hash: rec.hash,
+        secrets: rec.secrets === true,
+        ...(bytes ? { bytes } : {}),
+        files: files.length,
+      });
     }
     for (const [shard, records] of shards.entries()) {
       if (clock.due()) yield;
