@@ -87,7 +87,7 @@ function indexRows(dbPath: string): Record<string, unknown[]> {
 function fullText(
   dbPath: string,
   queries: readonly string[],
-): { segments: number; scores: unknown[][] } {
+): { segments: number; scores: unknown[][]; freeShare: number } {
   const db = openQmdSqlite<Db>(dbPath, { readonly: true });
   try {
     const ids = db.prepare("SELECT id FROM documents_fts_data").all() as Array<{ id: number }>;
@@ -95,7 +95,13 @@ function fullText(
     const ranked = db.prepare(
       "SELECT rowid AS id, bm25(documents_fts, 1.5, 4.0, 1.0) AS bm25 FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rowid",
     );
-    return { segments: segments.size, scores: queries.map((q) => ranked.all(q)) };
+    const pragma = (name: string) =>
+      Number(Object.values((db.prepare(`PRAGMA ${name}`).all()[0] ?? {}) as object)[0]);
+    return {
+      segments: segments.size,
+      scores: queries.map((q) => ranked.all(q)),
+      freeShare: pragma("freelist_count") / pragma("page_count"),
+    };
   } finally {
     db.close();
   }
@@ -258,6 +264,8 @@ describe("a bulk load on a worker thread", () => {
         const after = fullText(dbPath, queries);
         expect(after.segments, seedNote).toBe(1);
         expect(after.scores, seedNote).toEqual(before.scores);
+        // The old segments' pages are given back, not left free in the file.
+        expect(after.freeShare, seedNote).toBeLessThanOrEqual(0.05);
         expect(after.scores.flat().length, seedNote).toBeGreaterThan(0);
       } finally {
         await store.close();
