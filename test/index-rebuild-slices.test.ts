@@ -7,11 +7,12 @@
  * full-text segments are merged into one at the end: every term lookup of
  * a recall then seeks one.
  */
-import { readdirSync, realpathSync } from "node:fs";
-import { createRequire } from "node:module";
+
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -25,16 +26,9 @@ interface Db {
   close(): void;
 }
 
-/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
+/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours), read-only. */
 function connect(path: string): Db {
-  const qmdRequire = createRequire(
-    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (
-    path: string,
-    options: { readonly: boolean },
-  ) => Db;
-  return new Database(path, { readonly: true });
+  return openQmdSqlite<Db>(path, { readonly: true });
 }
 
 describe("a rebuild's slices", () => {

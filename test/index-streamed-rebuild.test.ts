@@ -8,11 +8,12 @@
  * the pages fed cannot make that index (a collection boundary crossed by
  * rejected pages), the rebuild from the registry is what is kept.
  */
-import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { createRequire } from "node:module";
+
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
 
@@ -26,16 +27,9 @@ interface Db {
   close(): void;
 }
 
-/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours). */
+/** SQLite as QMD loads it (better-sqlite3 is QMD's dependency, not ours), read-only. */
 function connect(path: string): Db {
-  const qmdRequire = createRequire(
-    realpathSync(join(import.meta.dirname, "..", "node_modules", "@tobilu", "qmd", "package.json")),
-  );
-  const Database = qmdRequire("better-sqlite3") as new (
-    path: string,
-    options: { readonly: boolean },
-  ) => Db;
-  return new Database(path, { readonly: true });
+  return openQmdSqlite<Db>(path, { readonly: true });
 }
 
 /** The live generation's documents in insertion order, with their texts, and its manifest. */
