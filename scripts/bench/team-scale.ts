@@ -109,6 +109,9 @@ function hostEnv(home: string, extra: NodeJS.ProcessEnv = {}): Record<string, st
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_CONFIG_HOME: join(home, ".config"),
     LLM_WIKI_HOOK_DEADLINE_MS: "600000",
+    // Each writer's hooks run in their own process: a warm one per writer's
+    // home would outlive the run (20 minutes idle) and answer nothing it times.
+    LLM_WIKI_HOOK_SERVER: "off",
   };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
