@@ -32,7 +32,7 @@ function connect(path: string): Db {
 }
 
 describe("a rebuild's slices", () => {
-  it("are each committed before the next slice is read", async () => {
+  it("are each committed when reported, at most two slices ahead of the report", async () => {
     const pages = 560 + Math.floor(Math.random() * 80);
     const marker = randomWord(9, 12);
     const marked = Math.floor(Math.random() * pages);
@@ -69,7 +69,14 @@ describe("a rebuild's slices", () => {
     expect(seen.map((s) => s.current)).toEqual(
       Array.from({ length: slices }, (_, i) => Math.min(pages, (i + 1) * 250)),
     );
-    for (const { current, committed } of seen) expect(committed).toBe(current);
+    // A slice reported indexed is committed. The load's worker may already
+    // have committed the next ones by the time the report is read (the
+    // slices after it are read while SQLite writes), never more than the two
+    // it may run ahead: the vault's texts are never all held at once.
+    for (const { current, committed } of seen) {
+      expect(committed).toBeGreaterThanOrEqual(current);
+      expect(committed).toBeLessThanOrEqual(Math.min(pages, current + 2 * 250));
+    }
     // Each slice wrote a segment of the full-text index; the rebuild merged them into one.
     const live = readdirSync(qmdDir).find((name) => name.startsWith("gen-"));
     const db = connect(join(qmdDir, String(live), "index.sqlite"));
