@@ -71,7 +71,6 @@ export const ABOUT_ANSWERS = 0.75;
  * that kind first.
  */
 const CARRIES_NAME: ReadonlySet<string> = new Set(["decision", "incident"]);
-const kinds0 = (intent: QuestionIntent | undefined) => intent?.kinds[0] ?? "";
 
 /** Explicit recall's best candidates below its floor, shown marked weak when nothing passes. */
 export const WEAK_CANDIDATES = 3;
@@ -174,7 +173,12 @@ export function scoreVault(
     // "Bazel remote cache on NVMe" carries the name the question says, as the
     // page named Remote cache does, and is what a "why" or "what happened" asks for first.
     const carried =
-      fits && kindAt === 0 && CARRIES_NAME.has(kinds0(intent)) && !isExact && !isContained && page
+      fits &&
+      kindAt === 0 &&
+      CARRIES_NAME.has(intent?.kinds[0] ?? "") &&
+      !isExact &&
+      !isContained &&
+      page
         ? namesHold(page, phrases)
         : 0;
     // Unasked, a one-word name is no evidence in an instruction ("move the
