@@ -244,9 +244,9 @@ export function matchNames(
 }
 
 /**
- * Whether one of the page's own names holds one of `phrases` (contained
- * names' stems, from `matchNames`): "Bazel remote cache on NVMe" holds
- * "remote cache".
+ * The words of the longest of `phrases` (contained names' stems, from
+ * `matchNames`) that one of the page's own names holds, 0 for none:
+ * "Bazel remote cache on NVMe" holds "remote cache", 2.
  */
 export function namesHold(
   page: Pick<PageMeta, "title" | "aliases">,
