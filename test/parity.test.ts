@@ -63,6 +63,8 @@ const QUERIES: Query[] = [
     mode: "lexical",
     explain: true,
   },
+  // A word searched as another spelling: said in the result and the text of every host.
+  { label: "a typo, lexical", query: "websokets versus polling", mode: "lexical" },
 ];
 
 interface HostAnswer {
@@ -279,7 +281,7 @@ describe("Pi, MCP and CLI recall parity", () => {
   });
 
   it("exercises the paths it claims to: pages found, the question escalated, the long query refused", () => {
-    const [question, hybrid, exact, long, explained] = answers.pi.map((a) => a.result);
+    const [question, hybrid, exact, long, explained, typo] = answers.pi.map((a) => a.result);
     expect(question?.results.length).toBeGreaterThan(0);
     expect(question?.trace.map((t) => t.step)).toEqual([
       "lexical",
@@ -300,6 +302,22 @@ describe("Pi, MCP and CLI recall parity", () => {
     expect(retrieved.some((r) => (r.why?.evidence?.terms.length ?? 0) > 0)).toBe(true);
     // Without the flag, no explanation travels.
     expect(question?.results.every((r) => r.why === undefined)).toBe(true);
+    expect(typo?.respelled).toEqual([{ from: "websokets", to: "websockets" }]);
+    expect(typo?.results[0]?.id).toBe("syntheses/adr-003-websockets-over-polling");
+    expect(question?.respelled).toBeUndefined();
+  });
+
+  it("says a word read as another spelling in the text a model and a person read", () => {
+    const at = QUERIES.findIndex((q) => q.label === "a typo, lexical");
+    const said = 'read "websokets" as "websockets"';
+    expect(answers.pi[at]?.text).toContain(said);
+    expect(answers.mcp[at]?.text).toContain(said);
+    const printed = spawnSync(
+      process.execPath,
+      [CLI, "recall", QUERIES[at]?.query ?? "", "--mode", "lexical", "--vault", project],
+      { cwd: makeTempDir("llm-wiki-parity-cwd-"), env: hostEnv(), encoding: "utf8" },
+    );
+    expect(printed.stdout.split("\n")[0]).toContain(said);
   });
 
   it("the Pi tool and the MCP tool show the same text, the shared rendering", () => {

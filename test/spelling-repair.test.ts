@@ -14,6 +14,7 @@ import {
   spellingRepairs,
 } from "../extensions/llm-wiki/lib/lexical/spelling.ts";
 import { repairedNames } from "../extensions/llm-wiki/lib/name-typos.ts";
+import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { randomWord } from "./helpers/random-text.ts";
@@ -92,6 +93,16 @@ describe("spellings one edit away", () => {
     ).toEqual([{ from: typo, to: rival }]);
     expect(spellingRepairs([{ word: typo, pages: 0 }], counts({}))).toEqual([]);
   });
+
+  it("shows the shortest spelling of the word it searched, of those that stem alike", () => {
+    // "postgrness" is one edit from "postgress" and stems as "postgres" does.
+    expect(ftsTokens("postgrness")).toEqual(ftsTokens("postgres"));
+    const held = (spellings: readonly string[]) =>
+      new Map(spellings.map((s) => [s, ftsTokens(s)[0] === ftsTokens("postgres")[0] ? 4 : 0]));
+    expect(spellingRepairs([{ word: "postgress", pages: 0 }], held)).toEqual([
+      { from: "postgress", to: "postgres" },
+    ]);
+  });
 });
 
 describe("recall with a typo, on a real index", () => {
@@ -128,6 +139,13 @@ describe("recall with a typo, on a real index", () => {
       const asked = await service.recall({ query: `what is the ${typo} subsystem`, maxResults: 3 });
       expect(asked.results[0]?.id, context).toBe(`concepts/${subject}`);
       expect(asked.results[0]?.weak, context).toBeFalsy();
+      // What was searched is said: the typed word, and a spelling of the page's word.
+      expect(asked.respelled, context).toHaveLength(1);
+      expect(asked.respelled?.[0]?.from, context).toBe(typo);
+      expect(ftsTokens(asked.respelled?.[0]?.to ?? ""), context).toEqual(ftsTokens(subject));
+      expect(renderRecallResult(asked).split("\n")[0], context).toContain(
+        `read "${typo}" as "${asked.respelled?.[0]?.to}"`,
+      );
       const auto = await service.recall({
         query: `why did we tune ${typo} twice`,
         policy: "automatic",
@@ -147,6 +165,9 @@ describe("recall with a typo, on a real index", () => {
     expect(auto.results).toEqual([]);
     const asked = await service.recall({ query: "recommend a mechanical keyboard" });
     expect(asked.results).toEqual([]);
+    expect(asked.respelled).toBeUndefined();
+    const spelled = await service.recall({ query: `the ${subjects[0]} subsystem` });
+    expect(spelled.respelled).toBeUndefined();
   });
 });
 
@@ -198,6 +219,11 @@ describe("a two-word name typed with one slip", () => {
       expect((await service.reindex({ scope: "all" })).ok).toBe(true);
       const asked = await service.recall({ query: `${first} ${slip} size config`, maxResults: 3 });
       expect(asked.results[0]?.id, context).toBe(`concepts/${first}-${second}s`);
+      expect(
+        asked.respelled?.map((r) => r.from),
+        context,
+      ).toEqual([slip]);
+      expect(ftsTokens(asked.respelled?.[0]?.to ?? ""), context).toEqual(ftsTokens(second));
     } finally {
       await service.close();
     }

@@ -9,6 +9,7 @@
  * `adoptNameTable`; it is made from `pageNameKeys`, as a built one is.
  */
 import { ftsTokens } from "./lexical/fts-tokens.ts";
+import type { SpellingRepair } from "./lexical/spelling.ts";
 import { repairedNames } from "./name-typos.ts";
 import type { PageMeta } from "./vault/page.ts";
 
@@ -24,6 +25,8 @@ export interface NameMatches {
   span: Map<string, number>;
   /** The contained names of two words or more, as their stems ("remot cach"). */
   phrases?: Set<string>;
+  /** Query words read as another spelling to complete a name ("pol" as "pool"). */
+  respelled?: SpellingRepair[];
 }
 
 /** Ids by key, in page order; a `Map` of sets, or a table read from disk. */
@@ -231,8 +234,10 @@ export function matchNames(
     for (const _ of table.words.get(key) ?? []) return true;
     return false;
   };
-  for (const { key } of repairedNames(tokens, stemOf, hasName)) {
+  const respelled: SpellingRepair[] = [];
+  for (const { key, from, to } of repairedNames(tokens, stemOf, hasName)) {
     for (const id of table.words.get(key) ?? []) found(id, 2);
+    respelled.push({ from, to });
   }
   if (table.cjk.length > 0 && CJK.test(query)) {
     const squashed = words(query).replace(/ /g, "");
@@ -240,7 +245,7 @@ export function matchNames(
       if (squashed.includes(name)) found(id, [...name].length);
     }
   }
-  return { exact, contained, span, phrases };
+  return { exact, contained, span, phrases, ...(respelled.length > 0 ? { respelled } : {}) };
 }
 
 /**

@@ -138,6 +138,7 @@ export async function recallOperation(
     ok: !diagnostics.some((d) => d.severity === "error"),
     modeUsed: outcome.modeUsed,
     ...(outcome.vaultModes.length > 0 ? { vaultModes: outcome.vaultModes } : {}),
+    ...(outcome.respelled.length > 0 ? { respelled: outcome.respelled } : {}),
     results: assembled.results,
     conflicts: assembled.conflicts,
     rendered: fitted.rendered,

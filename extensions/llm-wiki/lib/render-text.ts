@@ -282,7 +282,11 @@ export function renderRecallResult(
   // Nothing reached the floor: the closest pages, said to be weak.
   const weak =
     result.results.length > 0 && result.results.every((r) => r.weak || r.part !== "card");
-  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${result.window ? `; preferring pages dated ${renderWindow(result.window)}${result.window.pagesInside === 0 && result.results.length > 0 ? ", and none of these is" : ""}` : ""})${weak ? ": no page reached the confidence floor; the closest matches, weak" : ""}`;
+  // A word searched as another spelling is said: the list answers that word.
+  const read = (result.respelled ?? [])
+    .map((r) => `; read "${neutraliseLine(r.from)}" as "${neutraliseLine(r.to)}"`)
+    .join("");
+  const head = `${result.results.length} page(s) for "${neutraliseLine(result.query)}" (${modes.mode}${read}${result.window ? `; preferring pages dated ${renderWindow(result.window)}${result.window.pagesInside === 0 && result.results.length > 0 ? ", and none of these is" : ""}` : ""})${weak ? ": no page reached the confidence floor; the closest matches, weak" : ""}`;
   if (result.results.length === 0) {
     // A search the turn budget cut found nothing because it did not look.
     const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);

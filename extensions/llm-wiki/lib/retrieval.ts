@@ -7,6 +7,7 @@
  * toward unrelated memory; an empty result is a valid answer.
  */
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
+import type { SpellingRepair } from "./lexical/spelling.ts";
 import { readQuestion } from "./retrieval/question-intent.ts";
 import type {
   RetrievalHit,
@@ -19,7 +20,7 @@ import type {
   VaultMode,
   VaultRun,
 } from "./retrieval/retrieval-types.ts";
-import { runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
+import { distinctRepairs, runVault, type StepDeadlines } from "./retrieval/run-vault.ts";
 import { type QuestionReading, scoreVault, WEAK_CANDIDATES } from "./retrieval/score-vault.ts";
 import { BUDGET_DIAGNOSTIC, BudgetExceeded } from "./retrieval/turn-budget.ts";
 import { fuseByRank, normalizeQuery } from "./retrieval-policy.ts";
@@ -99,6 +100,7 @@ export async function retrieve(
   const diagnostics: Diagnostic[] = [];
   const clock = partClock();
   const vaultModes: VaultMode[] = [];
+  const respelled: SpellingRepair[] = [];
   const done = (
     query: string,
     hits: RetrievalHit[],
@@ -108,6 +110,7 @@ export async function retrieve(
     requestedMode: req.mode,
     modeUsed,
     vaultModes,
+    respelled: distinctRepairs(respelled),
     hits,
     // Capability diagnostics are met once per vault: say each once.
     diagnostics: distinct(diagnostics),
@@ -197,6 +200,7 @@ export async function retrieve(
       continue;
     }
     if (modeUsed === "none" || MODE_RANK[run.mode] < MODE_RANK[modeUsed]) modeUsed = run.mode;
+    respelled.push(...(run.respelled ?? []));
     lists.push(
       scoreVault(vault, run, query, req.policy, req.explain === true, req.window, reading),
     );

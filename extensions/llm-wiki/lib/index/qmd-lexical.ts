@@ -22,7 +22,7 @@ import { createImpactCache, type PhraseImpacts, poolByImpact } from "../lexical/
 import { statsFromAverages } from "../lexical/fts-stats.ts";
 import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { type LexicalScoring, lexicalScoring, secondPass } from "../lexical/scoring.ts";
-import { spellingRepairs } from "../lexical/spelling.ts";
+import { type SpellingRepair, spellingRepairs } from "../lexical/spelling.ts";
 import { bodyExcerpt, wordFinder } from "./body-window.ts";
 import { buildLexQuery, type LexQuery, type LexTerm, STOP_WORDS } from "./lex-query.ts";
 import { DOCUMENT_TEXT_SQL } from "./qmd-documents.ts";
@@ -410,9 +410,10 @@ export function createLexicalSearch(
     query: string,
     typed: LexQuery,
     options: { joinWords: boolean; relatedWords: boolean },
-  ): LexQuery => {
+  ): { parsed: LexQuery; repairs: SpellingRepair[] } => {
+    const asTyped = { parsed: typed, repairs: [] };
     const plain = typed.terms.filter((t) => /^[a-z]+$/.test(t.text)).slice(0, CONFIDENCE_TERMS);
-    if (plain.length === 0) return typed;
+    if (plain.length === 0) return asTyped;
     const known = documentFrequencies(plain.map((t) => t.fts[0] ?? ""));
     const repairs = spellingRepairs(
       plain.map((t) => ({ word: t.text, pages: known.get(t.fts[0] ?? "") ?? 0 })),
@@ -423,14 +424,15 @@ export function createLexicalSearch(
             .map((r) => [r.term, r.df]),
         ),
     );
-    if (repairs.length === 0) return typed;
+    if (repairs.length === 0) return asTyped;
     let repaired = query;
     for (const { from, to } of repairs)
       repaired = repaired.replace(
         new RegExp(`(?<![\\p{L}\\p{N}])${from}(?![\\p{L}\\p{N}])`, "giu"),
         to,
       );
-    return buildLexQuery(repaired, options) ?? typed;
+    const parsed = buildLexQuery(repaired, options);
+    return parsed ? { parsed, repairs } : asTyped;
   };
 
   /**
@@ -444,23 +446,23 @@ export function createLexicalSearch(
     withExcerpts: boolean,
     evidence?: LexEvidenceFloor,
     relatedWords = true,
-  ): { terms: LexTerm[]; list: LexCandidate[] } => {
+  ): { terms: LexTerm[]; list: LexCandidate[]; respelled: SpellingRepair[] } => {
     const options = { joinWords: scoring.joinWords, relatedWords };
     const typed = buildLexQuery(query, options);
-    if (!typed || limit === 0) return { terms: [], list: [] };
+    if (!typed || limit === 0) return { terms: [], list: [], respelled: [] };
     freshen();
-    const parsed = repairSpelling(query, typed, options);
+    const { parsed, repairs: respelled } = repairSpelling(query, typed, options);
     const searched = selectTerms(parsed);
-    if (searched.length === 0) return { terms: [], list: [] };
+    if (searched.length === 0) return { terms: [], list: [], respelled };
     // Every term of the query weighs in the confidence, including those too rare to search for.
     const terms = scoredTerms(parsed.terms);
     if (evidence && beneathFloor(terms, evidence)) {
       evidence.onSkip();
-      return { terms: searched, list: [] };
+      return { terms: searched, list: [], respelled };
     }
     const phrases = searchedPhrases(searched);
     const rows = phrases.length > 0 ? candidateRows(phrases, limit + POOL_SLACK) : [];
-    if (rows.length === 0) return { terms: searched, list: [] };
+    if (rows.length === 0) return { terms: searched, list: [], respelled };
     const stats = corpus();
     // The most this query can score on any page: every term at BM25's saturation.
     const ceiling = (scoring.bm25.k1 + 1) * terms.reduce((sum, t) => sum + t.weight, 0);
@@ -561,7 +563,7 @@ export function createLexicalSearch(
         rowid: row.id,
       };
     });
-    return { terms: searched, list };
+    return { terms: searched, list, respelled };
   };
 
   return {

@@ -87,13 +87,14 @@ export function createReadOnlyStore(
     embed: () => refuse("embedding"),
     searchLex: (query, searchOpts) =>
       run(() => {
-        const { list } = lex.candidates(
+        const { list, respelled } = lex.candidates(
           query,
           clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
           true,
           searchOpts?.evidence,
           searchOpts?.relatedWords !== false,
         );
+        if (respelled.length > 0) searchOpts?.onRespelled?.(respelled);
         const hits = list.flatMap(({ candidate }): QmdHit[] => {
           const spec = specs.get(candidate.collection);
           if (!spec) return [];

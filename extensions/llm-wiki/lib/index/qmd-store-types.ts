@@ -4,6 +4,7 @@
  * read-only and lexical-first stores and the excerpt helpers can name these
  * types without importing the adapter that imports them.
  */
+import type { SpellingRepair } from "../lexical/spelling.ts";
 import type { ResolvedModels } from "./models.ts";
 import type { DocumentApplyResult, DocumentRemoval, DocumentUpsert } from "./qmd-documents.ts";
 
@@ -71,6 +72,8 @@ export interface LexSearchOptions {
   evidence?: LexEvidenceFloor;
   /** Also search each word's related words (lexical/related-words.ts); default true. */
   relatedWords?: boolean;
+  /** Told the query words searched as another spelling the vault holds ("postgress" as "postgres"). */
+  onRespelled?(repairs: readonly SpellingRepair[]): void;
 }
 
 /** One search result, free of QMD types. */

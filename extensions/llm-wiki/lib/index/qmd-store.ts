@@ -413,13 +413,14 @@ function createAdapter(
 
     searchLex: (query, searchOpts) =>
       track(async () => {
-        const { list } = lex.candidates(
+        const { list, respelled } = lex.candidates(
           query,
           clampLimit(searchOpts?.limit, DEFAULT_LIMIT),
           true,
           searchOpts?.evidence,
           searchOpts?.relatedWords !== false,
         );
+        if (respelled.length > 0) searchOpts?.onRespelled?.(respelled);
         return normalise(list.flatMap(({ candidate }) => hitFrom(candidate, "fts") ?? []));
       }),
 

@@ -57,7 +57,8 @@ export function repairable(word: string, pagesHolding: number): boolean {
  * The repairs for a query's words: each word `repairable` says may be a
  * typo, replaced by its one-edit spelling that the most pages hold
  * (`pagesHolding` counts a batch of words in one lookup; ties go to the
- * first in alphabetical order, so the answer never depends on Set order).
+ * first in alphabetical order, so the answer never depends on Set order),
+ * shown as the shortest spelling that stems alike.
  */
 export function spellingRepairs(
   words: readonly { word: string; pages: number }[],
@@ -67,6 +68,9 @@ export function spellingRepairs(
   if (typos.length === 0) return [];
   // Spellings that stem alike are one lookup: the index holds stems.
   const byStem = new Map<string, string>();
+  // What a person is shown for a stem: its shortest spelling ("postgres",
+  // not "postgrness", which stems alike), the first in alphabetical order.
+  const shownFor = new Map<string, string>();
   const spellingsOf = new Map<string, string[]>();
   for (const { word } of typos) {
     const spellings: string[] = [];
@@ -75,6 +79,13 @@ export function spellingRepairs(
       if (stem === undefined) continue;
       const first = byStem.get(stem);
       if (first === undefined) byStem.set(stem, spelling);
+      const shown = shownFor.get(first ?? spelling);
+      if (
+        shown === undefined ||
+        spelling.length < shown.length ||
+        (spelling.length === shown.length && spelling < shown)
+      )
+        shownFor.set(first ?? spelling, spelling);
       spellings.push(first ?? spelling);
     }
     spellingsOf.set(word, [...new Set(spellings)]);
@@ -87,7 +98,7 @@ export function spellingRepairs(
       const pages = counts.get(spelling) ?? 0;
       if (pages > 0 && (!best || pages > best.pages)) best = { to: spelling, pages };
     }
-    if (best) repairs.push({ from: word, to: best.to });
+    if (best) repairs.push({ from: word, to: shownFor.get(best.to) ?? best.to });
   }
   return repairs;
 }

@@ -6,6 +6,7 @@
 import type { BundlePart, Declaration, ItemRelation } from "../assembly/bundles.ts";
 import type { LinkedCommit } from "../code-refs/recall-code.ts";
 import type { Diagnostic } from "../diagnostics.ts";
+import type { SpellingRepair } from "../lexical/spelling.ts";
 import type {
   RetrievalHit,
   RetrievalPart,
@@ -176,6 +177,12 @@ export interface RecallResult {
    * cheaper mode than asked (`modeUsed` is the least of them).
    */
   vaultModes?: VaultMode[];
+  /**
+   * Query words searched as another spelling the vault holds ("postgress"
+   * as "postgres", "pol" beside "warm" as "pool"), so a person sees what
+   * was looked for.
+   */
+  respelled?: SpellingRepair[];
   /**
    * Pages that qualified but were left out as already in the context
    * (`exclude`: a session's primed pages), so a hook with no block can say so.

@@ -8,6 +8,7 @@
 import type { Diagnostic } from "../diagnostics.ts";
 import type { IndexStatus } from "../index/index-state.ts";
 import type { QmdHit, QmdStore } from "../index/qmd-store-types.ts";
+import type { SpellingRepair } from "../lexical/spelling.ts";
 import type { NameMatches } from "../name-match.ts";
 import type { PageEvidence } from "../recall-evidence.ts";
 import type { RecallPolicy } from "../retrieval-policy.ts";
@@ -135,6 +136,8 @@ export interface RetrievalOutcome {
   modeUsed: RetrievalMode | "none";
   /** The mode of each vault searched, project first: which one fell back, and why. */
   vaultModes: VaultMode[];
+  /** Query words searched as another spelling a vault holds ("postgress" as "postgres"). */
+  respelled: SpellingRepair[];
   hits: RetrievalHit[];
   diagnostics: Diagnostic[];
   trace: TraceStep[];
@@ -200,4 +203,6 @@ export interface VaultRun {
   reranked?: boolean;
   /** The pages the query names, when the search already matched them (scoring reuses them). */
   names?: NameMatches;
+  /** Query words searched as another spelling the vault holds. */
+  respelled?: SpellingRepair[];
 }

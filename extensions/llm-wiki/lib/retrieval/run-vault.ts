@@ -6,6 +6,7 @@
  */
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
 import type { LexEvidenceFloor, QmdHit } from "../index/qmd-store-types.ts";
+import type { SpellingRepair } from "../lexical/spelling.ts";
 import { matchNames, type NameMatches } from "../name-match.ts";
 import { termEvidence } from "../recall-evidence.ts";
 import { escalationReason } from "../retrieval-policy.ts";
@@ -98,6 +99,12 @@ function evidenceFloor(
   };
 }
 
+/** `repairs` with each word read once, the first reading kept. */
+export function distinctRepairs(repairs: readonly SpellingRepair[]): SpellingRepair[] {
+  const seen = new Set<string>();
+  return repairs.filter(({ from }) => !seen.has(from) && seen.add(from) !== undefined);
+}
+
 /** Whether a page is a note of a kind a question can ask for (a decision, an incident…). */
 function typedNote(vault: RetrievalVault, id: string): boolean {
   const page = vault.pages.get(id);
@@ -165,8 +172,11 @@ export async function runVault(
   const gate = evidenceFloor(vault, req, query, () => {
     skipped = true;
   });
-  const searchLex = (text: string) =>
-    timed(
+  // The words the search that answers read as another spelling: said, so nobody wonders.
+  let respelled: readonly SpellingRepair[] = [];
+  const searchLex = (text: string) => {
+    respelled = [];
+    return timed(
       "lexical",
       () =>
         store.searchLex(text, {
@@ -174,9 +184,13 @@ export async function runVault(
           ...(gate.floor ? { evidence: gate.floor } : {}),
           // Unasked, a related word is no evidence: a prompt about a test db is not about the database.
           relatedWords: req.policy.name !== "automatic",
+          onRespelled: (repairs) => {
+            respelled = repairs;
+          },
         }),
       deadlines.lexical,
     );
+  };
   let lex = await searchLex(searched);
   // Words of intent and filler ask for a kind of note; where the subject
   // found no typed note (conversation turns, papers), they are content.
@@ -200,11 +214,11 @@ export async function runVault(
   }
   // A model reads the question whole: its words of intent are meaning to it, not noise.
   const asked = req.askedQuery ?? searched;
-  let current: VaultRun = {
-    candidates: candidatesOf(lex),
-    mode: "lexical",
-    ...(gate.names ? { names: gate.names } : {}),
-  };
+  const names = gate.names ?? matchNames(vault.pages, query, vault.names);
+  const read = distinctRepairs([...respelled, ...(names.respelled ?? [])]);
+  // Every mode scores with the names matched here and says the words read otherwise.
+  const said = { names, ...(read.length > 0 ? { respelled: read } : {}) };
+  let current: VaultRun = { ...said, candidates: candidatesOf(lex), mode: "lexical" };
   if (req.mode === "lexical" || vault.lexicalOnly) return current;
 
   if (!req.capabilities.vectors) {
@@ -248,11 +262,11 @@ export async function runVault(
     fallback("vector", error, "lexical");
     return current;
   }
-  current = { candidates: fuseLexVec(lex, vec).slice(0, limit), mode: "hybrid" };
+  current = { ...said, candidates: fuseLexVec(lex, vec).slice(0, limit), mode: "hybrid" };
   if (req.mode === "hybrid") return current;
 
   if (req.mode === "adaptive") {
-    const { exact } = matchNames(vault.pages, query, vault.names);
+    const { exact } = names;
     const exactConfidence = Math.max(
       0,
       ...current.candidates.filter((c) => exact.has(c.hit.pageId)).map((c) => c.confidence),
@@ -281,7 +295,12 @@ export async function runVault(
         ...(req.signal ? { signal: req.signal } : {}),
       }),
     );
-    return { candidates: withLexicalEvidence(expanded, lex), mode: req.mode, reranked: true };
+    return {
+      ...said,
+      candidates: withLexicalEvidence(expanded, lex),
+      mode: req.mode,
+      reranked: true,
+    };
   } catch (error) {
     fallback("expanded", error, "hybrid");
     return current;
