@@ -49,6 +49,7 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
     gateway: `entities/${gate}-gateway`,
     gatewayDecision: `syntheses/adr-009-read-only-${gate}-gateway`,
     backpressure: "concepts/backpressure",
+    retention: `requirements/${subject}-event-retention`,
   };
   page(
     ids.entity,
@@ -77,6 +78,10 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
   page(
     ids.backpressure,
     `---\ntype: concept\ntitle: "Backpressure"\nstatus: stable\ncreated: 2026-01-15\n---\n\n# Backpressure\n\nWhen the workers fall behind, writes queue at the gateway: \`${gate}.max_inflight\` caps how many are in flight, and the rest wait.\nRaising \`${gate}.max_inflight\` moves the queue into the workers; lowering \`${gate}.max_inflight\` moves it to the callers.\n`,
+  );
+  page(
+    ids.retention,
+    `---\ntype: requirement\ntitle: "Build event retention"\nstatus: stable\ncreated: 2026-02-20\n---\n\n# Build event retention\n\nBuild events are kept for fourteen days since February; seven days was too short to replay a release.\n`,
   );
   const bodyWords: string[] = [];
   for (let i = 0; i < 8; i += 1) {
@@ -145,11 +150,17 @@ describe("reading a question: its intent and its subject", () => {
       [`what is ${x}.max_inflight set to`, "setting"],
       [`what's the default value of ${x} retries`, "setting"],
       [`how many partitions does ${x} have`, "setting"],
+      [`how many pro ${x} subscribers do we have`, "setting"],
+      // Whether a rule or a choice holds today: the current requirement or decision.
+      [`do we still keep ${x} logs for 90 days`, "current"],
+      [`are ${x} tides still computed on the server`, "current"],
+      [`which ${x} phones do we still support`, "current"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.
       [`write a ${x} query that groups by month`, undefined],
       [`the ${x} tooltip gets cut off at the edge of the screen`, undefined],
+      [`the ${x} check is still yellow after the build finished`, undefined],
     ];
     for (const [question, intent] of cases) {
       const read = readQuestion(question);
@@ -173,6 +184,11 @@ describe("reading a question: its intent and its subject", () => {
       ])
         expect(read.subject.split(" "), question).not.toContain(w);
     }
+    // Read with its time words, the question keeps its intent: the subject has them out.
+    const timed = readQuestion(`what came out ${x} review`, `what came out of the Q3 ${x} review`);
+    expect(timed.intent?.name).toBe("decision");
+    expect(timed.subject.split(" ")).not.toContain("came");
+    expect(timed.subject).toContain(x);
     // Nothing but intent: searched as asked.
     expect(readQuestion("what did we decide").subject).toBe("what did we decide");
     // An instruction is told from a question to memory, and from a keyword lookup.
@@ -247,6 +263,12 @@ describe("questions of intent reach the page that answers them (CLI)", () => {
     const order = cards(recall(`what is ${gate}.max_inflight set to`));
     expect(order[0]).toBe(ids.gateway);
     expect(order).toContain(ids.backpressure);
+  });
+
+  it("do we still X: the current requirement, before the page named by the question", () => {
+    const order = cards(recall(`do we still keep ${subject} events for seven days`));
+    expect(order[0]).toBe(ids.retention);
+    expect(order).toContain(ids.entity);
   });
 
   it("who owns X: the entity page", () => {

@@ -386,3 +386,43 @@ describe('"since the v2 release": a page that names the release dates the questi
     }
   });
 });
+
+describe("a time question whose answer its words rank low", () => {
+  it("still finds the page dated in the window: the window orders a wider pool than the answer's length", async () => {
+    const now = new Date("2026-12-01T09:00:00Z");
+    const subject = randomWord(6, 9);
+    const pages: Record<string, string> = {};
+    // Thirty older pages say the subject far more often than the one incident of the asked month.
+    for (let i = 0; i < 30; i += 1) {
+      const words = randomWords(6);
+      pages[`concepts/${subject}-note-${i}`] = pageText(
+        {
+          type: "concept",
+          title: `${subject} note ${i}`,
+          created: `2025-0${(i % 9) + 1}-1${i % 10}`,
+        },
+        `${subject} ${subject} ${subject}: ${words}. The ${subject} path, the ${subject} queue.`,
+      );
+    }
+    const answer = `analyses/incident-2026-07-${randomWord(5, 8)}`;
+    pages[answer] = pageText(
+      {
+        type: "incident",
+        title: `${subject} alerts sent nine times`,
+        created: "2026-07-21",
+      },
+      `Alerts went out nine times for one forecast; the ${subject} retry had no idempotency key. ${randomWords(40)}`,
+    );
+    const service = serviceFor(makeTempVault({ pages }).root);
+    await service.reindex({ scope: "all" });
+    const flat = await service.recall({ query: subject, mode: "lexical", now });
+    expect(flat.results.slice(0, 10).map((r) => r.id)).not.toContain(answer);
+    const r = await service.recall({
+      query: `what happened with ${subject} in july`,
+      mode: "lexical",
+      now,
+    });
+    expect(r.window).toMatchObject({ since: "2026-07-01", until: "2026-07-31" });
+    expect(r.results[0]?.id).toBe(answer);
+  });
+});

@@ -128,7 +128,7 @@ export async function retrieve(
   const search = req.searchQuery === undefined ? undefined : normalizeQuery(req.searchQuery);
   const asked = search?.ok ? search.query : query;
   // Words of intent ("why did we choose", "who owns") ask for a kind of page, not for those words.
-  const reading: QuestionReading = readQuestion(asked);
+  const reading: QuestionReading = readQuestion(asked, query);
   const searchReq: RetrievalRequest = {
     ...req,
     searchQuery: reading.subject,

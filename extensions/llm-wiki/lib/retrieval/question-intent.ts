@@ -26,6 +26,7 @@ export interface QuestionIntent {
     | "explain"
     | "location"
     | "setting"
+    | "current"
     | "finding"
     | "why";
   /** The kinds of page that answer it, best first. */
@@ -58,7 +59,7 @@ const RULES: readonly IntentRule[] = [
     kinds: ["decision"],
     asks: /\b(why (did|do|does|are|were|was|have|has|would|should|is) (we|i|you|they|the team|it|our)\b|why (we|not)\b|what (changed|did we change)|came out of|outcome of|(we )?ended up|why \S+ (and not|over|instead of|rather than|vs\.?|versus)\b|decid\w*|decision\w*|chose|choos\w*|chosen|choice|picked|pick (\S+ )?over|went with|go with|going with|opt(ed)? for|settled? on|rationale|trade-?offs?|instead of|rather than|versus|\bvs\.?( |$)|and not\b)/,
     words:
-      /\b(decid(e|ed|es|ing)|chose|choos(e|es|ing)|chosen|picked|pick|went with|go with|going with|opt(ed)? for|settled? on|rationale|reasons?|reasoning|trade-?offs?|instead of|rather than|versus|vs|drop(ped)?|ditch(ed)?|abandon(ed)?|replac(e|ed|ing)|switch(ed)?( (to|from|away from|over to))?|mov(e|ed) (away from|off|to)|migrat(e|ed) (from|off|to)|stop(ped)? using|get rid of|got rid of)\b/gi,
+      /\b(came out( of)?|outcome of|decid(e|ed|es|ing)|chose|choos(e|es|ing)|chosen|picked|pick|went with|go with|going with|opt(ed)? for|settled? on|rationale|reasons?|reasoning|trade-?offs?|instead of|rather than|versus|vs|drop(ped)?|ditch(ed)?|abandon(ed)?|replac(e|ed|ing)|switch(ed)?( (to|from|away from|over to))?|mov(e|ed) (away from|off|to)|migrat(e|ed) (from|off|to)|stop(ped)? using|get rid of|got rid of)\b/gi,
   },
   {
     name: "finding",
@@ -87,6 +88,15 @@ const RULES: readonly IntentRule[] = [
     words: /\b(last time|again|previously|ever)\b/gi,
   },
   {
+    // "do we still keep logs for 90 days", "are tides still computed on the
+    // server": whether a rule or a choice holds today, which the current
+    // requirement or decision says (a superseded one says what held before).
+    name: "current",
+    kinds: ["requirement", "decision"],
+    asks: /\b((do|does|are|is) (\S+ ){1,4}still|we still)\b/,
+    words: /\bstill\b/gi,
+  },
+  {
     name: "howto",
     kinds: ["howto"],
     asks: /\b(how (do|can|should|would|shall) (i|we|you|one)|how to|what to do|what (should|do) (i|we) do|can (i|we) |is it (safe|ok|okay) to|steps? (to|for)|runbook|playbook|procedure|instructions|walk me through|is there a (guide|runbook|checklist))\b/,
@@ -97,7 +107,7 @@ const RULES: readonly IntentRule[] = [
     // page of the component that owns it, not on a concept that mentions it.
     name: "setting",
     kinds: ["entity", "requirement"],
-    asks: /\b((is|are) (\S+ ){1,4}(set|configured) (to|as)|what('s| is) the (default|value) (of|for)|default value|how many \S+ (does|do) .+ have\W*$)/,
+    asks: /\b((is|are) (\S+ ){1,4}(set|configured) (to|as)|what('s| is) the (default|value) (of|for)|default value|how many (\S+ ){1,3}(does|do) .+ have\W*$)/,
     words: /\b((set|configured) (to|as)|value of|value for)(?=\W*$|\W)/gi,
   },
   {
@@ -189,13 +199,21 @@ const INSTRUCTION = new RegExp(
   `^(?:(?:${COMMANDS})\\b|(?:${VERB_NOUNS}) (?:the|a|an|this|that|these|those|my|our|it|all|some|every|each|me|us|them|up|out|why|how|what|which|whether|if)\\b)`,
 );
 
-/** Reads `query` (normalised): its intent and the subject to search for. */
-export function readQuestion(query: string): QuestionRead {
-  const text = query
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc]/g, "'")
-    .replace(/\s+/g, " ");
-  const rule = RULES.find((r) => r.asks.test(text));
+/**
+ * Reads `query` (normalised): its intent and the subject to search for.
+ * `whole` is the question as asked when `query` is it without its time
+ * words: the intent is read there, where "what came out of the Q3 review"
+ * still says "came out of".
+ */
+export function readQuestion(query: string, whole: string = query): QuestionRead {
+  const lower = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[\u2018\u2019\u02bc]/g, "'")
+      .replace(/\s+/g, " ");
+  const text = lower(query);
+  const asks = lower(whole);
+  const rule = RULES.find((r) => r.asks.test(asks));
   // A long prompt describes what it needs in every word it uses: searched whole.
   const long = (text.match(/[\p{L}\p{N}]+/gu) ?? []).length > LONG_QUESTION_WORDS;
   const asked = rule && !long ? (without(query, rule.words) ?? query) : query;

@@ -59,6 +59,9 @@ export interface StepDeadlines {
   lexical: number;
 }
 
+/** Candidates a time question's window orders, at least. */
+export const WINDOW_POOL = 40;
+
 /** Evidence a term gives on top of its bound: evidence is rounded to 4 decimals. */
 const EVIDENCE_ROUNDING = 1e-4;
 
@@ -121,7 +124,9 @@ export async function runVault(
   trace: TraceStep[],
   diagnostics: Diagnostic[],
 ): Promise<VaultRun> {
-  const limit = req.policy.maxPerVault;
+  // A time question's answer may be a page its words rank low ("what happened
+  // with push in july", push on half the pages): the window orders a wider pool.
+  const limit = req.window ? Math.max(req.policy.maxPerVault, WINDOW_POOL) : req.policy.maxPerVault;
   /** Runs one search step within its deadline and records it in the trace. */
   const timed = async <T extends readonly unknown[]>(
     step: string,
