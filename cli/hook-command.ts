@@ -21,7 +21,7 @@
 
 import { HOOK_DEADLINE_MS, hookDeadlineMs } from "../bin/hook-socket.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
-import { readGitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
+import { type GitContext, readGitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { jsonTerminalSafe, terminalSafe } from "../extensions/llm-wiki/lib/safety/text.ts";
 import { findProjectVault } from "../extensions/llm-wiki/lib/vault/paths.ts";
 import { HookSkip, parseHookInput, readStdin, type StdinRead, stdinBytes } from "./hook-input.ts";
@@ -46,6 +46,11 @@ export interface HookIo {
   overdue(): void;
   /** The environment the hook reads (its deadline). */
   env: NodeJS.ProcessEnv;
+  /**
+   * Reads a work tree's git context (`readGitContext`, the default); the warm
+   * process has a small process of its own make the read (hook-git.ts).
+   */
+  readGit?: (cwd: string) => Promise<GitContext>;
 }
 
 /** The hook's own process: its stdin (or the input its thin client already read), stdout, stderr. */
@@ -150,7 +155,7 @@ async function answer(
     // are read with the service; when priming is off the read is dropped.
     const git =
       kind === "session-start" && input.source !== "resume" && findProjectVault(input.cwd)
-        ? readGitContext(input.cwd)
+        ? (io.readGit ?? readGitContext)(input.cwd)
         : undefined;
     const { answerHook } = await import("./hook-answer.ts");
     const notice = kind === "session-start" ? await sessionNotice(input.cwd) : "";

@@ -42,6 +42,7 @@ import {
   warmSocket,
 } from "../bin/hook-socket.js";
 import type { HookIo } from "./hook-command.ts";
+import { type GitReader, startGitReader } from "./hook-git.ts";
 
 /** How long a connection may stay without its request line (the client reads its input first). */
 const REQUEST_WAIT_MS = 15_000;
@@ -111,6 +112,7 @@ function stdinOf(request: WarmRequest): StdinRead {
 /** Answers one request with `runHook`: what it writes, and its exit status. */
 async function answer(
   request: WarmRequest,
+  git: GitReader,
 ): Promise<{ stdout: string; stderr: string; code: number }> {
   const { runHook, safeLine } = await import("./hook-main.ts");
   const stdout: string[] = [];
@@ -133,6 +135,7 @@ async function answer(
       open = false;
     },
     env: process.env,
+    readGit: (cwd) => git.read(cwd),
   };
   let code = 0;
   try {
@@ -200,6 +203,8 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
   await import("./hook-command.ts");
   await import("./hook-answer.ts");
   await import("./hook-input.ts");
+  // Session start's git calls, made by a small process: a fork of this one costs far more.
+  const git = startGitReader(cliDir, env);
 
   const idleMs = warmIdleMs(env);
   // Said first on every connection: who answers, and how many hooks it has answered.
@@ -218,6 +223,7 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
     clearTimeout(idle);
     clearInterval(watch);
     server.close();
+    git.close();
     // Only our own socket: a newer process may have taken the name.
     if (ownInode !== undefined && inodeAt(path) === ownInode) rmSync(path, { force: true });
     if (active === 0) process.exit(0);
@@ -265,7 +271,7 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
         return;
       }
       conn.setTimeout(0);
-      void answer(request).then(
+      void answer(request, git).then(
         (result) => {
           served += 1;
           conn.end(`${JSON.stringify({ v: WARM_PROTOCOL, ...result })}\n`);
@@ -294,6 +300,7 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
     writeFileSync(failed, `${why}\n`, { mode: 0o600 });
     server.close();
     rmSync(own, { force: true });
+    git.close();
     return 1;
   }
   rmSync(failed, { force: true });

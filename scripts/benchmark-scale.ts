@@ -7,7 +7,7 @@
  * line is over its budget. The report also shows how each figure grows from
  * one size to the next (`growth`), and the machine's load before each size:
  * other work on a shared machine slows every figure. Usage:
- * benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write] [--index-only]
+ * benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write] [--index-only] [--help]
  * (`--index-only`: the full index in-process and as the CLI, and its bytes
  * on disk; no update, recall, MCP, hook or priming phase.)
  */
@@ -30,6 +30,16 @@ import { ensureTestModels } from "./generate-test-models.ts";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
+// Asked for help, it says how to run it, and runs nothing (the full run takes minutes and writes the report).
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(
+    "usage: benchmark-scale.ts [--sizes 1000,10000,100000] [--no-write] [--index-only]\n" +
+      "  --sizes       vault sizes to build and time (default 1000,10000)\n" +
+      "  --no-write    print the table only; benchmarks/scale.json is left as it is\n" +
+      "  --index-only  the full index (in-process and as the CLI) and its bytes on disk, nothing else\n",
+  );
+  process.exit(0);
+}
 const sizesArg = args[args.indexOf("--sizes") + 1];
 const sizes =
   args.includes("--sizes") && sizesArg ? sizesArg.split(",").map(Number) : [1_000, 10_000];

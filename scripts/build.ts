@@ -39,6 +39,8 @@ const NODE_CHECK = "bin/node-check.js";
 const HOOK_CLIENT = ["bin/hook-client.js", "bin/hook-socket.js"];
 /** The hooks' in-process entry (`runHookProcess`), which the cli launcher loads when no warm process answered. */
 const HOOK_ENTRY = { entry: "cli/hook", source: "cli/hook-main.ts" };
+/** The warm hook process's git reader, a process of its own (cli/hook-git.ts finds it by this name). */
+const HOOK_GIT_ENTRY = { entry: "cli/hook-git", source: "cli/hook-git-helper.ts" };
 
 /** A launcher: the entry clients run, under `dist/`, and the bin name its version message gives. */
 interface DistEntry {
@@ -127,6 +129,7 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
       // The bundles; the entries clients run are their launchers (DIST_ENTRIES).
       ...Object.fromEntries(DIST_ENTRIES.map((e) => [`${e.entry}.bundle`, e.source])),
       [`${HOOK_ENTRY.entry}.bundle`]: HOOK_ENTRY.source,
+      [`${HOOK_GIT_ENTRY.entry}.bundle`]: HOOK_GIT_ENTRY.source,
       // A worker thread's module, found beside the chunk that starts it (document-load.ts).
       [WORKER_OUT]: "extensions/llm-wiki/lib/index/document-load-worker.ts",
     },

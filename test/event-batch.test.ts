@@ -48,6 +48,32 @@ describe("appendEvents", () => {
     });
   });
 
+  it("redacts and counts a secret repeated across a batch in every event, as one append per event would", () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const [secret] = secretCorpus(seed);
+    if (!secret) throw new Error("empty corpus");
+    const when = new Date(Date.UTC(2026, 11, 1));
+    // The same value (and key) in every event, beside values that differ: a batch's shape.
+    const events = Array.from({ length: 4 }, (_, i) => ({
+      kind: "note",
+      shared: secret.text,
+      [secret.text]: i,
+      page: `concepts/${randomWord(5, 9)}`,
+    }));
+    const batched = vaultPaths(makeTempDir(), "project");
+    const single = vaultPaths(makeTempDir(), "project");
+    const found = appendEvents(batched, events, when);
+    const alone: Record<string, number> = {};
+    for (const event of events) {
+      for (const [kind, n] of Object.entries(appendEvents(single, [event], when)))
+        alone[kind] = (alone[kind] ?? 0) + n;
+    }
+    expect(readFileSync(batched.events, "utf8"), corpusSeedNote(seed)).not.toContain(secret.secret);
+    expect(found).toEqual(alone);
+    expect(readFileSync(batched.events, "utf8")).toBe(readFileSync(single.events, "utf8"));
+    for (const e of lines(batched.events)) expect(e.redactions).toBeDefined();
+  });
+
   it("writes nothing, not even the folder's log file, for no events", () => {
     const paths = vaultPaths(makeTempDir(), "project");
     expect(appendEvents(paths, [])).toEqual({});

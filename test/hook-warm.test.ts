@@ -30,6 +30,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readWarmHello, WARM_REQUEST_MAX_BYTES, warmSocket } from "../bin/hook-socket.js";
 import { CLI, type CliRun, cliEnv, runCli, runCliAsync } from "./helpers/cli.ts";
+import { makeRepo } from "./helpers/git-repo.ts";
 import { randomWords } from "./helpers/random-text.ts";
 import { copyExampleVault, makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 import { copyOrBuildBundle } from "./helpers/test-bundle.ts";
@@ -169,6 +170,31 @@ function running(pid: number): boolean {
   }
 }
 
+/** The processes whose parent is `pid`. */
+function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // The parent follows the state, after the command's closing parenthesis.
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** The command line of process `pid` ("" once it is gone). */
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+}
+
 /** Sends `payload` raw and resolves to what came back before the process closed the connection. */
 function raw(path: string, payload: string | Buffer): Promise<string> {
   return new Promise((resolve) => {
@@ -217,6 +243,42 @@ describe("a hook answered by the warm process", () => {
       );
       before = after;
     }
+  });
+
+  it("primes a session in a git repository from the git context the hook's own process reads, through its git reader or without it", async () => {
+    // A project whose branch, commits and changed file are about a topic of the vault.
+    const project = copyExampleVault(makeTempDir("llm-wiki-warm-repo-"));
+    makeRepo(project, "feature/idempotency-keys", [
+      `Store idempotency keys for webhook retries ${randomWords(2)}`,
+      "Reject a replayed request whose idempotency key was seen",
+    ]);
+    mkdirSync(join(project, "src", "gateway"), { recursive: true });
+    writeFileSync(join(project, "src", "gateway", "idempotency.ts"), "// edited\n");
+    const input = () =>
+      JSON.stringify({ session_id: randomUUID(), cwd: project, source: "startup" });
+    const env = warmUser();
+    // Builds the project's index and starts the warm process.
+    hook(["user-prompt"], JSON.stringify({ cwd: project, prompt: ASKED }), env);
+    let before = await warmProcess(env);
+    const expected = printed(hook(["session-start"], input(), cold(env)));
+    expect(expected.stdout).toMatch(/^<wiki-recall[\s\S]*idempotency/i);
+    expect(printed(hook(["session-start"], input(), env))).toEqual(expected);
+    // The read was made by the warm process's git reader, a process of its own.
+    const readers = childrenOf(before.pid).filter((pid) => commandOf(pid).includes("hook-git"));
+    expect(readers).toHaveLength(1);
+    let after = await warmProcess(env);
+    expect(after.served).toBe(before.served + 1);
+    // The reader gone, the warm process reads git itself: the same answer.
+    process.kill(readers[0] as number, "SIGKILL");
+    await until(
+      "the git reader is gone",
+      () => running(readers[0] as number),
+      (r) => !r,
+    );
+    before = after;
+    expect(printed(hook(["session-start"], input(), env))).toEqual(expected);
+    after = await warmProcess(env);
+    expect(after).toEqual({ pid: before.pid, served: before.served + 1 });
   });
 
   it("sees a page written while it runs", async () => {

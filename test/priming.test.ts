@@ -92,6 +92,33 @@ describe("the priming query", () => {
     });
   });
 
+  it("lists the work tree's changes outside every vault, however deep, committed or not, and a pathspec-like name as a name", async () => {
+    const dir = makeTempDir();
+    makeRepo(dir, `topic/${randomWords(1)}`, [randomWords(3)]);
+    // A committed vault at the top and one deeper, then edited and added to.
+    const page = (root: string) => join(root, ".llm-wiki", "wiki", `${randomWord(5, 9)}.md`);
+    const top = page(dir);
+    const nested = page(join(dir, "packages", randomWord(5, 9)));
+    for (const file of [top, nested]) {
+      mkdirSync(join(file, ".."), { recursive: true });
+      writeFileSync(file, `${randomWords(5)}\n`);
+    }
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", randomWords(3));
+    for (const file of [top, nested]) writeFileSync(file, `${randomWords(6)}\n`);
+    writeFileSync(page(dir), `${randomWords(4)}\n`);
+    // A new folder holding only a vault says nothing about the code either.
+    const onlyVault = page(join(dir, randomWord(5, 9)));
+    mkdirSync(join(onlyVault, ".."), { recursive: true });
+    writeFileSync(onlyVault, "x\n");
+    // Code changed beside them: a tracked file, and untracked ones whose names look like pathspec magic.
+    writeFileSync(join(dir, "log.txt"), `${randomWords(3)}\n`);
+    const odd = [":(exclude)*", `${randomWord(4, 6)}*?.ts`, ".llm-wiki-notes.md"];
+    for (const name of odd) writeFileSync(join(dir, name), "x\n");
+    const context = await readGitContext(dir, { maxFiles: 50 });
+    expect(new Set(context.files)).toEqual(new Set(["log.txt", ...odd]));
+  });
+
   it("reads git's answer though the caller kept the event loop busy past the timeout", async () => {
     const dir = makeTempDir();
     const branch = `topic/${randomWords(1)}`;

@@ -131,12 +131,11 @@ class AsciiAutomaton implements Matcher {
       const back = fail[s] ?? 0;
       const found = s === 0 ? [] : [...(own[s] ?? []), ...(ends[back] ?? [])];
       ends[s] = found.length > 0 ? found : undefined;
-      for (let c = 0; c < ASCII; c += 1) {
-        const t = children[s]?.get(c);
-        if (t === undefined) {
-          next[s * ASCII + c] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
-          continue;
-        }
+      // The fallback's row whole (one native copy, not 128 reads a state:
+      // the first redaction of a process built this in the interpreter),
+      // then this state's own children over it.
+      if (s !== 0) next.copyWithin(s * ASCII, back * ASCII, back * ASCII + ASCII);
+      for (const [c, t] of children[s] ?? []) {
         next[s * ASCII + c] = t;
         fail[t] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
         queue.push(t);

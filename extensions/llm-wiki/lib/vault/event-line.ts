@@ -10,6 +10,7 @@ import { countTotal } from "../safety/redact.ts";
 import {
   JSON_LINE,
   type RedactionCounts,
+  type RedactionMemo,
   redactRecord,
   redactValue,
   sumCounts,
@@ -43,13 +44,16 @@ function isCounts(value: unknown): value is RedactionCounts {
  * then the serialised line once more; where that would break the line, the
  * values it found are masked whole (`redactRecord`), never kept.
  */
-function redactedLine(event: Record<string, unknown>): {
+function redactedLine(
+  event: Record<string, unknown>,
+  memo: RedactionMemo,
+): {
   line: string;
   counts: RedactionCounts;
 } {
   const counts: RedactionCounts = {};
   const { redactions: given, ...rest } = event;
-  const line = redactRecord(redactValue(rest, counts), JSON_LINE, counts);
+  const line = redactRecord(redactValue(rest, counts, memo), JSON_LINE, counts);
   return { line, counts: sumCounts(counts, isCounts(given) ? given : undefined) };
 }
 
@@ -62,6 +66,8 @@ export function eventLines(events: readonly WikiEvent[], now: Date, writer?: Wri
   const ts = now.toISOString();
   let found: RedactionCounts = {};
   let text = "";
+  // The events of one write share most keys and values: each text is scanned once.
+  const memo: RedactionMemo = new Map();
   for (const event of events) {
     // `timestamp` is the key @zosmaai/pi-llm-wiki reads (and writes): the
     // same log stays readable by both; `ts` is ours, read by every older copy.
@@ -70,7 +76,7 @@ export function eventLines(events: readonly WikiEvent[], now: Date, writer?: Wri
     if (writer?.name !== undefined && stamped.by === undefined) stamped.by = writer.name;
     if (writer !== undefined && stamped.agent === undefined) stamped.agent = writer.agent;
     stamped.timestamp = stamped.ts;
-    const { line, counts } = redactedLine(stamped);
+    const { line, counts } = redactedLine(stamped, memo);
     const mine = sumCounts(counts);
     found = sumCounts(found, mine);
     text +=

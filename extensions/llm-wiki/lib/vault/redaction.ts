@@ -8,14 +8,33 @@
  */
 import { diagnostic, WikiError } from "../diagnostics.ts";
 import { type KeyedValue, redactKeyed } from "../safety/keyed-redaction.ts";
-import { addCounts, countTotal, type RedactionCounts, redactSecrets } from "../safety/redact.ts";
+import {
+  addCounts,
+  countTotal,
+  type Redacted,
+  type RedactionCounts,
+  redactSecrets,
+} from "../safety/redact.ts";
 import { readFrontmatter, writeFrontmatter } from "./frontmatter.ts";
 
 export type { RedactionCounts } from "../safety/redact.ts";
 
+/**
+ * Texts already redacted in one write, by text. Redaction is a function of
+ * the text alone, and the events of one write repeat most of their keys and
+ * values (a recall's "shown" events differ in the page and its rank): each
+ * distinct text is scanned once, and its counts still added each time it
+ * occurs. Made per write, never kept.
+ */
+export type RedactionMemo = Map<string, Redacted>;
+
 /** `text` with its secrets redacted; what was taken out is added to `counts`. */
-export function redactText(text: string, counts: RedactionCounts): string {
-  const out = redactSecrets(text);
+export function redactText(text: string, counts: RedactionCounts, memo?: RedactionMemo): string {
+  let out = memo?.get(text);
+  if (out === undefined) {
+    out = redactSecrets(text);
+    memo?.set(text, out);
+  }
   if (countTotal(out.counts) > 0) addCounts(counts, out.counts);
   return out.text;
 }
@@ -27,13 +46,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** `value` with every string inside it redacted on its own, keys of maps included. */
-function redactEach<T>(value: T, counts: RedactionCounts): T {
-  if (typeof value === "string") return redactText(value, counts) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => redactEach(item, counts)) as T;
+function redactEach<T>(value: T, counts: RedactionCounts, memo?: RedactionMemo): T {
+  if (typeof value === "string") return redactText(value, counts, memo) as T;
+  if (Array.isArray(value))
+    return value.map((item: unknown) => redactEach(item, counts, memo)) as T;
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, child] of Object.entries(value)) {
-      out[redactText(key, counts)] = redactEach(child, counts);
+      out[redactText(key, counts, memo)] = redactEach(child, counts, memo);
     }
     return out as T;
   }
@@ -84,9 +104,10 @@ function isScalar(value: unknown): value is string | number | bigint {
  * secret found there replaces the whole value when its redacted form cannot
  * be taken back out (see `redactKeyed`): never the raw value. Anything else
  * (dates, booleans) is kept as it is. Returns a copy; counts go into `counts`.
+ * `memo`: the write's texts already redacted (see `RedactionMemo`).
  */
-export function redactValue<T>(value: T, counts: RedactionCounts): T {
-  const each = redactEach(value, counts);
+export function redactValue<T>(value: T, counts: RedactionCounts, memo?: RedactionMemo): T {
+  const each = redactEach(value, counts, memo);
   const leaves: KeyedLeaf[] = [];
   const copy = keyedLeaves(each, undefined, leaves) as T;
   if (leaves.length === 0) return copy;
