@@ -91,7 +91,7 @@ export function termEvidence(match: TermMatch): TermEvidence {
   const specificity = Math.max(0, Math.min(ratio, surprise, MAX_SPECIFICITY));
   const discrimination = clamp01(match.idf / DISCRIMINATING_IDF);
   // BM25's saturated frequency: 1 for one body occurrence in a page of average length.
-  const presence = match.idf > 0 ? clamp01(match.score / match.idf) : 0;
+  const presence = match.idf > 0 ? clamp01((match.asWritten ?? match.score) / match.idf) : 0;
   return {
     term: match.term,
     counts: match.counts,

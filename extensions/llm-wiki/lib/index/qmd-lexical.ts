@@ -487,6 +487,7 @@ export function createLexicalSearch(
       for (const t of terms) {
         if (!doc) break;
         let termScore = 0;
+        let written = 0;
         let inPath = 0;
         let inTitle = 0;
         let inBody = 0;
@@ -495,6 +496,7 @@ export function createLexicalSearch(
           if (!phrase) continue;
           termScore += phraseScore(doc, phrase, t.idfs[i] ?? 0, stats, scoring.bm25, phraseCounts);
           if (i === 0) {
+            written = termScore;
             inPath = phraseCounts[0];
             inTitle = phraseCounts[1];
             inBody = phraseCounts[2];
@@ -510,6 +512,7 @@ export function createLexicalSearch(
           idf: Math.round(t.weight * 1e4) / 1e4,
           counts: [inPath, inTitle, inBody],
           score: Math.round(termScore * 1e4) / 1e4,
+          ...(written < termScore ? { asWritten: Math.round(written * 1e4) / 1e4 } : {}),
         });
       }
       return { row, score, bm25: score, matches, doc };

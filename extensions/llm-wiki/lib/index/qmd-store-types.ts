@@ -22,6 +22,12 @@ export interface TermMatch {
   counts: [number, number, number];
   /** What it added to the page's score. */
   score: number;
+  /**
+   * What the term as written added, when its other spellings (a camelCase
+   * word's parts, the word joined with its neighbour) added more: evidence
+   * counts only this, since "swift" on a page is no evidence of "SwiftUI".
+   */
+  asWritten?: number;
 }
 
 /** `canonical` pages answer; `evidence` pages back answers up. */
