@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import SlowestFirstSequencer from "./test/helpers/slowest-first-sequencer.ts";
 
 const root = import.meta.dirname;
 const testEnv = join(root, ".cache", "test-env");
@@ -20,6 +21,8 @@ export default defineConfig({
     // files. test/helpers/file-env.ts undoes each file's environment changes.
     isolate: false,
     setupFiles: ["test/helpers/file-env.ts"],
+    // The slowest files start first, so neither worker is left alone at the end.
+    sequence: { sequencer: SlowestFirstSequencer },
     globalSetup: ["test/global-setup.ts"],
     env: {
       // No test may read or write the user's real model cache or vaults.
