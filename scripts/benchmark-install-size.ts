@@ -106,7 +106,7 @@ const version = (
   JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }
 ).version;
 // The registry's lean form, with the packed checkout standing in (it packs the tarball the others reuse).
-const registry = installPackedPackage({ flags: LEAN_FLAGS });
+const registry = await installPackedPackage({ flags: LEAN_FLAGS });
 try {
   const tarball = join(registry.work, registry.tarball);
   forms.registryLean = describeForm({

@@ -22,6 +22,7 @@ import {
   installClient,
 } from "./helpers/agent-clients.ts";
 import { CLI, runCli, TEST_BUNDLE } from "./helpers/cli.ts";
+import { codeCacheEnv } from "./helpers/code-cache-env.ts";
 import { commandsOnPath } from "./helpers/path-commands.ts";
 import { fakeRuntimeTarball, pluginClone } from "./helpers/plugin-runtime.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
@@ -44,7 +45,8 @@ function place(extra: Record<string, string> = {}) {
   const home = makeTempDir("llm-wiki-client-home-");
   const project = makeTempDir("llm-wiki-client-project-");
   const path = `${commands}:${process.env.PATH ?? ""}`;
-  return { home, project, env: { PATH: path, HOME: home, ...extra } };
+  // The clients and our bins are Node programs: one warm cache of compiled code for all.
+  return { home, project, env: { PATH: path, HOME: home, ...codeCacheEnv(), ...extra } };
 }
 
 describe.runIf(clientsWanted)("the real clients", () => {

@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import matter from "gray-matter";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type CaptureSourceResult,
   captureSource,
@@ -393,6 +393,21 @@ describe("capture: PDF", () => {
     ]);
     expectNothingWritten(vault);
     expect((await run({})).ok).toBe(true);
+  });
+
+  it("takes a spec's shorter PDF deadline only under LLM_WIKI_TEST, never from a user's environment", async () => {
+    const { vault } = project();
+    writeFileSync(join(vault.root, "one.pdf"), makePdf({ pages: [[randomWords(40)]] }));
+    vi.stubEnv("LLM_WIKI_CAPTURE_PDF_TIMEOUT_MS", "1");
+    vi.stubEnv("LLM_WIKI_TEST", "");
+    try {
+      // A 1 ms deadline would refuse the read: unset, the users' deadline stands.
+      const captured = await captureSource(vault.paths, { file: "one.pdf" }, { cwd: vault.root });
+      expect(codes(captured)).not.toContain("capture_pdf_timeout");
+      expect(captured.ok).toBe(true);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 

@@ -7,6 +7,11 @@
  * `capture_pdf_timeout` as a normal error, the late rejection is one
  * structured `unhandled_rejection` warning on stderr, never a crash or a
  * stack, and the server still answers afterwards. The PDF is generated here.
+ *
+ * Both processes run with a 3 s deadline (`LLM_WIKI_CAPTURE_PDF_TIMEOUT_MS`,
+ * honoured only under `LLM_WIKI_TEST`) instead of the users' 30 s: what
+ * happens once a read is abandoned does not depend on how long it ran, and
+ * the PDF takes over 30 s to read, so it still outlasts the deadline.
  */
 import { spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
@@ -31,8 +36,10 @@ afterEach(() => {
 });
 afterAll(removeTempDirs);
 
-/** Hang guard for a read that runs into the 30 s capture deadline on a busy machine; not a timing assertion. */
+/** Hang guard for a read that runs into the capture deadline on a busy machine; not a timing assertion. */
 const GUARD_MS = 240_000;
+/** The deadline both processes read the PDF under (see the header). */
+const DEADLINE = { LLM_WIKI_TEST: "1", LLM_WIKI_CAPTURE_PDF_TIMEOUT_MS: "3000" };
 
 /**
  * `pages` pages whose `/Contents` are one shared Flate stream of
@@ -78,11 +85,11 @@ describe("a PDF read abandoned at its deadline: no rejection escapes", () => {
     const home = makeTempDir("llm-wiki-late-rejection-home-");
     const cli = runCliAsync(["capture", "--file", file, "--json", "--vault", vault.root], {
       cwd: vault.root,
-      env: { HOME: home, WIKI_HOME: home },
+      env: { HOME: home, WIKI_HOME: home, ...DEADLINE },
       timeout: GUARD_MS,
     });
 
-    const server = spawnRawServer(vault.root, isolatedEnv());
+    const server = spawnRawServer(vault.root, { ...isolatedEnv(), ...DEADLINE });
     started.push(server);
     await server.send(initializeRequest("init"));
     await server.waitFor(answered("init"));
@@ -99,6 +106,7 @@ describe("a PDF read abandoned at its deadline: no rejection escapes", () => {
       | undefined;
     expect(capture?.isError).toBe(true);
     expect(JSON.stringify(capture)).toContain("capture_pdf_timeout");
+    expect(JSON.stringify(capture)).toContain("longer than 3000 ms");
     // The CLI's read of the same PDF ends when its own abandoned work has settled;
     // by then the server's has too, and it still answers.
     const run = await cli;
@@ -123,6 +131,7 @@ describe("a PDF read abandoned at its deadline: no rejection escapes", () => {
 
     expect(run.status, run.stderr).toBe(1);
     expect(`${run.stdout}${run.stderr}`).toContain("capture_pdf_timeout");
+    expect(`${run.stdout}${run.stderr}`).toContain("longer than 3000 ms");
     expect(run.stderr).not.toContain("UnhandledPromiseRejection");
     expect(run.stderr).not.toMatch(/node:internal|\n\s+at /);
   });

@@ -39,6 +39,7 @@ import {
   type InstalledClient,
   installClient,
 } from "./helpers/agent-clients.ts";
+import { codeCacheEnv } from "./helpers/code-cache-env.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";
 import { connectBin, runBin, type ShippedPackage } from "./helpers/shipped-package.ts";
 import { type StagedPackage, stagePackage } from "./helpers/staged-package.ts";
@@ -225,6 +226,8 @@ async function runSession(name: ClientName, recording: boolean): Promise<Session
       "/bin",
     ].join(":"),
     HOME: home,
+    // The clients, our hooks and our server are all Node programs: one warm cache of compiled code.
+    ...codeCacheEnv(),
     LLM_WIKI_HOOK_DEADLINE_MS: "600000",
     // No warm hook process: it would outlive the spec.
     LLM_WIKI_HOOK_SERVER: "off",

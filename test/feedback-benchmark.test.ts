@@ -347,10 +347,14 @@ describe("feedback benchmark", () => {
   });
 
   it("a reduced replay still learns on the 1k vault, does no harm on the fixture, held-out loss at most 0.01", async () => {
-    // Fewer seeds and rounds than the full run; the seeds per vault are
-    // enough for the mean gain to stand out of per-seed noise. The 1k vault's
-    // replay takes a minute or more a seed on a busy two-core machine.
-    const seeds: Record<string, number> = { fixture: 4, "topic-1k": 2 };
+    // Fewer seeds and rounds than the full run; the fixture's seeds are
+    // enough for its mean change to stand out of per-seed noise. The 1k
+    // vault's replay takes a minute or more a seed on a busy two-core
+    // machine, and one seed is enough there: in the full run every one of
+    // its ten seeds gained (+0.008 at the least), and with today's ranking,
+    // perfect on its questions, seeds 1 and 2 of this replay both measured
+    // no change at all: the second seed only repeated the first one's figures.
+    const seeds: Record<string, number> = { fixture: 4, "topic-1k": 1 };
     const vaults: Record<string, GateVault> = {};
     for (const vault of feedbackVaults()) {
       const runs: ReplayOutcome[] = [];

@@ -21,6 +21,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import { acquireLock } from "../extensions/llm-wiki/lib/index/lock.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+// The bundled CLI, as shipped: it starts about three times faster than the sources.
+import { CLI } from "./helpers/cli.ts";
 import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
   makeTempDir,
@@ -32,7 +34,6 @@ import {
 } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const CLI = join(REPO, "cli", "llm-wiki.ts");
 const LOCK_MODULE = join(REPO, "extensions", "llm-wiki", "lib", "index", "lock.ts");
 const children: ChildProcess[] = [];
 

@@ -11,12 +11,14 @@
  * the answers tell which generation is live.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { build } from "esbuild";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CRASH_STEPS, type CrashStep } from "../extensions/llm-wiki/lib/index/crash-points.ts";
 import { indexLayout, readCurrent } from "../extensions/llm-wiki/lib/index/layout.ts";
 import type { ReindexReport } from "../extensions/llm-wiki/lib/index/qmd-indexing.ts";
+import { binBuildOptions } from "../scripts/build.ts";
 import { type CliRun, runCli } from "./helpers/cli.ts";
 import { childEnv, closeServices, indexStatus, serviceFor } from "./helpers/index-services.ts";
 import {
@@ -28,7 +30,6 @@ import {
 } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const SERVICE = join(REPO, "extensions", "llm-wiki", "lib", "wiki-service.ts");
 
 afterEach(async () => {
   await closeServices();
@@ -60,28 +61,26 @@ function cli(args: string[], extra: Record<string, string> = {}): CliRun {
   return runCli(args, { env: childEnv(extra) });
 }
 
+/** The fresh process's script (test/helpers/fresh-answers.ts), bundled once for this file. */
+let answersScript = "";
+beforeAll(async () => {
+  // Under the checkout, so the bundle's external packages resolve from its node_modules.
+  const out = join(REPO, ".cache", "test-env", `fresh-answers-${process.pid}`);
+  await build({
+    ...binBuildOptions(out),
+    entryPoints: { "fresh-answers": join(REPO, "test", "helpers", "fresh-answers.ts") },
+  });
+  answersScript = join(out, "fresh-answers.js");
+  return () => rmSync(out, { recursive: true, force: true });
+});
+
 /** A fresh process's answers: a new service, lexical recall, no reindex first. */
 function answersInFreshProcess(root: string): Record<string, string[]> {
-  const script = `
-    const [service, root, ...queries] = process.argv.slice(1);
-    const { createWikiService } = await import(service);
-    const wiki = createWikiService({ cwd: root, vault: root });
-    const out = {};
-    for (const query of queries) {
-      // As the index is: no refresh of changed pages before answering.
-      const result = await wiki.recall({ query, mode: "lexical", refreshIndex: false });
-      const errors = result.diagnostics.filter((d) => d.severity === "error");
-      if (errors.length > 0) throw new Error(JSON.stringify(errors));
-      out[query] = result.results.map((r) => r.id);
-    }
-    await wiki.close();
-    process.stdout.write(JSON.stringify(out));
-  `;
-  const out = spawnSync(
-    process.execPath,
-    ["--input-type=module", "-e", script, SERVICE, root, ...QUERIES],
-    { env: childEnv(), encoding: "utf8", timeout: 120_000 },
-  );
+  const out = spawnSync(process.execPath, [answersScript, root, ...QUERIES], {
+    env: childEnv(),
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   expect(out.status, out.stderr).toBe(0);
   return JSON.parse(out.stdout) as Record<string, string[]>;
 }

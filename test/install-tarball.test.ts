@@ -45,6 +45,8 @@ const manifest = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as
   version: string;
 };
 let installed: InstalledPackage | undefined;
+/** The lean form's install, started once the default form is in place (see its beforeAll). */
+let leanInstall: Promise<InstalledPackage> | undefined;
 
 function shipped(): InstalledPackage {
   if (!installed) throw new Error("the package is installed in beforeAll");
@@ -52,16 +54,24 @@ function shipped(): InstalledPackage {
 }
 
 describe.runIf(installWanted)("the packed package installed with npm", () => {
-  beforeAll(() => {
-    installed = installPackedPackage();
+  beforeAll(async () => {
+    installed = await installPackedPackage();
     process.stderr.write(
       `install-tarball: pnpm pack ${installed.seconds.pack} s, npm install ${installed.seconds.install} s\n`,
     );
+    // The lean form installs from the same tarball into its own project while
+    // the default form's specs run: npm waits mostly on the registry and the
+    // disk, and neither install reads the other's folder.
+    leanInstall = installPackedPackage({ flags: LEAN_FLAGS, from: installed });
+    // Reported where it is awaited (the lean specs' beforeAll), never unhandled meanwhile.
+    leanInstall.catch(() => undefined);
   }, 1_200_000);
-  afterAll(() => {
+  afterAll(async () => {
     installed?.remove();
+    // A lean install still under way (a failure above) is removed once it ends.
+    (await leanInstall?.catch(() => undefined))?.remove();
     removeTempDirs();
-  });
+  }, 1_200_000);
 
   it("is the tarball pnpm pack names after the package, and its bin prints the package's version", async () => {
     expect(shipped().tarball).toBe(`${manifest.name}-${manifest.version}.tgz`);
@@ -115,8 +125,9 @@ describe.runIf(installWanted)("the packed package installed with npm", () => {
         ? readdirNames(join(leanPackage().modules, "@node-llama-cpp"))
         : [];
 
-    beforeAll(() => {
-      lean = installPackedPackage({ flags: LEAN_FLAGS, from: shipped() });
+    beforeAll(async () => {
+      if (!leanInstall) throw new Error("the lean install starts in the outer beforeAll");
+      lean = await leanInstall;
       process.stderr.write(
         `install-tarball: lean npm install ${lean.seconds.install} s, ${lean.bytes} bytes against ${shipped().bytes}\n`,
       );

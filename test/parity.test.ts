@@ -4,7 +4,8 @@
  * queries, the Pi `wiki_recall` tool (a real in-process Pi session driven by
  * Pi's faux model), the MCP server's `wiki_recall` (a real child process
  * spoken to by the SDK client) and the CLI (`llm-wiki recall Q --json
- * --vault DIR`, a real child process) return the same structured result:
+ * --vault DIR`, a real child process of the bundled CLI, as the MCP server
+ * is the bundled server) return the same structured result:
  * same ids, order, scores, diagnostics and rendering. Only timings differ,
  * and the `answer_chars_cut` warning of a tool whose text was cut to the
  * answer budget: Pi and MCP hand a model text within `recallMaxChars`, the
@@ -22,13 +23,13 @@ import { ANSWER_CUT_DIAGNOSTIC, fitRecallAnswer } from "../extensions/llm-wiki/l
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { CLI } from "./helpers/cli.ts";
 import { SERVER as MCP_SERVER } from "./helpers/mcp-child.ts";
 import { metaResult } from "./helpers/mcp-result.ts";
 import { startPi, textOf } from "./helpers/pi-session.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..");
-const CLI = join(REPO, "cli", "llm-wiki.ts");
 const EXAMPLE = join(REPO, "examples", "acme-notes");
 
 interface Query {

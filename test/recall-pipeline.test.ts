@@ -4,7 +4,6 @@
  * the whole recall reports the stages it ran, in order, with their times.
  */
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { assembleHits } from "../extensions/llm-wiki/lib/recall/recall-assemble.ts";
 import { fitToBudget } from "../extensions/llm-wiki/lib/recall/recall-fit.ts";
@@ -20,10 +19,10 @@ import {
 } from "../extensions/llm-wiki/lib/retrieval-policy.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import type { VaultHandle } from "../extensions/llm-wiki/lib/vault-handles.ts";
+import { CLI } from "./helpers/cli.ts";
 import { childEnv, closeServices, serviceFor } from "./helpers/index-services.ts";
 import { makeTempDir, makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
-const REPO = join(import.meta.dirname, "..");
 const STAGES = ["plan", "vaults", "window", "retrieve", "prefer", "assemble", "fit"];
 const RETRIEVE_PARTS = ["store", "search", "score", "fuse"];
 
@@ -201,11 +200,11 @@ describe("stages on a real vault", () => {
   });
 
   it("recall --explain ends with the pipeline's stages and the search steps (CLI)", () => {
-    const out = spawnSync(
-      process.execPath,
-      [join(REPO, "cli", "llm-wiki.ts"), "recall", topic, "--vault", root, "--explain"],
-      { encoding: "utf8", env: childEnv(), timeout: 120_000 },
-    );
+    const out = spawnSync(process.execPath, [CLI, "recall", topic, "--vault", root, "--explain"], {
+      encoding: "utf8",
+      env: childEnv(),
+      timeout: 120_000,
+    });
     expect(out.status, out.stderr).toBe(0);
     const lines = out.stdout.trimEnd().split("\n");
     const pipeline = lines.find((l) => l.startsWith("pipeline: ")) ?? "";

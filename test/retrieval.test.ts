@@ -887,6 +887,30 @@ describe("project and personal vaults", () => {
 // ---------------------------------------------------------------------------
 
 describe("automatic recall stays silent", () => {
+  /**
+   * The fixture vault indexed with vectors, built once for the specs below
+   * that only recall from it (recall writes nothing a later recall reads:
+   * these services record no feedback): embedding it is most of their time.
+   */
+  let fixtureWithVectors: Promise<WikiService> | undefined;
+  const vectorFixture = (): Promise<WikiService> => {
+    fixtureWithVectors ??= (async () => {
+      const root = makeTempDir("llm-wiki-fixture-");
+      cpSync(FIXTURE.vaultRoot, root, {
+        recursive: true,
+        filter: (src) => !src.split(sep).includes("meta"),
+      });
+      const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: SETTINGS });
+      const built = await s.reindex({ scope: "all", components: ["lexical", "vectors"] });
+      expect(built.ok, JSON.stringify(built.diagnostics)).toBe(true);
+      return s;
+    })();
+    return fixtureWithVectors;
+  };
+  afterAll(async () => {
+    await (await fixtureWithVectors?.catch(() => undefined))?.close();
+  });
+
   it("below the 0.50 floor, and never returns more than 3 pages", async () => {
     const vault = smallVault();
     await indexed(vault, false);
@@ -982,14 +1006,14 @@ describe("automatic recall stays silent", () => {
         expect(r.results, q.id).toEqual([]);
         expect(r.rendered, q.id).toBe("");
       }
-      expect((await s.reindex({ scope: "all", components: ["lexical", "vectors"] })).ok).toBe(true);
-      for (const q of negatives) {
-        const r = await s.recall({ query: q.text, policy: "automatic", mode: "hybrid" });
-        expect(steps(r), q.id).toEqual(["lexical", "vector"]);
-        expect(r.results, q.id).toEqual([]);
-      }
     } finally {
       await s.close();
+    }
+    const withVectors = await vectorFixture();
+    for (const q of negatives) {
+      const r = await withVectors.recall({ query: q.text, policy: "automatic", mode: "hybrid" });
+      expect(steps(r), q.id).toEqual(["lexical", "vector"]);
+      expect(r.results, q.id).toEqual([]);
     }
   });
 
@@ -1000,31 +1024,20 @@ describe("automatic recall stays silent", () => {
     const negatives = FIXTURE.queries
       .filter((q) => q.autoExpectation === "none")
       .map((q) => q.text);
-    const root = makeTempDir("llm-wiki-fixture-");
-    cpSync(FIXTURE.vaultRoot, root, {
-      recursive: true,
-      filter: (src) => !src.split(sep).includes("meta"),
-    });
-    const s = createWikiService({ cwd: root, env: isolatedEnv(), settings: SETTINGS });
-    try {
-      const built = await s.reindex({ scope: "all", components: ["lexical", "vectors"] });
-      expect(built.ok).toBe(true);
-      for (const query of [...negatives, ...sample]) {
-        const r = await s.recall({ query, policy: "automatic", mode: "quality" });
-        expect(steps(r), query).toEqual(["lexical", "vector", "expanded"]);
-        expect(r.results, query).toEqual([]);
-        expect(r.rendered, query).toBe("");
-      }
-      // A prompt about the vault still gets its page through the reranked list.
-      const asked = await s.recall({
-        query: "How does reciprocal rank fusion combine lexical and vector lists?",
-        policy: "automatic",
-        mode: "quality",
-      });
-      expect(steps(asked)).toContain("expanded");
-      expect(ids(asked)).toContain("concepts/reciprocal-rank-fusion");
-    } finally {
-      await s.close();
+    const s = await vectorFixture();
+    for (const query of [...negatives, ...sample]) {
+      const r = await s.recall({ query, policy: "automatic", mode: "quality" });
+      expect(steps(r), query).toEqual(["lexical", "vector", "expanded"]);
+      expect(r.results, query).toEqual([]);
+      expect(r.rendered, query).toBe("");
     }
+    // A prompt about the vault still gets its page through the reranked list.
+    const asked = await s.recall({
+      query: "How does reciprocal rank fusion combine lexical and vector lists?",
+      policy: "automatic",
+      mode: "quality",
+    });
+    expect(steps(asked)).toContain("expanded");
+    expect(ids(asked)).toContain("concepts/reciprocal-rank-fusion");
   });
 });

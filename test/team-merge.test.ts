@@ -21,6 +21,7 @@ import {
   type TeamWrite,
 } from "../scripts/bench/team-sim.ts";
 import { CLI } from "./helpers/cli.ts";
+import { codeCacheEnv } from "./helpers/code-cache-env.ts";
 import { makeTempDir, removeTempDirs } from "./helpers/temp-vault.ts";
 
 afterEach(() => removeTempDirs());
@@ -46,6 +47,7 @@ function hookAnswer(root: string, clone: string, writer: number, prompt: string)
     input: JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd: clone, prompt }),
     env: {
       PATH: process.env.PATH ?? "",
+      ...codeCacheEnv(),
       HOME: cloneHome(root, writer),
       XDG_CACHE_HOME: join(cloneHome(root, writer), ".cache"),
       LLM_WIKI_HOOK_DEADLINE_MS: "600000",

@@ -108,6 +108,10 @@ function hostEnv(home: string, extra: NodeJS.ProcessEnv = {}): Record<string, st
     HOME: home,
     XDG_CACHE_HOME: join(home, ".cache"),
     XDG_CONFIG_HOME: join(home, ".config"),
+    // The test suite's shared cache of compiled code, when it runs under one.
+    ...(process.env.NODE_COMPILE_CACHE
+      ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
+      : {}),
     LLM_WIKI_HOOK_DEADLINE_MS: "600000",
     // Each writer's hooks run in their own process: a warm one per writer's
     // home would outlive the run (20 minutes idle) and answer nothing it times.

@@ -116,7 +116,15 @@ export function runTeamCli(
 ): string {
   const out = spawnSync(process.execPath, [cli, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CACHE_HOME: join(home, ".cache") },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CACHE_HOME: join(home, ".cache"),
+      // The test suite's shared cache of compiled code, when it runs under one.
+      ...(process.env.NODE_COMPILE_CACHE
+        ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
+        : {}),
+    },
     encoding: "utf8",
     timeout: 120_000,
   });

@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { codeCacheEnv } from "./code-cache-env.ts";
 import { runBin } from "./shipped-package.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
@@ -30,6 +31,7 @@ export const CLI = existsSync(BUNDLED_CLI) ? BUNDLED_CLI : CLI_SOURCES;
 export function cliEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? "",
+    ...codeCacheEnv(),
     LLM_WIKI_HOOK_DEADLINE_MS: "600000",
     LLM_WIKI_HOOK_SERVER: "off",
     ...env,

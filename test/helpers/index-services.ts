@@ -8,6 +8,7 @@ import type { IndexStatus } from "../../extensions/llm-wiki/lib/index/index-stat
 import type { WikiSettings } from "../../extensions/llm-wiki/lib/settings.ts";
 import type { ViewsFollowOptions } from "../../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService, type WikiService } from "../../extensions/llm-wiki/lib/wiki-service.ts";
+import { codeCacheEnv } from "./code-cache-env.ts";
 import { makeTempDir } from "./temp-vault.ts";
 
 const services: WikiService[] = [];
@@ -62,6 +63,7 @@ export function indexStatus(service: WikiService): IndexStatus {
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? "",
+    ...codeCacheEnv(),
     HOME: makeTempDir("llm-wiki-home-"),
     LLM_WIKI_HOOK_SERVER: "off",
   };

@@ -7,7 +7,7 @@
  * lean form, `LEAN_FLAGS`, about 240 MB), so callers run this once per
  * file, where it is wanted (`installWanted`).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
   lstatSync,
@@ -59,9 +59,30 @@ export function runCommand(command: string, args: string[], cwd: string): void {
   }
 }
 
-function timed(work: () => void): number {
-  const start = performance.now();
-  work();
+/** `runCommand` without blocking this process, so other work (a spec) can run meanwhile. */
+export function runCommandAsync(command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: process.env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const guard = setTimeout(() => child.kill("SIGKILL"), 900_000);
+    child.on("error", reject);
+    child.on("close", (status) => {
+      clearTimeout(guard);
+      if (status === 0) resolve();
+      else
+        reject(new Error(`${command} ${args.join(" ")} exited ${status}:\n${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+function seconds(start: number): number {
   return Math.round((performance.now() - start) / 100) / 10;
 }
 
@@ -85,26 +106,37 @@ export function treeBytes(dir: string): number {
   return total;
 }
 
-/** Packs the checkout (or reuses `from`'s tarball) and installs it into a fresh project; call `remove()` when done. */
-export function installPackedPackage(options: InstallOptions = {}): InstalledPackage {
+/**
+ * Packs the checkout (or reuses `from`'s tarball) and installs it into a
+ * fresh project; call `remove()` when done. npm runs without blocking this
+ * process: an install waits mostly on the registry and the disk, so a
+ * caller may run specs while a second one proceeds.
+ */
+export async function installPackedPackage(
+  options: InstallOptions = {},
+): Promise<InstalledPackage> {
   const pkg = manifest();
   const flags = options.flags ?? [];
   const work = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-installed-")));
   const from = options.from;
   let pack = 0;
   if (from) copyFileSync(join(from.work, from.tarball), join(work, from.tarball));
-  else pack = timed(() => runCommand("pnpm", ["pack", "--pack-destination", work], REPO));
+  else {
+    const start = performance.now();
+    runCommand("pnpm", ["pack", "--pack-destination", work], REPO);
+    pack = seconds(start);
+  }
   const tarball = readdirSync(work).find((f) => f.endsWith(".tgz")) ?? "no tarball";
   const project = join(work, "project");
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), '{ "name": "empty", "private": true }\n');
-  const install = timed(() =>
-    runCommand(
-      "npm",
-      ["install", "--no-audit", "--no-fund", ...flags, join(work, tarball)],
-      project,
-    ),
+  const start = performance.now();
+  await runCommandAsync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", ...flags, join(work, tarball)],
+    project,
   );
+  const install = seconds(start);
   const bin = (name: string) => ({
     command: join(project, "node_modules", ".bin", name),
     args: [],

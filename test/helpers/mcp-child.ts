@@ -7,6 +7,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { TEST_BUNDLE } from "./cli.ts";
+import { codeCacheEnv } from "./code-cache-env.ts";
 import { makeTempDir } from "./temp-vault.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
@@ -49,6 +50,7 @@ export function isolatedEnv(): Record<string, string> {
   const home = makeTempDir("llm-wiki-mcp-home-");
   return {
     PATH: process.env.PATH ?? "",
+    ...codeCacheEnv(),
     HOME: home,
     WIKI_HOME: home,
     XDG_CACHE_HOME: join(home, ".cache"),

@@ -11,6 +11,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { codeCacheEnv } from "./code-cache-env.ts";
 import { EXTENSION } from "./pi-session.ts";
 
 /** Pi's command-line entry, beside its main module in the installed package. */
@@ -55,6 +56,7 @@ export function piEnv(dirs: PiCliDirs, options: PiRunOptions = {}): NodeJS.Proce
     HOME: dirs.home,
     WIKI_HOME: join(dirs.home, "no-personal"),
     PI_CODING_AGENT_DIR: dirs.agentDir,
+    ...codeCacheEnv(),
     ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
     ...options.env,
   };
