@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readWarmHello, WARM_REQUEST_MAX_BYTES, warmSocket } from "../bin/hook-socket.js";
 import { CLI, type CliRun, cliEnv, runCli, runCliAsync } from "./helpers/cli.ts";
@@ -62,7 +63,7 @@ beforeAll(() => {
   expect(first.status, first.stderr).toBe(0);
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const pid of seen) {
     try {
       process.kill(pid);
@@ -70,8 +71,22 @@ afterAll(() => {
       // Already gone.
     }
   }
+  // A process told to leave may still write (its compile cache) for a moment:
+  // its home is removed once it has gone.
+  for (const pid of seen) {
+    for (let i = 0; i < 200 && alive(pid); i += 1) await sleep(25);
+  }
   removeTempDirs();
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A fresh private runtime folder and home: a user with no warm process yet. */
 function warmUser(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

@@ -48,7 +48,9 @@ export function makeTempDir(prefix = "llm-wiki-test-"): string {
 
 /** Removes every folder made by this helper since the last call. */
 export function removeTempDirs(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // Retried: a child that just exited may have left a file being written a moment ago.
+  for (const dir of made.splice(0))
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }
 
 export interface TempVaultOptions {
