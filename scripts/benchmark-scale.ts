@@ -228,6 +228,9 @@ for (const pages of sizes) {
       automaticRecallP95Ms: recall.automaticP95,
       explicitRecallP50Ms: recall.explicitP50,
       explicitRecallP95Ms: recall.explicitP95,
+      // Each query's first ask in the process, before its words' postings are kept.
+      explicitRecallFirstAskP50Ms: recall.explicitFirstAskP50,
+      explicitRecallFirstAskMaxMs: recall.explicitFirstAskMax,
       // The same queries without assembly (the flat ranked list), interleaved.
       automaticRecallFlatP95Ms: recall.automaticFlatP95,
       explicitRecallFlatP95Ms: recall.explicitFlatP95,
@@ -350,6 +353,8 @@ for (const [pages, r] of Object.entries(results)) {
     ],
     ["explicit recall p95 (ms)", r.explicitRecallP95Ms, undefined],
     ["explicit p95, flat list (ms)", r.explicitRecallFlatP95Ms, undefined],
+    ["explicit, first ask p50 (ms)", r.explicitRecallFirstAskP50Ms, undefined],
+    ["explicit, first ask max (ms)", r.explicitRecallFirstAskMaxMs, undefined],
     ["embed, tiny model (ms)", r.embedTinyModelMs, undefined],
     ["MCP spawn → handshake (ms)", r.mcpSpawnToHandshakeMs, undefined],
     ["MCP spawn → first recall (ms)", r.mcpSpawnToFirstRecallMs, BUDGETS.mcpSpawnToFirstRecallMs],
