@@ -23,7 +23,7 @@ export function literalFinder(
   anyCase: readonly string[],
 ): (text: string) => FoundLiterals {
   const exact = matcherOf(literals, "");
-  const folded = matcherOf(anyCase, "\u0000");
+  const folded = matcherOf(anyCase, "\u0000", true);
   let last: { text: string; found: FoundLiterals } | undefined;
   return (text) => {
     if (last?.text === text) return last.found;
@@ -55,11 +55,11 @@ interface Matcher {
 }
 
 /** The matcher for `set`, each literal reported with `tag` before it. */
-function matcherOf(set: readonly string[], tag: string): Matcher {
+function matcherOf(set: readonly string[], tag: string, folding = false): Matcher {
   const unique = [...new Set(set)].filter((l) => l.length > 0);
   return unique.some((l) => NOT_ASCII.test(l))
     ? new LookaheadMatcher(unique, tag)
-    : new AsciiAutomaton(unique, tag);
+    : new AsciiAutomaton(unique, tag, folding);
 }
 
 /**
@@ -92,16 +92,18 @@ const ASCII = 128;
 /**
  * Aho–Corasick over ASCII: a state per prefix of a literal, and for each
  * state and character the state of the longest literal prefix that ends
- * there, so each character costs one table read. `ends[s]` lists the
- * literals that end at state s (its own, and those ending in a suffix).
+ * there, so each character costs one table read. A table entry is the next
+ * state's row offset (state × 128) with its lowest bit set where some literal
+ * ends there: one read says both where to go and whether to report. `ends[s]`
+ * lists the literals that end at state s (its own, and those ending in a
+ * suffix). A `folding` automaton reads an upper-case ASCII letter as its
+ * lower case, in the table itself.
  */
 class AsciiAutomaton implements Matcher {
   readonly next: Int32Array;
-  /** 1 where some literal ends. */
-  readonly ending: Uint8Array;
-  private readonly ends: Array<readonly string[] | undefined>;
+  readonly ends: Array<readonly string[] | undefined>;
 
-  constructor(unique: readonly string[], tag: string) {
+  constructor(unique: readonly string[], tag: string, folding = false) {
     // The trie: state 0 is the empty prefix.
     const children: Array<Map<number, number>> = [new Map()];
     const own: Array<string[]> = [[]];
@@ -121,7 +123,7 @@ class AsciiAutomaton implements Matcher {
       own[s]?.push(tag + literal);
     }
     const states = children.length;
-    const next = new Int32Array(states * ASCII);
+    const goto = new Int32Array(states * ASCII);
     const fail = new Int32Array(states);
     const ends: Array<readonly string[] | undefined> = new Array(states).fill(undefined);
     // Breadth first, so a state's fallback is complete before its children's.
@@ -134,22 +136,24 @@ class AsciiAutomaton implements Matcher {
       for (let c = 0; c < ASCII; c += 1) {
         const t = children[s]?.get(c);
         if (t === undefined) {
-          next[s * ASCII + c] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
+          goto[s * ASCII + c] = s === 0 ? 0 : (goto[back * ASCII + c] ?? 0);
           continue;
         }
-        next[s * ASCII + c] = t;
-        fail[t] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
+        goto[s * ASCII + c] = t;
+        fail[t] = s === 0 ? 0 : (goto[back * ASCII + c] ?? 0);
         queue.push(t);
+      }
+    }
+    const next = new Int32Array(states * ASCII);
+    for (let s = 0; s < states; s += 1) {
+      for (let c = 0; c < ASCII; c += 1) {
+        const read = folding && c >= 65 && c <= 90 ? c + 32 : c;
+        const t = goto[s * ASCII + read] ?? 0;
+        next[s * ASCII + c] = t * ASCII + (ends[t] === undefined ? 0 : 1);
       }
     }
     this.next = next;
     this.ends = ends;
-    this.ending = Uint8Array.from(ends, (e) => (e === undefined ? 0 : 1));
-  }
-
-  /** Adds the literals ending at state `s` to `hits`. */
-  report(s: number, hits: Set<string>): void {
-    for (const literal of this.ends[s] ?? []) hits.add(literal);
   }
 
   find(text: string, hits: Set<string>): void {
@@ -160,10 +164,15 @@ class AsciiAutomaton implements Matcher {
 /** An automaton that finds nothing: the other half of a one-set scan. */
 const NO_LITERALS = new AsciiAutomaton([], "");
 
+/** Adds the literals ending at the state of row offset `row` to `hits`. */
+function report(automaton: AsciiAutomaton, row: number, hits: Set<string>): void {
+  for (const literal of automaton.ends[row / ASCII] ?? []) hits.add(literal);
+}
+
 /**
- * Both sets in one pass: `exact` over the text as written, `folded` over it
- * with ASCII letters lower-cased. True when the text holds a character
- * outside ASCII (where both automata start again).
+ * Both sets in one pass: `exact` over the text as written, `folded` (built
+ * folding) over it with ASCII letters lower-cased. True when the text holds
+ * a character outside ASCII (where both automata start again).
  */
 function scanAscii(
   text: string,
@@ -172,9 +181,8 @@ function scanAscii(
   hits: Set<string>,
 ): boolean {
   const exactNext = exact.next;
-  const exactEnding = exact.ending;
   const foldedNext = folded.next;
-  const foldedEnding = folded.ending;
+  // Row offsets of the current states; an entry's lowest bit says a literal ends.
   let e = 0;
   let f = 0;
   let outside = false;
@@ -186,10 +194,13 @@ function scanAscii(
       outside = true;
       continue;
     }
-    e = exactNext[e * ASCII + c] ?? 0;
-    if (exactEnding[e] === 1) exact.report(e, hits);
-    f = foldedNext[f * ASCII + (c >= 65 && c <= 90 ? c + 32 : c)] ?? 0;
-    if (foldedEnding[f] === 1) folded.report(f, hits);
+    const toE = exactNext[e + c] ?? 0;
+    const toF = foldedNext[f + c] ?? 0;
+    e = toE & ~1;
+    f = toF & ~1;
+    if (((toE | toF) & 1) === 0) continue;
+    if ((toE & 1) === 1) report(exact, e, hits);
+    if ((toF & 1) === 1) report(folded, f, hits);
   }
   return outside;
 }
