@@ -286,9 +286,6 @@ for (const hint of NAME_STARTS) {
 /** A name, a quote and blanks ending the text: what stands before an assignment's operator. */
 const NAME_BEFORE = new RegExp(String.raw`(?:${PASSWORD_NAME}|${TOKEN_NAME})["']?[ \t]*$`, "i");
 
-/** Operators of an assignment, found one at a time. */
-const OPERATOR = /[:=]/g;
-
 /** The assignment pattern scanning on from `lastIndex`, as `matchAll` does. */
 const ASSIGNMENT_ON = new RegExp(ASSIGNMENT_PATTERN, "dgim");
 
@@ -311,16 +308,18 @@ function* assignmentMatches(text: string): Generator<RegExpExecArray> {
   let cursor = 0;
   /** Positions before this were tried, or can only match with an operator before this one. */
   let tried = 0;
-  OPERATOR.lastIndex = cursor;
-  for (let op = OPERATOR.exec(text); op !== null; op = OPERATOR.exec(text)) {
+  let colon = text.indexOf(":");
+  let equals = text.indexOf("=");
+  while (colon !== -1 || equals !== -1) {
+    const op = colon === -1 ? equals : equals === -1 ? colon : Math.min(colon, equals);
     // The name ends before the blanks (and a quote) in front of the operator.
-    let end = op.index;
+    let end = op;
     while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end -= 1;
     const from = Math.max(cursor, tried, end - 1 - NAME_MAX);
     tried = Math.max(tried, end - 1);
     // Most operators follow no name at all (`title:`, `x = 1`): one look at what precedes them.
     budget -= 1;
-    if (from <= end - 2 && NAME_BEFORE.test(text.slice(from, op.index))) {
+    if (from <= end - 2 && NAME_BEFORE.test(text.slice(from, op))) {
       for (let at = from; at <= end - 2; at += 1) {
         if (NAME_START[text.charCodeAt(at)] !== 1) continue;
         budget -= 1;
@@ -339,7 +338,10 @@ function* assignmentMatches(text: string): Generator<RegExpExecArray> {
       for (let m = ASSIGNMENT_ON.exec(text); m !== null; m = ASSIGNMENT_ON.exec(text)) yield m;
       return;
     }
-    OPERATOR.lastIndex = Math.max(OPERATOR.lastIndex, cursor);
+    // The next operators: none inside the match just found (nothing can start there).
+    const next = Math.max(op + 1, cursor);
+    if (colon !== -1 && colon < next) colon = text.indexOf(":", next);
+    if (equals !== -1 && equals < next) equals = text.indexOf("=", next);
   }
 }
 
