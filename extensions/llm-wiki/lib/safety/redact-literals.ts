@@ -22,25 +22,28 @@ export function literalFinder(
   literals: readonly string[],
   anyCase: readonly string[],
 ): (text: string) => FoundLiterals {
-  const exact = matcherOf(literals, "");
-  const folded = matcherOf(anyCase, "\u0000", true);
+  const exact = matcherOf(literals);
+  const folded = matcherOf(anyCase, true);
   let last: { text: string; found: FoundLiterals } | undefined;
   return (text) => {
     if (last?.text === text) return last.found;
+    // Two sets, asked with the rules' own (constant) strings: a tagged key
+    // made per question cost more than the scan.
     const hits = new Set<string>();
+    const foldedHits = new Set<string>();
     // Lower-casing never takes an ASCII letter away, so a literal written in
     // any case is found in the lower-cased text; a character outside ASCII
     // may lower-case into one (the Kelvin sign into "k"), so a text holding
     // one is also lower-cased whole and read again for what that adds.
     if (exact instanceof AsciiAutomaton && folded instanceof AsciiAutomaton) {
-      const outside = scanAscii(text, exact, folded, hits);
-      if (outside && anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+      const outside = scanAscii(text, exact, folded, hits, foldedHits);
+      if (outside && anyCase.length > 0) folded.find(text.toLowerCase(), foldedHits);
     } else {
       exact.find(text, hits);
-      if (anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+      if (anyCase.length > 0) folded.find(text.toLowerCase(), foldedHits);
     }
     const found: FoundLiterals = {
-      has: (literal, folded = false) => hits.has(folded ? `\u0000${literal}` : literal),
+      has: (literal, folded = false) => (folded ? foldedHits : hits).has(literal),
     };
     last = { text, found };
     return found;
@@ -54,12 +57,12 @@ interface Matcher {
   find(text: string, hits: Set<string>): void;
 }
 
-/** The matcher for `set`, each literal reported with `tag` before it. */
-function matcherOf(set: readonly string[], tag: string, folding = false): Matcher {
+/** The matcher for `set`; a `folding` one reads upper-case ASCII letters as lower case. */
+function matcherOf(set: readonly string[], folding = false): Matcher {
   const unique = [...new Set(set)].filter((l) => l.length > 0);
   return unique.some((l) => NOT_ASCII.test(l))
-    ? new LookaheadMatcher(unique, tag)
-    : new AsciiAutomaton(unique, tag, folding);
+    ? new LookaheadMatcher(unique)
+    : new AsciiAutomaton(unique, folding);
 }
 
 /**
@@ -71,11 +74,9 @@ class LookaheadMatcher implements Matcher {
   private readonly pattern: RegExp;
   private readonly prefixes: Map<string, string[]>;
 
-  constructor(unique: string[], tag: string) {
+  constructor(unique: string[]) {
     const sorted = unique.sort((a, b) => b.length - a.length);
-    this.prefixes = new Map(
-      sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s)).map((s) => tag + s)]),
-    );
+    this.prefixes = new Map(sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s))]));
     this.pattern = new RegExp(`(?=(${sorted.map(escapeLiteral).join("|")}))`, "g");
   }
 
@@ -103,7 +104,7 @@ class AsciiAutomaton implements Matcher {
   readonly next: Int32Array;
   readonly ends: Array<readonly string[] | undefined>;
 
-  constructor(unique: readonly string[], tag: string, folding = false) {
+  constructor(unique: readonly string[], folding = false) {
     // The trie: state 0 is the empty prefix.
     const children: Array<Map<number, number>> = [new Map()];
     const own: Array<string[]> = [[]];
@@ -120,7 +121,7 @@ class AsciiAutomaton implements Matcher {
         }
         s = t;
       }
-      own[s]?.push(tag + literal);
+      own[s]?.push(literal);
     }
     const states = children.length;
     const goto = new Int32Array(states * ASCII);
@@ -157,12 +158,12 @@ class AsciiAutomaton implements Matcher {
   }
 
   find(text: string, hits: Set<string>): void {
-    scanAscii(text, this, NO_LITERALS, hits);
+    scanAscii(text, this, NO_LITERALS, hits, hits);
   }
 }
 
 /** An automaton that finds nothing: the other half of a one-set scan. */
-const NO_LITERALS = new AsciiAutomaton([], "");
+const NO_LITERALS = new AsciiAutomaton([]);
 
 /** Adds the literals ending at the state of row offset `row` to `hits`. */
 function report(automaton: AsciiAutomaton, row: number, hits: Set<string>): void {
@@ -170,15 +171,17 @@ function report(automaton: AsciiAutomaton, row: number, hits: Set<string>): void
 }
 
 /**
- * Both sets in one pass: `exact` over the text as written, `folded` (built
- * folding) over it with ASCII letters lower-cased. True when the text holds
- * a character outside ASCII (where both automata start again).
+ * Both sets in one pass: `exact` over the text as written into `hits`,
+ * `folded` (built folding) over it with ASCII letters lower-cased into
+ * `foldedHits`. True when the text holds a character outside ASCII (where
+ * both automata start again).
  */
 function scanAscii(
   text: string,
   exact: AsciiAutomaton,
   folded: AsciiAutomaton,
   hits: Set<string>,
+  foldedHits: Set<string>,
 ): boolean {
   const exactNext = exact.next;
   const foldedNext = folded.next;
@@ -200,7 +203,7 @@ function scanAscii(
     f = toF & ~1;
     if (((toE | toF) & 1) === 0) continue;
     if ((toE & 1) === 1) report(exact, e, hits);
-    if ((toF & 1) === 1) report(folded, f, hits);
+    if ((toF & 1) === 1) report(folded, f, foldedHits);
   }
   return outside;
 }
