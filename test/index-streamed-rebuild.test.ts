@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { indexTables } from "./helpers/index-tables.ts";
 import { openQmdSqlite } from "./helpers/qmd-sqlite.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs, type TempVault } from "./helpers/temp-vault.ts";
@@ -32,14 +33,23 @@ function connect(path: string): Db {
   return openQmdSqlite<Db>(path, { readonly: true });
 }
 
-/** The live generation's documents in insertion order, with their texts, and its manifest. */
+/** The segments of the full-text index (a data row's id holds its segment's number above bit 37). */
+function ftsSegments(db: Db): number {
+  const ids = db.prepare("SELECT id FROM documents_fts_data").all() as Array<{ id: number }>;
+  return new Set(ids.map(({ id }) => Math.floor(id / 2 ** 37)).filter((s) => s > 0)).size;
+}
+
+/** The live generation's documents in insertion order, with their texts, its manifest and every table. */
 function liveIndex(vault: TempVault): {
   documents: unknown[];
   entries: Record<string, { hash: string; role: string; collection: string }>;
   shards: number;
+  tables: Record<string, string[]>;
+  segments: number;
 } {
   const live = readFileSync(join(vault.paths.qmd, "LIVE"), "utf8").trim();
   const gen = join(vault.paths.qmd, live);
+  const tables = indexTables(join(gen, "index.sqlite"));
   const db = connect(join(gen, "index.sqlite"));
   try {
     const documents = db
@@ -51,7 +61,13 @@ function liveIndex(vault: TempVault): {
       entries: Record<string, { hash: string; role: string; collection: string }>;
       shards: number;
     };
-    return { documents, entries: manifest.entries, shards: manifest.shards };
+    return {
+      documents,
+      entries: manifest.entries,
+      shards: manifest.shards,
+      tables,
+      segments: ftsSegments(db),
+    };
   } finally {
     db.close();
   }
@@ -88,7 +104,7 @@ function pagesOf(count: number, rejectEvery = 0): Record<string, string> {
 }
 
 describe("a fresh process's first index", () => {
-  it("indexes slices while the registry is still being read, and holds what a rebuild from the registry holds", async () => {
+  it("indexes slices while the registry is still being read, and holds what a rebuild from the registry holds, table for table", async () => {
     // Four slices of 250 or fewer, in eight collections per role either way.
     const count = 900 + Math.floor(Math.random() * 100);
     const pages = pagesOf(count, 97);
@@ -127,6 +143,14 @@ describe("a fresh process's first index", () => {
     expect(streamed.documents).toEqual(rebuilt.documents);
     expect(streamed.entries).toEqual(rebuilt.entries);
     expect(streamed.shards).toBe(rebuilt.shards);
+    // Its full-text index was merged (beside the registry's last steps) into
+    // one segment, as the rebuild's is after its load: every table of the two
+    // databases holds the same rows, the full-text index's own included.
+    expect(streamed.segments).toBe(1);
+    expect(Object.keys(streamed.tables)).toContain("documents_fts_data");
+    expect(Object.keys(streamed.tables)).toEqual(Object.keys(rebuilt.tables));
+    for (const [name, rows] of Object.entries(rebuilt.tables))
+      expect(streamed.tables[name], name).toEqual(rows);
     const found = await service.recall({ query: marker, policy: "explicit", mode: "lexical" });
     expect(found.results.map((r) => r.id)).toContain("concepts/keys");
   });

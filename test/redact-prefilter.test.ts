@@ -284,6 +284,62 @@ describe("the secret detector's prefilter", () => {
     }
   });
 
+  it("finds every assignment the whole scan finds, in prose and in code dense with operators", () => {
+    // The assignment rule reads a prefiltered text from its operators (and
+    // scans the rest whole once they are many): keys long and short, quoted,
+    // blank before the operator, values holding operators, on one line or many.
+    const names = [
+      "password",
+      "DB_PASS",
+      "pw",
+      "x.passphrase",
+      "token",
+      "client_certificate_data",
+      "Shared-Access-Key",
+      "sharedaccesssignature",
+      "secret_key_base",
+      "my.api.key",
+      "sessid",
+      "authorization",
+      "bypass",
+      "max_tokens",
+    ];
+    const operators = ["=", ":", ":=", "=>", ": ", " = ", "\t:\t", "://", "==", "="];
+    const piece = (): string => {
+      switch (rand.int(6)) {
+        case 0:
+          return `${rand.pick(["", '"', "'"])}${flipCase(rand.pick(names))}${rand.pick(["", '"', "'"])}${rand.pick(["", " ", "\t", "   "])}${rand.pick(operators)}${rand.pick(["", " ", '"', "'", "`"])}${rand.int(2) === 0 ? run() : `${run()}=${run()}:${run()}`}${rand.pick(["", '"', "'", "`"])}`;
+        case 1:
+          return `${rand.pick(["x", "i", "title", "a.b", "n"])}${rand.pick(operators)}${rand.pick(["1", "y", "f(x)", run()])}`;
+        case 2:
+          return rand.pick(LITERALS);
+        case 3:
+          return run();
+        case 4:
+          return colonFields();
+        default:
+          return rand.pick([
+            "if (a == b) {",
+            "}",
+            "const x = { a: 1, b: 2 };",
+            "key: value",
+            "- item",
+          ]);
+      }
+    };
+    for (let i = 0; i < 200; i++) {
+      const pieces = Array.from({ length: rand.pick([1, 3, 10, 40, 200]) }, piece);
+      const glue = () => rand.pick([" ", "\n", "; ", ", ", "\t", "", "\n\n"]);
+      const text = pieces.map((p) => p + glue()).join("");
+      expectSameVerdict(text, `assignments ${i}`);
+      // Prose around them: the same assignments, few operators for the text's length.
+      const prose = pieces
+        .map((p) => `${p}\n${run()} ${rand.pick(LITERALS)} words and more words. `)
+        .join("");
+      expectSameVerdict(prose, `assignments in prose ${i}`);
+    }
+  });
+
   it("finds what the full detector finds in the repo's secret specs, fixtures and example pages, whole and line by line", () => {
     const files = [
       ...["secret-redaction", "secret-write-paths", "redaction-fail-closed"].map((n) =>

@@ -216,7 +216,11 @@ export function createVaultHandles(
                 refreshRegistrySteps(
                   paths,
                   undefined,
-                  { ...(changed ? { changed } : {}), onPage: feed.onPage },
+                  {
+                    ...(changed ? { changed } : {}),
+                    onPage: feed.onPage,
+                    onPagesRead: feed.pagesRead,
+                  },
                   clock,
                 ),
               feed.pace,

@@ -352,7 +352,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
     }
     diagnostics.push(...loaded.diagnostics);
     try {
-      const embedded = await finishBuild(name, loaded.store, loaded.manifest, opts);
+      const embedded = await finishBuild(name, loaded.store, loaded.manifest, opts, loaded.merged);
       return { registry, counts: { written: registry.pages.size, removed: 0, embedded } };
     } catch (error) {
       discardGeneration(name);
@@ -361,22 +361,24 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
   };
 
   /**
-   * Embeds (when asked), records the counts, makes the loaded generation
-   * `name` durable and swaps it in; returns the pages embedded. `store` is
-   * closed either way.
+   * Merges the full-text index (unless `merged`), embeds (when asked),
+   * records the counts, makes the loaded generation `name` durable and swaps
+   * it in; returns the pages embedded. `store` is closed either way.
    */
   const finishBuild = async (
     name: string,
     store: QmdStore,
     manifest: Manifest,
     opts: ReindexOptions,
+    merged = false,
   ) => {
     const gen = generationPaths(layout, name);
     let embedded = 0;
     try {
       // One FTS5 segment per slice written, merged into one: every term
       // lookup reads each segment, so an unmerged rebuild answers slower.
-      await store.mergeFullText();
+      // A streamed load merged already, beside the registry's last steps.
+      if (!merged) await store.mergeFullText();
       crashPoint("after-mirror");
       crashPoint("after-update");
       if (opts.components?.includes("vectors")) {

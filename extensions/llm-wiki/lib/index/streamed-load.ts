@@ -24,6 +24,8 @@ import type { QmdStore } from "./qmd-store.ts";
 /** What a registry refresh calls as it reads each page, and the pace it keeps. */
 export interface RefreshFeed {
   onPage(page: WalkedPage): void;
+  /** The refresh has fed its last page (it goes on with its link graph and cache). */
+  pagesRead(): void;
   pace: Pace;
 }
 
@@ -35,9 +37,16 @@ export interface StreamedLoad {
    * and the manifest of what it holds when the pages fed were exactly
    * `registry`'s, in its order, with its hashes and roles; else undefined.
    */
-  finish(
-    registry: Registry,
-  ): Promise<{ store: QmdStore; manifest: Manifest; diagnostics: Diagnostic[] } | undefined>;
+  finish(registry: Registry): Promise<
+    | {
+        store: QmdStore;
+        manifest: Manifest;
+        diagnostics: Diagnostic[];
+        /** The full-text index was merged after the last slice (`QmdStore.mergeFullText`). */
+        merged: boolean;
+      }
+    | undefined
+  >;
   /** Waits for the slices under way and closes the store, if one was opened. */
   abandon(): Promise<void>;
 }
@@ -67,6 +76,8 @@ export function streamedLoad(options: StreamedLoadOptions): StreamedLoad {
   let indexed = 0;
   let files = 0;
   let turnWanted = false;
+  /** The merge asked for once the last page was fed; undefined once a slice follows it. */
+  let merging: Promise<void> | undefined;
   let begun = performance.now();
   const valve = heapValve();
 
@@ -92,6 +103,7 @@ export function streamedLoad(options: StreamedLoadOptions): StreamedLoad {
     loaded.catch(() => undefined);
     loading.push(loaded);
     turnWanted = true;
+    merging = undefined;
   };
 
   const feed: RefreshFeed = {
@@ -113,6 +125,16 @@ export function streamedLoad(options: StreamedLoadOptions): StreamedLoad {
       entries[page.id] = doc.entry;
       slice.push(doc.upsert);
       if (slice.length >= perSlice) send();
+    },
+    pagesRead() {
+      // The worker writes the last slice and merges the full-text index
+      // while this thread builds the registry's link graph and cache;
+      // the store waits for the merge before it closes.
+      send();
+      if (!opened) return;
+      const merge = opened.store.then((store) => store.mergeFullText());
+      merge.catch(() => undefined);
+      merging = merge;
     },
     pace: {
       due: () => turnWanted || performance.now() - begun >= SLICE_MS,
@@ -152,7 +174,9 @@ export function streamedLoad(options: StreamedLoadOptions): StreamedLoad {
       if (!target || !matches(registry, target.shards)) return undefined;
       const manifest = emptyManifest(target.shards);
       manifest.entries = entries;
-      return { store: await target.store, manifest, diagnostics };
+      const merged = merging !== undefined;
+      if (merging) await merging;
+      return { store: await target.store, manifest, diagnostics, merged };
     },
     async abandon() {
       await Promise.allSettled(loading);

@@ -22,25 +22,28 @@ export function literalFinder(
   literals: readonly string[],
   anyCase: readonly string[],
 ): (text: string) => FoundLiterals {
-  const exact = matcherOf(literals, "");
-  const folded = matcherOf(anyCase, "\u0000");
+  const exact = matcherOf(literals);
+  const folded = matcherOf(anyCase, true);
   let last: { text: string; found: FoundLiterals } | undefined;
   return (text) => {
     if (last?.text === text) return last.found;
+    // Two sets, asked with the rules' own (constant) strings: a tagged key
+    // made per question cost more than the scan.
     const hits = new Set<string>();
+    const foldedHits = new Set<string>();
     // Lower-casing never takes an ASCII letter away, so a literal written in
     // any case is found in the lower-cased text; a character outside ASCII
     // may lower-case into one (the Kelvin sign into "k"), so a text holding
     // one is also lower-cased whole and read again for what that adds.
     if (exact instanceof AsciiAutomaton && folded instanceof AsciiAutomaton) {
-      const outside = scanAscii(text, exact, folded, hits);
-      if (outside && anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+      const outside = scanAscii(text, exact, folded, hits, foldedHits);
+      if (outside && anyCase.length > 0) folded.find(text.toLowerCase(), foldedHits);
     } else {
       exact.find(text, hits);
-      if (anyCase.length > 0) folded.find(text.toLowerCase(), hits);
+      if (anyCase.length > 0) folded.find(text.toLowerCase(), foldedHits);
     }
     const found: FoundLiterals = {
-      has: (literal, folded = false) => hits.has(folded ? `\u0000${literal}` : literal),
+      has: (literal, folded = false) => (folded ? foldedHits : hits).has(literal),
     };
     last = { text, found };
     return found;
@@ -54,12 +57,12 @@ interface Matcher {
   find(text: string, hits: Set<string>): void;
 }
 
-/** The matcher for `set`, each literal reported with `tag` before it. */
-function matcherOf(set: readonly string[], tag: string): Matcher {
+/** The matcher for `set`; a `folding` one reads upper-case ASCII letters as lower case. */
+function matcherOf(set: readonly string[], folding = false): Matcher {
   const unique = [...new Set(set)].filter((l) => l.length > 0);
   return unique.some((l) => NOT_ASCII.test(l))
-    ? new LookaheadMatcher(unique, tag)
-    : new AsciiAutomaton(unique, tag);
+    ? new LookaheadMatcher(unique)
+    : new AsciiAutomaton(unique, folding);
 }
 
 /**
@@ -71,11 +74,9 @@ class LookaheadMatcher implements Matcher {
   private readonly pattern: RegExp;
   private readonly prefixes: Map<string, string[]>;
 
-  constructor(unique: string[], tag: string) {
+  constructor(unique: string[]) {
     const sorted = unique.sort((a, b) => b.length - a.length);
-    this.prefixes = new Map(
-      sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s)).map((s) => tag + s)]),
-    );
+    this.prefixes = new Map(sorted.map((l) => [l, sorted.filter((s) => l.startsWith(s))]));
     this.pattern = new RegExp(`(?=(${sorted.map(escapeLiteral).join("|")}))`, "g");
   }
 
@@ -92,16 +93,18 @@ const ASCII = 128;
 /**
  * Aho–Corasick over ASCII: a state per prefix of a literal, and for each
  * state and character the state of the longest literal prefix that ends
- * there, so each character costs one table read. `ends[s]` lists the
- * literals that end at state s (its own, and those ending in a suffix).
+ * there, so each character costs one table read. A table entry is the next
+ * state's row offset (state × 128) with its lowest bit set where some literal
+ * ends there: one read says both where to go and whether to report. `ends[s]`
+ * lists the literals that end at state s (its own, and those ending in a
+ * suffix). A `folding` automaton reads an upper-case ASCII letter as its
+ * lower case, in the table itself.
  */
 class AsciiAutomaton implements Matcher {
   readonly next: Int32Array;
-  /** 1 where some literal ends. */
-  readonly ending: Uint8Array;
-  private readonly ends: Array<readonly string[] | undefined>;
+  readonly ends: Array<readonly string[] | undefined>;
 
-  constructor(unique: readonly string[], tag: string) {
+  constructor(unique: readonly string[], folding = false) {
     // The trie: state 0 is the empty prefix.
     const children: Array<Map<number, number>> = [new Map()];
     const own: Array<string[]> = [[]];
@@ -118,62 +121,72 @@ class AsciiAutomaton implements Matcher {
         }
         s = t;
       }
-      own[s]?.push(tag + literal);
+      own[s]?.push(literal);
     }
     const states = children.length;
+    const goto = new Int32Array(states * ASCII);
     const next = new Int32Array(states * ASCII);
     const fail = new Int32Array(states);
     const ends: Array<readonly string[] | undefined> = new Array(states).fill(undefined);
     // Breadth first, so a state's fallback is complete before its children's.
+    // A state's rows are its fallback's whole (one native copy each, not 128
+    // reads a state: the first redaction of a process built this in the
+    // interpreter), then its own children over them; a child's literals and
+    // its `next` entry (state row and end bit) are known once its fallback is.
     const queue: number[] = [0];
     for (let q = 0; q < queue.length; q += 1) {
       const s = queue[q] ?? 0;
       const back = fail[s] ?? 0;
-      const found = s === 0 ? [] : [...(own[s] ?? []), ...(ends[back] ?? [])];
-      ends[s] = found.length > 0 ? found : undefined;
-      // The fallback's row whole (one native copy, not 128 reads a state:
-      // the first redaction of a process built this in the interpreter),
-      // then this state's own children over it.
-      if (s !== 0) next.copyWithin(s * ASCII, back * ASCII, back * ASCII + ASCII);
+      if (s !== 0) {
+        goto.copyWithin(s * ASCII, back * ASCII, back * ASCII + ASCII);
+        next.copyWithin(s * ASCII, back * ASCII, back * ASCII + ASCII);
+      }
       for (const [c, t] of children[s] ?? []) {
-        next[s * ASCII + c] = t;
-        fail[t] = s === 0 ? 0 : (next[back * ASCII + c] ?? 0);
+        goto[s * ASCII + c] = t;
+        const tail = s === 0 ? 0 : (goto[back * ASCII + c] ?? 0);
+        fail[t] = tail;
+        const found = [...(own[t] ?? []), ...(ends[tail] ?? [])];
+        ends[t] = found.length > 0 ? found : undefined;
+        const entry = t * ASCII + (ends[t] === undefined ? 0 : 1);
+        // Folding, an upper-case letter reads as its lower case's entry.
+        if (!(folding && c >= 65 && c <= 90)) next[s * ASCII + c] = entry;
+        if (folding && c >= 97 && c <= 122) next[s * ASCII + c - 32] = entry;
         queue.push(t);
       }
     }
     this.next = next;
     this.ends = ends;
-    this.ending = Uint8Array.from(ends, (e) => (e === undefined ? 0 : 1));
-  }
-
-  /** Adds the literals ending at state `s` to `hits`. */
-  report(s: number, hits: Set<string>): void {
-    for (const literal of this.ends[s] ?? []) hits.add(literal);
   }
 
   find(text: string, hits: Set<string>): void {
-    scanAscii(text, this, NO_LITERALS, hits);
+    scanAscii(text, this, NO_LITERALS, hits, hits);
   }
 }
 
 /** An automaton that finds nothing: the other half of a one-set scan. */
-const NO_LITERALS = new AsciiAutomaton([], "");
+const NO_LITERALS = new AsciiAutomaton([]);
+
+/** Adds the literals ending at the state of row offset `row` to `hits`. */
+function report(automaton: AsciiAutomaton, row: number, hits: Set<string>): void {
+  for (const literal of automaton.ends[row / ASCII] ?? []) hits.add(literal);
+}
 
 /**
- * Both sets in one pass: `exact` over the text as written, `folded` over it
- * with ASCII letters lower-cased. True when the text holds a character
- * outside ASCII (where both automata start again).
+ * Both sets in one pass: `exact` over the text as written into `hits`,
+ * `folded` (built folding) over it with ASCII letters lower-cased into
+ * `foldedHits`. True when the text holds a character outside ASCII (where
+ * both automata start again).
  */
 function scanAscii(
   text: string,
   exact: AsciiAutomaton,
   folded: AsciiAutomaton,
   hits: Set<string>,
+  foldedHits: Set<string>,
 ): boolean {
   const exactNext = exact.next;
-  const exactEnding = exact.ending;
   const foldedNext = folded.next;
-  const foldedEnding = folded.ending;
+  // Row offsets of the current states; an entry's lowest bit says a literal ends.
   let e = 0;
   let f = 0;
   let outside = false;
@@ -185,10 +198,13 @@ function scanAscii(
       outside = true;
       continue;
     }
-    e = exactNext[e * ASCII + c] ?? 0;
-    if (exactEnding[e] === 1) exact.report(e, hits);
-    f = foldedNext[f * ASCII + (c >= 65 && c <= 90 ? c + 32 : c)] ?? 0;
-    if (foldedEnding[f] === 1) folded.report(f, hits);
+    const toE = exactNext[e + c] ?? 0;
+    const toF = foldedNext[f + c] ?? 0;
+    e = toE & ~1;
+    f = toF & ~1;
+    if (((toE | toF) & 1) === 0) continue;
+    if ((toE & 1) === 1) report(exact, e, hits);
+    if ((toF & 1) === 1) report(folded, f, foldedHits);
   }
   return outside;
 }

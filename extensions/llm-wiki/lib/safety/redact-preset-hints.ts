@@ -70,6 +70,9 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
   [`${S}figma`, { any: ["figd_"] }],
   [`${S}cloudflare`, { any: ["cfk_", "cfut_", "cfat_"] }],
   [`${S}tailscale`, { any: ["tskey-"] }],
+  // Reads `secretlint-disable…` comments to ignore reports (which this driver
+  // never does) and reports nothing itself; without such a comment it has nothing to read.
+  [`${S}filter-comments`, { any: ["secretlint-"] }],
 ]);
 
 /** The literals the preset's rules are looked up by: as written, and in lower case. */

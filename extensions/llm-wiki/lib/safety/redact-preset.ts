@@ -178,10 +178,12 @@ function valueRange(text: string, range: readonly [number, number]): [number, nu
  */
 export function presetSpans(text: string, literals?: FoundLiterals): SecretSpan[] {
   const rules = presetRules();
-  const source = sourceOf(text);
+  // Made for the first rule that runs: on most texts the literals rule out every one.
+  let source: SecretLintSourceCode | undefined;
   const spans: SecretSpan[] = [];
   for (const rule of rules) {
     if (literals !== undefined && presetRuledOut(rule.id, literals)) continue;
+    source ??= sourceOf(text);
     const found: SecretSpan[] = [];
     const context: SecretLintRuleContext = {
       sharedOptions: {},

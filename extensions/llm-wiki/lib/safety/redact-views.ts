@@ -92,7 +92,12 @@ function unescapedViews(text: string): TextView[] {
   const views: TextView[] = [];
   let current = text;
   let toText: number[] | undefined;
-  for (let level = 0; level < MAX_LEVELS && HAS_ESCAPE.test(current); level++) {
+  // Every escape starts with a backslash, found at the speed of a memory scan.
+  for (
+    let level = 0;
+    level < MAX_LEVELS && current.includes("\\") && HAS_ESCAPE.test(current);
+    level++
+  ) {
     const once = unescapeOnce(current);
     const outer = toText;
     const at = outer === undefined ? once.at : once.at.map((i) => outer[i] ?? text.length);

@@ -51,7 +51,7 @@ const TAG = /<\/?[A-Za-z][^<>\n]{0,300}>/g;
  * has no tag.
  */
 function markupView(text: string): string | undefined {
-  if (!/<\/?[A-Za-z]/.test(text)) return undefined;
+  if (!text.includes("<") || !/<\/?[A-Za-z]/.test(text)) return undefined;
   let changed = false;
   const view = text.replace(TAG, (tag) => {
     changed = true;
@@ -145,6 +145,8 @@ export function detectSecrets(original: string, prefilter = true): SecretSpan[] 
     found.preset.push(...more.preset.map(escaped.back));
   }
   const generic = found.generic;
+  // Most texts hold no secret: nothing to merge, and no marks to look for.
+  if (generic.length === 0 && found.preset.length === 0) return [];
   const preset = found.preset.filter(
     (p) =>
       !WHOLE_URL_KINDS.has(p.kind) ||

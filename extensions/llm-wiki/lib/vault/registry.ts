@@ -131,6 +131,13 @@ export interface RefreshOptions {
    * every page again after it. Not called by a refresh of `changed` files.
    */
   onPage?: (page: WalkedPage) => void;
+  /**
+   * Called once a refresh that walks every page has looked at the last one,
+   * before it builds the link graph and writes its cache (seconds of this
+   * thread at 100k pages): a rebuild fed by `onPage` finishes its index
+   * meanwhile. Not called by a refresh of `changed` files.
+   */
+  onPagesRead?: () => void;
 }
 
 /** An accepted page as a full refresh found it (see `RefreshOptions.onPage`). */
@@ -348,6 +355,7 @@ export function* refreshRegistrySteps(
         files: files.length,
       });
     }
+    options.onPagesRead?.();
     for (const [shard, records] of shards.entries()) {
       if (clock.due()) yield;
       for (const rel of Object.keys(records)) {
