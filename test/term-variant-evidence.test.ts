@@ -8,7 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
-import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, pageText, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -33,16 +34,14 @@ beforeAll(async () => {
       "concepts/other": pageText({ type: "concept", title: "Other" }, "Nothing of either here."),
     },
   });
-  service = createWikiService({
-    cwd: vault.root,
-    vault: vault.root,
+  service = serviceFor(vault.root, {
     settings: { ...DEFAULT_SETTINGS, retrievalMode: "lexical" },
   });
   expect((await service.reindex({ scope: "all" })).ok).toBe(true);
 });
 
 afterAll(async () => {
-  await service.close();
+  await closeServices();
   removeTempDirs();
 });
 
