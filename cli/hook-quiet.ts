@@ -32,6 +32,9 @@ export function quietReason(
   if (result.results.length === 0 && (result.alreadyGiven ?? 0) > 0) {
     return `${what}: the ${result.alreadyGiven} page(s) this prompt matches were already given at the session's start`;
   }
+  if (result.trace.some((t) => t.conversation === true)) {
+    return `${what}: this prompt is a turn of conversation ("go ahead", "ship it"), with nothing in it to recall`;
+  }
   const skipped = result.trace.filter((t) => t.step === "skip");
   const searched = result.trace.filter((t) => t.step !== "skip" && t.hits !== undefined);
   if (searched.length === 0) {

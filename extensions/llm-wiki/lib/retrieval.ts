@@ -8,6 +8,7 @@
  */
 import { type Diagnostic, diagnostic, errorMessage } from "./diagnostics.ts";
 import type { SpellingRepair } from "./lexical/spelling.ts";
+import { isConversationTurn } from "./retrieval/conversation-turn.ts";
 import { readQuestion } from "./retrieval/question-intent.ts";
 import type {
   RetrievalHit,
@@ -124,6 +125,16 @@ export async function retrieve(
     return done(req.query, [], "none");
   }
   const query = normalized.query;
+  // Unasked, a turn of conversation ("go ahead", "ship it") names nothing to recall.
+  if (req.policy.minEvidence !== undefined && isConversationTurn(query)) {
+    trace.push({
+      step: "skip",
+      ms: 0,
+      note: "a turn of conversation, nothing to recall",
+      conversation: true,
+    });
+    return done(query, [], "none");
+  }
   // Time words out (the caller's choice); a query that was only time words searches as asked.
   const search = req.searchQuery === undefined ? undefined : normalizeQuery(req.searchQuery);
   const asked = search?.ok ? search.query : query;

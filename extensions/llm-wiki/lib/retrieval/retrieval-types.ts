@@ -124,6 +124,8 @@ export interface TraceStep {
    * vault's pages that none could pass automatic recall's evidence gate.
    */
   tooCommon?: boolean;
+  /** Nothing was searched: an unasked turn of conversation ("go ahead") names nothing to recall. */
+  conversation?: true;
 }
 
 export interface RetrievalOutcome {
