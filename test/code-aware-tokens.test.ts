@@ -76,6 +76,29 @@ describe("code-aware query words", () => {
     expect(hits?.[0], path).toBe("concepts/named");
   });
 
+  it("finds the noun of a phrasal verb: a question to roll out or set up finds the rollout or the setup", async () => {
+    const verb = randomWord(5, 8);
+    for (const particle of ["out", "up", "in", "down", "off", "over"]) {
+      const noun = `${verb}${particle}`;
+      const [ids] = await recallIds(
+        {
+          "concepts/noun": page(
+            `${cap(noun)} runbook`,
+            `Every ${noun} goes through two reviewers.`,
+          ),
+          "concepts/verb-only": page("Other", `We ${verb} things now and then, and ${verb} again.`),
+          "concepts/filler": page("Lunch", "Soup, bread and a salad with olives."),
+        },
+        [`how do we ${verb} ${particle} the release`],
+      );
+      expect(ids?.[0], noun).toBe("concepts/noun");
+    }
+    // Only right after its verb: "roll the … out" is not a rollout.
+    const stop = (w: string) => ["out", "the", "up"].includes(w);
+    expect(joinedRuns(["roll", "out"], stop)).toEqual([{ words: [0], joined: "rollout" }]);
+    expect(joinedRuns(["roll", "the", "out"], stop)).toEqual([]);
+  });
+
   it("splits camelCase humps (acronyms too) and joins runs of two or three words", () => {
     expect([...camelHumps("call retryWithBackoff and HTTPServer, not NASA or plain")]).toEqual([
       ["retrywithbackoff", ["retry", "with", "backoff"]],

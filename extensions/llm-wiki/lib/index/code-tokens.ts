@@ -19,6 +19,13 @@ const MAX_JOIN_WORDS = 24;
 const JOIN_SPAN = 3;
 /** A joined word shorter than this is more likely an ordinary word than a name. */
 const MIN_JOINED_CHARS = 6;
+/**
+ * Particles of English phrasal verbs, whose noun is the two written
+ * together: "roll out" a rollout, "set up" a setup, "log in" a login,
+ * "clean up" a cleanup, "shut down" a shutdown, "hand off" a handoff. Stop
+ * words, but a run may end on one right after its verb.
+ */
+const PARTICLES: ReadonlySet<string> = new Set(["out", "up", "in", "down", "off", "over"]);
 
 /**
  * Lower-cased camelCase words of `text` (case kept, NFKC already applied)
@@ -43,7 +50,7 @@ export function camelHumps(text: string): Map<string, string[]> {
  * Runs of two or three adjacent plain words (`words`, lower-cased, in
  * query order; `null` breaks a run) written together, each with the index
  * of its words that are not stop words; runs that start or end on a stop
- * word are left out.
+ * word are left out, but for a verb and its particle ("roll out").
  */
 export function joinedRuns(
   words: ReadonlyArray<string | null>,
@@ -59,7 +66,8 @@ export function joinedRuns(
       const next = words[j];
       if (!next || !WORD.test(next)) break;
       joined += next;
-      if (!isStop(next) && joined.length >= MIN_JOINED_CHARS)
+      const particle = j === i + 1 && PARTICLES.has(next);
+      if ((!isStop(next) || particle) && joined.length >= MIN_JOINED_CHARS)
         out.push({ words: range(i, j).filter((k) => !isStop(words[k] ?? "")), joined });
     }
   }
