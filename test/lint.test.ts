@@ -321,7 +321,8 @@ describe("lint --fix", () => {
           { type: "entity", title: "B" },
           "[[concepts/retry-budget]] [[entities/widget]] [[Flaky Tests]]\n",
         ),
-        "entities/widget": "---\ntitle: Widget\n---\nno type, so not a page\n",
+        // No type and no text: not a page.
+        "entities/widget": "---\ntitle: Widget\n---\n",
       },
     });
   }

@@ -213,10 +213,51 @@ describe("parsePage: malformed pages", () => {
     expect(rejected("---\n- a\n- b\n---\nbody\n").code).toBe("frontmatter_parse_error");
   });
 
-  it("refuses a page with no frontmatter or no type", () => {
-    expect(rejected("# Just a heading\n").code).toBe("page_missing_type");
+  it("refuses a page with no type and no text", () => {
     expect(rejected("---\ntitle: No type\n---\n").code).toBe("page_missing_type");
+    expect(rejected("---\ntitle: No type\n---\n  \n\n").code).toBe("page_missing_type");
     expect(rejected("").code).toBe("page_missing_type");
+  });
+
+  it("reads a note written by hand, with no front matter or no type, as its folder says, and asks for the type", () => {
+    const word = randomWord(5, 9);
+    const cases: Array<[string, string, string]> = [
+      ["concepts", "concept", "canonical"],
+      ["entities", "entity", "canonical"],
+      ["syntheses", "synthesis", "canonical"],
+      ["runbooks", "skill", "canonical"],
+      ["postmortems", "analysis", "canonical"],
+      ["decisions", "decision", "evidence"],
+      ["adr", "decision", "evidence"],
+      [`${word}s`, word, "evidence"],
+    ];
+    for (const [folder, type, role] of cases) {
+      const id = `${folder}/${randomWord(4, 8)}`;
+      for (const text of [
+        `# ${word} heading\n\nSome ${word} text.\n`,
+        `---\ntags: [x]\n---\nText.\n`,
+      ]) {
+        const result = parse(text, id);
+        if (!result.ok) throw new Error(`${id} rejected`);
+        expect(result.page.type, id).toBe(type);
+        expect(result.page.role, id).toBe(role);
+        expect(result.diagnostics, id).toEqual([
+          expect.objectContaining({
+            code: "page_missing_type",
+            severity: "warning",
+            path: `wiki/${id}.md`,
+            repair: `add \`type: ${type}\` to the front matter of wiki/${id}.md`,
+          }),
+        ]);
+      }
+    }
+    // The title is its first heading; a page at the top of wiki/ is a note.
+    expect(accepted(`# ${word} heading\n\nbody\n`, `${word}`)).toMatchObject({
+      type: "note",
+      title: `${word} heading`,
+    });
+    // A folder name no type could be is no type: the page is a note.
+    expect(accepted("body\n", "a folder: [x]/page").type).toBe("note");
   });
 
   it("keeps an unknown (OKF) type as written, as evidence, with an info diagnostic naming it", () => {

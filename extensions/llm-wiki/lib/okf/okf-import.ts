@@ -242,11 +242,15 @@ function* planImport(
     let bytes = f.bytes;
     if (id !== undefined) {
       const parsed = parsePage(id, path, bytes);
-      if (!parsed.ok) {
-        result.rejected.push({ ...item, reason: parsed.diagnostics[0]?.message ?? "not a page" });
-        result.diagnostics.push(
-          ...parsed.diagnostics.map((d) => ({ ...d, severity: "warning" as const })),
-        );
+      // A vault reads a hand-written note with no `type` by its folder; an
+      // OKF document says its type, so one without is not a document.
+      const untyped = parsed.ok
+        ? parsed.diagnostics.filter((d) => d.code === "page_missing_type")
+        : [];
+      if (!parsed.ok || untyped.length > 0) {
+        const said = parsed.ok ? untyped : parsed.diagnostics;
+        result.rejected.push({ ...item, reason: said[0]?.message ?? "not a page" });
+        result.diagnostics.push(...said.map((d) => ({ ...d, severity: "warning" as const })));
         return;
       }
       const redacted = redactSecrets(bytes.toString("utf8"));

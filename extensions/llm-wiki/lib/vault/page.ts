@@ -212,6 +212,36 @@ function isBinary(bytes: Uint8Array): boolean {
 }
 
 /**
+ * The type a folder's name says: `entities/` an entity, `runbooks/` a
+ * skill, `postmortems/` an analysis; any other folder its name in the
+ * singular (`decisions/` a decision), top-level pages notes.
+ */
+const FOLDER_TYPES: ReadonlyMap<string, string> = new Map([
+  ["entities", "entity"],
+  ["syntheses", "synthesis"],
+  ["analyses", "analysis"],
+  ...["runbooks", "playbooks", "howtos", "how-to", "guides", "procedures"].map(
+    (f): [string, string] => [f, "skill"],
+  ),
+  ...["incidents", "postmortems", "post-mortems", "outages"].map((f): [string, string] => [
+    f,
+    "analysis",
+  ]),
+  ["adr", "decision"],
+  ["adrs", "decision"],
+]);
+
+function typeFromFolder(id: string): string {
+  const slash = id.indexOf("/");
+  if (slash < 0) return "note";
+  const folder = id.slice(0, slash).toLowerCase();
+  const known = FOLDER_TYPES.get(folder);
+  if (known) return known;
+  const singular = folder.replace(/ies$/, "y").replace(/(?<!s)s$/, "");
+  return UNKNOWN_TYPE.test(singular) ? singular : "note";
+}
+
+/**
  * Parses the bytes of the page at vault-relative `path` with id `id`.
  * A page that cannot be accepted yields `ok: false` and an error diagnostic
  * naming the path and the reason; soft problems are warnings on an accepted page.
@@ -257,14 +287,29 @@ export function parsePage(id: string, path: string, bytes: Uint8Array): ParseRes
     return fail("frontmatter_parse_error", "frontmatter is not a mapping");
   }
   const fm = data as Record<string, unknown>;
-  const givenType = asText(fm.type);
-  if (givenType === undefined) {
-    return fail("page_missing_type", "frontmatter has no `type`");
-  }
+  const written = asText(fm.type);
   const diagnostics: Diagnostic[] = [];
+  // A note written by hand, with no front matter or no `type`, is still
+  // memory: read as its folder says, and lint asks for the type.
+  const inferred =
+    written === undefined && parsed.content.trim() !== "" ? typeFromFolder(id) : undefined;
+  const givenType = written ?? inferred;
+  if (givenType === undefined) {
+    return fail("page_missing_type", "frontmatter has no `type` and the page has no text");
+  }
+  if (inferred !== undefined) {
+    diagnostics.push(
+      diagnostic(
+        "page_missing_type",
+        "warning",
+        `${path}: frontmatter has no \`type\`; read as "${printable(inferred)}" from its folder`,
+        { path, repair: `add \`type: ${inferred}\` to the front matter of ${path}` },
+      ),
+    );
+  }
   const lowerType = givenType.toLowerCase();
   let rawType = lowerType;
-  if (!knownTypes.has(lowerType)) {
+  if (!knownTypes.has(lowerType) && inferred === undefined) {
     // OKF v0.2: consumers tolerate unknown types. The page is kept as
     // evidence (recallable, no card semantics); its file is never rewritten.
     if (!UNKNOWN_TYPE.test(givenType)) {

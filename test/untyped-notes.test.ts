@@ -1,0 +1,106 @@
+/**
+ * Notes written by hand, with no front matter, are memory too: a vault of
+ * plain Markdown organised by folder (`decisions/`, `runbooks/`,
+ * `incidents/`) is read as its folders say, answers the questions of each
+ * kind, and lint asks for the missing types without touching the files.
+ * Names and words are drawn afresh on each run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageKinds } from "../extensions/llm-wiki/lib/retrieval/page-kind.ts";
+import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
+import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { closeServices, serviceFor } from "./helpers/index-services.ts";
+import { randomWord } from "./helpers/random-text.ts";
+import { makeTempVault, pageText, removeTempDirs, snapshotFiles } from "./helpers/temp-vault.ts";
+
+const store = randomWord(6, 9);
+const rival = randomWord(6, 9);
+const service_ = randomWord(6, 9);
+const day = "2026-04-14";
+
+let service: WikiService;
+let before: Map<string, Buffer>;
+let wiki: string;
+
+beforeAll(async () => {
+  const vault = makeTempVault({
+    pages: {
+      [`decisions/${store}-over-${rival}`]: `# Use ${store} over ${rival}\n\nWe went with ${store} because it keeps transactions and joins; ${rival} was rejected after the load test.\n`,
+      [`runbooks/restore-${store}`]: `# Restore ${store} from backup\n\n1. Stop the writers.\n2. Restore last night's ${store} snapshot.\n3. Replay the log.\n`,
+      [`incidents/${day}-${service_}-outage`]: `# ${service_} down for 40 minutes on ${day}\n\nThe ${service_} ran out of ${store} connections after a deploy; we raised the pool and added an alert.\n`,
+      // Typed pages that say the same words more often.
+      [`entities/${store}`]: pageText(
+        { type: "entity", title: store },
+        `${store} is our main store. ${store} runs on two nodes; ${store} backups are nightly. ${service_} and ${rival} clients talk to ${store}.`,
+      ),
+      [`analyses/${service_}-latency`]: pageText(
+        { type: "analysis", title: `${service_} latency study` },
+        `What happened to ${service_} latency over the quarter: ${service_} p95 went from 80 to 120 ms as ${service_} traffic doubled.`,
+      ),
+      [`entities/${service_}`]: pageText(
+        { type: "entity", title: service_ },
+        `${service_} serves the API and keeps a pool of ${store} connections. ${service_} deploys daily.`,
+      ),
+    },
+  });
+  wiki = vault.paths.wiki;
+  before = snapshotFiles(wiki);
+  service = serviceFor(vault.root);
+  expect((await service.reindex({ scope: "all", components: ["lexical"] })).ok).toBe(true);
+});
+
+afterAll(async () => {
+  await closeServices();
+  removeTempDirs();
+});
+
+const first = async (query: string) =>
+  (await service.recall({ query, refreshIndex: false })).results[0]?.id;
+
+describe("a vault of hand-written notes, organised by folder", () => {
+  it("answers a why with the decision, a how with the runbook, a what happened with the incident", async () => {
+    expect(await first(`why did we pick ${store}`)).toBe(`decisions/${store}-over-${rival}`);
+    expect(await first(`how do I restore ${store}`)).toBe(`runbooks/restore-${store}`);
+    expect(await first(`what happened with ${service_}`)).toBe(
+      `incidents/${day}-${service_}-outage`,
+    );
+  });
+
+  it("takes the kind of answer a page is from a folder named for it, typed or not", () => {
+    const kindsIn = (folder: string, text: string) => {
+      const id = `${folder}/${randomWord(5, 8)}`;
+      const parsed = parsePage(id, `wiki/${id}.md`, new TextEncoder().encode(text));
+      if (!parsed.ok) throw new Error(`${id} rejected`);
+      return [...pageKinds(parsed.page)];
+    };
+    const plain = `# ${randomWord(5, 8)}\n\n${randomWord(5, 8)}.\n`;
+    const typed = pageText({ type: "analysis", title: randomWord(5, 8) }, "text");
+    for (const text of [plain, typed]) {
+      expect(kindsIn("incidents", text)).toContain("incident");
+      expect(kindsIn("postmortems", text)).toContain("incident");
+      expect(kindsIn("decisions", text)).toContain("decision");
+      expect(kindsIn("adrs", text)).toContain("decision");
+      expect(kindsIn("runbooks", text)).toContain("howto");
+      expect(kindsIn(randomWord(5, 8), text)).not.toContain("incident");
+    }
+  });
+
+  it("is read as its folders say, and lint asks for each type without touching a file", async () => {
+    const byType = service.status().vault?.byType ?? {};
+    expect(byType).toMatchObject({ decision: 1, skill: 1, analysis: 2, entity: 2 });
+    const report = await service.lint({});
+    const missing = (report.vaults[0]?.findings ?? []).filter(
+      (f) => f.code === "page_missing_type",
+    );
+    expect(missing.map((f) => [f.path, f.severity]).sort()).toEqual(
+      [
+        [`wiki/decisions/${store}-over-${rival}.md`, "warning"],
+        [`wiki/incidents/${day}-${service_}-outage.md`, "warning"],
+        [`wiki/runbooks/restore-${store}.md`, "warning"],
+      ].sort(),
+    );
+    const after = snapshotFiles(wiki);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
+  });
+});
