@@ -5,6 +5,7 @@
  * the input is read and the session's git read has started, so git runs
  * while these modules load.
  */
+import type { ReaderPool } from "../extensions/llm-wiki/lib/index/reader-pool.ts";
 import type { GitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { loadCliSettings } from "../extensions/llm-wiki/lib/settings.ts";
 import { agentFromEnv } from "../extensions/llm-wiki/lib/vault/writer.ts";
@@ -99,13 +100,15 @@ function explain(
  * The block for one hook ("" for nothing); throws `HookSkip` with the reason
  * when it answers nothing on purpose. `git`: the session's git context, read
  * ahead by the caller (session start). `say` writes a line to the hook's
- * stderr, made terminal-safe.
+ * stderr, made terminal-safe. `readers`: the warm process's kept index
+ * stores (a hook's own process has none).
  */
 export async function answerHook(
   kind: HookKind,
   input: HookInput,
   say: Say,
   git?: Promise<GitContext>,
+  readers?: ReaderPool,
 ): Promise<string> {
   let service: WikiService | undefined;
   try {
@@ -115,6 +118,7 @@ export async function answerHook(
       cwd: input.cwd,
       settings,
       lexicalFirst: true,
+      ...(readers ? { readers } : {}),
       agent: agentFromEnv(process.env, "hook"),
     });
     // Outside any project the personal vault answers, as in Pi.

@@ -21,6 +21,7 @@
 
 import { HOOK_DEADLINE_MS, hookDeadlineMs } from "../bin/hook-socket.js";
 import { errorMessage } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import type { ReaderPool } from "../extensions/llm-wiki/lib/index/reader-pool.ts";
 import { type GitContext, readGitContext } from "../extensions/llm-wiki/lib/priming/git-context.ts";
 import { jsonTerminalSafe, terminalSafe } from "../extensions/llm-wiki/lib/safety/text.ts";
 import { findProjectVault } from "../extensions/llm-wiki/lib/vault/paths.ts";
@@ -51,6 +52,8 @@ export interface HookIo {
    * process has a small process of its own make the read (hook-git.ts).
    */
   readGit?: (cwd: string) => Promise<GitContext>;
+  /** Where the warm process keeps index stores from one hook to the next (index/reader-pool.ts). */
+  readers?: ReaderPool;
 }
 
 /** The hook's own process: its stdin (or the input its thin client already read), stdout, stderr. */
@@ -161,7 +164,7 @@ async function answer(
     const notice = kind === "session-start" ? await sessionNotice(input.cwd) : "";
     let primed = "";
     try {
-      primed = await answerHook(kind as HookKind, input, printErr, git);
+      primed = await answerHook(kind as HookKind, input, printErr, git, io.readers);
     } catch (error) {
       // Priming off or nothing to prime: the notice is still said.
       if (notice === "") throw error;

@@ -13,7 +13,9 @@
  * (hook-main.ts `runHook`), with the request's input, working folder and
  * output instead of the process's: a fresh service per request, so settings,
  * vault resolution and the index's own freshness checks are those of a cold
- * hook, and an edit made since the process started is seen. The socket is
+ * hook, and an edit made since the process started is seen. Only the index
+ * stores stay open from one request to the next (index/reader-pool.ts):
+ * each checks the index's data version before it searches. The socket is
  * named by the process's identity (its build, Node, user and the environment
  * the hooks read), which it says first on every connection: a rebuilt
  * bundle or another environment never reaches it.
@@ -41,6 +43,7 @@ import {
   warmIdleMs,
   warmSocket,
 } from "../bin/hook-socket.js";
+import { createReaderPool, type ReaderPool } from "../extensions/llm-wiki/lib/index/reader-pool.ts";
 import type { HookIo } from "./hook-command.ts";
 import { type GitReader, startGitReader } from "./hook-git.ts";
 
@@ -113,6 +116,7 @@ function stdinOf(request: WarmRequest): StdinRead {
 async function answer(
   request: WarmRequest,
   git: GitReader,
+  readers: ReaderPool,
 ): Promise<{ stdout: string; stderr: string; code: number }> {
   const { runHook, safeLine } = await import("./hook-main.ts");
   const stdout: string[] = [];
@@ -136,6 +140,7 @@ async function answer(
     },
     env: process.env,
     readGit: (cwd) => git.read(cwd),
+    readers,
   };
   let code = 0;
   try {
@@ -205,6 +210,9 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
   await import("./hook-input.ts");
   // Session start's git calls, made by a small process: a fork of this one costs far more.
   const git = startGitReader(cliDir, env);
+  // Each request's service is fresh; the index stores it read stay open for
+  // the next, with what they learnt of the index (index/reader-pool.ts).
+  const readers = createReaderPool();
 
   const idleMs = warmIdleMs(env);
   // Said first on every connection: who answers, and how many hooks it has answered.
@@ -224,6 +232,7 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
     clearInterval(watch);
     server.close();
     git.close();
+    void readers.close();
     // Only our own socket: a newer process may have taken the name.
     if (ownInode !== undefined && inodeAt(path) === ownInode) rmSync(path, { force: true });
     if (active === 0) process.exit(0);
@@ -271,7 +280,7 @@ export async function serveHooks(env: NodeJS.ProcessEnv = process.env): Promise<
         return;
       }
       conn.setTimeout(0);
-      void answer(request, git).then(
+      void answer(request, git, readers).then(
         (result) => {
           served += 1;
           conn.end(`${JSON.stringify({ v: WARM_PROTOCOL, ...result })}\n`);

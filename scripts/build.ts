@@ -26,6 +26,7 @@ import { BUILD_INPUTS_FILE, type BuildInputs } from "../extensions/llm-wiki/lib/
 import { boundBuiltins } from "./build-bound-builtins.ts";
 import { checkDynamicImports } from "./build-dynamic-imports.ts";
 import { lazyBuiltins } from "./build-lazy-builtins.ts";
+import { sdkWithoutAjv } from "./build-sdk-validator.ts";
 
 const root = join(import.meta.dirname, "..");
 const outdir = join(root, "dist");
@@ -141,7 +142,8 @@ export function binBuildOptions(out: string): BuildOptions & { metafile: true } 
     target: "node22",
     external: ["@tobilu/qmd", "better-sqlite3", "node-llama-cpp", "sqlite-vec"],
     // The project's own imports of rarely used built-ins first: lazy; every other built-in bound.
-    plugins: [lazyBuiltins, boundBuiltins],
+    // The SDK server's Ajv provider is never used (see build-sdk-validator.ts).
+    plugins: [lazyBuiltins, boundBuiltins, sdkWithoutAjv],
     // Bundled CommonJS (gray-matter, ajv) calls `require` for Node's own modules.
     banner: {
       js: 'import { createRequire as __llmWikiRequire } from "node:module"; const require = __llmWikiRequire(import.meta.url);',

@@ -28,6 +28,7 @@ import {
   type QmdEmbedResult,
   type QmdStore,
 } from "../extensions/llm-wiki/lib/index/qmd-store.ts";
+import { createReaderPool } from "../extensions/llm-wiki/lib/index/reader-pool.ts";
 import { ensureTestModels } from "../scripts/generate-test-models.ts";
 import { randomWord } from "./helpers/random-text.ts";
 
@@ -335,6 +336,56 @@ describe("lexical-first (a hook's store)", () => {
     }
     await expect(first.searchLex(words[1] ?? "")).rejects.toThrow(/closed/);
     await first.close();
+  });
+
+  it("keeps its read-only store in a reader pool: the same answers from one opening to the next, another connection's write seen, a gone file's store closed", async () => {
+    const dir = join(root, "reader-pool");
+    const page = (relative: string, text: string) => {
+      mkdirSync(dirname(join(dir, relative)), { recursive: true });
+      writeFileSync(join(dir, relative), text);
+    };
+    const words = Array.from({ length: 5 }, (_, i) => `${randomWord()}${i}`);
+    words.forEach((w, i) => {
+      page(`canonical/concepts/p${i}.md`, `# Page ${w}\n\nAbout ${w} and ${words[(i + 1) % 5]}.\n`);
+    });
+    const spec = {
+      dbPath: join(root, "index", "reader-pool.sqlite"),
+      collections: [{ name: "canonical", dir: join(dir, "canonical"), role: "canonical" as const }],
+      models: resolveModels({}),
+    };
+    const full = await openQmdStore(spec);
+    await full.update();
+    const readers = createReaderPool();
+    try {
+      // A service's store, closed at its end as a hook's is; the next opening reads on.
+      for (let round = 0; round < 2; round += 1) {
+        const pooled = await openQmdStore({ ...spec, lexicalFirst: true, readers });
+        for (const query of [...words, `${words[0]} ${words[2]}`, randomWord()])
+          expect(await pooled.searchLex(query), query).toEqual(await full.searchLex(query));
+        await pooled.close();
+      }
+      // Written by another connection (another process's reindex) while the pool kept its store.
+      const fresh = randomWord(12, 14);
+      page("canonical/concepts/p1.md", `# Page ${words[1]}\n\nNow about ${fresh}.\n`);
+      expect(await full.update()).toMatchObject({ updated: 1 });
+      const after = await openQmdStore({ ...spec, lexicalFirst: true, readers });
+      expect(ids(await after.searchLex(fresh))).toEqual(["concepts/p1"]);
+      expect(await after.searchLex(words[1] ?? "")).toEqual(await full.searchLex(words[1] ?? ""));
+      await after.close();
+      // The kept store is lent again, not reopened; once its file is gone (a
+      // retired generation), the next lease closes it.
+      const lent = readers.lease(spec.dbPath, ["canonical"], () => undefined);
+      expect(lent).toBeDefined();
+      await lent?.release();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${spec.dbPath}${suffix}`, { force: true });
+      expect(
+        readers.lease(join(dir, "none.sqlite"), ["canonical"], () => undefined),
+      ).toBeUndefined();
+      await expect(lent?.store.searchLex(fresh)).rejects.toThrow(/closed/);
+    } finally {
+      await readers.close();
+      await full.close();
+    }
   });
 
   it("opens QMD at once for an index that does not exist yet (a new generation)", async () => {

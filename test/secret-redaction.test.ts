@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -15,6 +16,10 @@ import {
   findSecrets,
   redactSecrets,
 } from "../extensions/llm-wiki/lib/safety/redact.ts";
+import {
+  HINTED_PRESET_VERSION,
+  PRESET_HINTS,
+} from "../extensions/llm-wiki/lib/safety/redact-preset-hints.ts";
 import { ALNUM, B64URL, DIGITS, LETTERS } from "./helpers/corpus-random.ts";
 import { filesUnder } from "./helpers/files-under.ts";
 import { CorpusRandom, corpusSeed, corpusSeedNote, secretCorpus } from "./helpers/secret-corpus.ts";
@@ -555,13 +560,21 @@ describe("counts", () => {
 });
 
 describe("loading", () => {
-  it("loads secretlint's preset only when a process first redacts", () => {
+  it("loads secretlint's preset only when a process first redacts a text one of its rules could report in", () => {
+    // Words of no rule's literals (lower-case letters only), fresh each run.
+    const plain = Array.from({ length: 12 }, () =>
+      Array.from({ length: 6 }, () => LETTERS[Math.floor(Math.random() * 26)]?.toLowerCase()).join(
+        "",
+      ),
+    ).join(" ");
     const script = [
       `const preset = await import(${JSON.stringify(join(ROOT, "extensions/llm-wiki/lib/safety/redact-preset.ts"))});`,
       `const redact = await import(${JSON.stringify(join(ROOT, "extensions/llm-wiki/lib/safety/redact.ts"))});`,
       "const before = preset.isPresetLoaded();",
+      `const quiet = redact.redactSecrets(${JSON.stringify(JSON.stringify({ page: plain, rank: 1 }))});`,
+      "const afterPlain = preset.isPresetLoaded();",
       `const out = redact.redactSecrets("token ghp_${"a1".repeat(18)}");`,
-      "console.log(JSON.stringify({ before, after: preset.isPresetLoaded(), counts: out.counts }));",
+      "console.log(JSON.stringify({ before, afterPlain, plainCounts: quiet.counts, after: preset.isPresetLoaded(), counts: out.counts }));",
     ].join("\n");
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
       encoding: "utf8",
@@ -570,8 +583,39 @@ describe("loading", () => {
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({
       before: false,
+      afterPlain: false,
+      plainCounts: {},
       after: true,
       counts: { github_token: 1 },
     });
+  });
+
+  it("has a hint for every scanner rule of the preset version it skips the preset for", () => {
+    // A text ruling out every hint is not shown to the preset at all: sound
+    // only if no rule of the installed preset runs without a hint.
+    const require = createRequire(import.meta.url);
+    const name = "@secretlint/secretlint-rule-preset-recommend";
+    const manifest = JSON.parse(readFileSync(require.resolve(`${name}/package.json`), "utf8")) as {
+      version: string;
+    };
+    expect(manifest.version).toBe(HINTED_PRESET_VERSION);
+    const { creator } = require(name) as {
+      creator: { create(context: object, options: object): void };
+    };
+    const scanners: string[] = [];
+    creator.create(
+      {
+        sharedOptions: {},
+        registerRule(rule: {
+          meta: { id: string; type: string; supportedContentTypes: string[] };
+        }) {
+          const text = rule.meta.supportedContentTypes.some((t) => t === "text" || t === "all");
+          if (rule.meta.type === "scanner" && text) scanners.push(rule.meta.id);
+        },
+      },
+      {},
+    );
+    expect(scanners.length).toBeGreaterThan(10);
+    expect(scanners.filter((id) => !PRESET_HINTS.has(id))).toEqual([]);
   });
 });

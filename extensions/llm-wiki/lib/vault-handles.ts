@@ -13,6 +13,7 @@ import type { IndexStatus } from "./index/index-state.ts";
 import { type ModelAvailability, modelAvailability, type ResolvedModels } from "./index/models.ts";
 import { openVaultIndex, type VaultIndex } from "./index/qmd-indexing.ts";
 import { preloadQmd } from "./index/qmd-store.ts";
+import type { ReaderPool } from "./index/reader-pool.ts";
 import type { RefreshFeed } from "./index/streamed-load.ts";
 import { runPaced, runSliced } from "./sliced-work.ts";
 import { readVaultConfig } from "./vault/config.ts";
@@ -150,6 +151,8 @@ export function createVaultHandles(
   models: ResolvedModels,
   options: {
     lexicalFirst?: boolean;
+    /** Where lexical-first read-only stores are kept between services (index/reader-pool.ts). */
+    readers?: ReaderPool;
     /** Told when `followGit` found HEAD moved: the files that changed (undefined: any page may have). */
     onGitMove?: (vault: VaultPaths, changed: readonly string[] | undefined) => void;
   } = {},
@@ -195,6 +198,7 @@ export function createVaultHandles(
         index: openVaultIndex(paths, {
           models,
           ...(options.lexicalFirst ? { lexicalFirst: true } : {}),
+          ...(options.readers ? { readers: options.readers } : {}),
         }),
         feedback: createVaultFeedback(paths),
         refresh(changed) {

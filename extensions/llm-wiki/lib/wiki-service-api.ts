@@ -12,6 +12,7 @@ import type { FeedbackSession, JudgeInput, JudgeResult } from "./feedback/feedba
 import type { IndexStatus } from "./index/index-state.ts";
 import type { ModelRole } from "./index/models.ts";
 import type { ReindexComponent, ReindexReport, ReindexScope } from "./index/qmd-indexing.ts";
+import type { ReaderPool } from "./index/reader-pool.ts";
 import type { LintResult } from "./lint/types.ts";
 import type { OkfExportInput, OkfExportResult } from "./okf/okf-export.ts";
 import type { OkfImportInput, OkfImportResult } from "./okf/okf-import.ts";
@@ -57,6 +58,13 @@ export interface WikiServiceOptions {
    * hook); results are the same, only what loads differs.
    */
   lexicalFirst?: boolean;
+  /**
+   * With `lexicalFirst`: where the read-only index stores are kept after
+   * this service closes, for the next service of the same process (a warm
+   * hook process makes one per request; index/reader-pool.ts). Answers are
+   * the same; a kept store's caches of the index are not lost.
+   */
+  readers?: ReaderPool;
   /**
    * How the generated views follow writes (views/views-follow.ts): the wait
    * after a burst's last write, and a listener told of each refresh (its

@@ -120,6 +120,7 @@ export function createWikiService(options: WikiServiceOptions): WikiService {
     resolveModels(settings.models, env as NodeJS.ProcessEnv, options.cwd),
     {
       ...(options.lexicalFirst ? { lexicalFirst: true } : {}),
+      ...(options.readers ? { readers: options.readers } : {}),
       // A pull, checkout or merge changed pages: the views follow it as they follow a write.
       onGitMove: (vault, changed) => follower.noteWrite(vault, changed),
     },

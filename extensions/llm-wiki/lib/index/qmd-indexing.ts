@@ -53,6 +53,7 @@ import {
 } from "./mirror.ts";
 import type { ResolvedModels } from "./models.ts";
 import { openQmdStore, openQmdStoreReadOnly, type QmdStore } from "./qmd-store.ts";
+import type { ReaderPool } from "./reader-pool.ts";
 import { generationRetirer } from "./retired-generations.ts";
 import { applyCounting, countable } from "./store-counts.ts";
 import { type RefreshFeed, streamedLoad } from "./streamed-load.ts";
@@ -140,6 +141,8 @@ export interface VaultIndexOptions {
    * short-lived process that only recalls (a hook), which then never loads QMD.
    */
   lexicalFirst?: boolean;
+  /** Where a lexical-first read-only store is kept between services (reader-pool.ts). */
+  readers?: ReaderPool;
 }
 
 /** Opens the index handle of `vault`; nothing is read or opened until used. */
@@ -187,6 +190,7 @@ export function openVaultIndex(vault: VaultPaths, options: VaultIndexOptions): V
       collections,
       models: options.models,
       lexicalFirst,
+      ...(lexicalFirst && options.readers ? { readers: options.readers } : {}),
       ...(bulkLoad ? { bulkLoad } : {}),
     });
 

@@ -7,16 +7,15 @@
  * call (lexical ones too, so they see what a write changed) goes to QMD's
  * store. Nothing here names a QMD type; qmd-store.ts hands in the opener.
  */
-import { createReadOnlyStore, type SqliteConnection } from "./qmd-read-only.ts";
-import type { QmdCollectionSpec, QmdStore } from "./qmd-store-types.ts";
+import type { QmdStore } from "./qmd-store-types.ts";
+import type { ReaderLease } from "./reader-pool.ts";
 
-/** The store over `db` that opens the full store with `openFull` when first needed. */
-export function lexicalFirstStore(
-  db: SqliteConnection,
-  specs: ReadonlyMap<string, QmdCollectionSpec>,
-  openFull: () => Promise<QmdStore>,
-): QmdStore {
-  const reader = createReadOnlyStore(db, specs);
+/**
+ * The store over `reader` (a read-only store, lent: released on close) that
+ * opens the full store with `openFull` when first needed.
+ */
+export function lexicalFirstStore(lease: ReaderLease, openFull: () => Promise<QmdStore>): QmdStore {
+  const reader = lease.store;
   let full: Promise<QmdStore> | undefined;
   let closed = false;
   const upgraded = (): Promise<QmdStore> => {
@@ -43,7 +42,7 @@ export function lexicalFirstStore(
       closed = true;
       // The reader stays open until here: a search started on it may still run.
       const opened = full;
-      await reader.close();
+      await lease.release();
       // A full store that failed to open has nothing to close.
       if (opened)
         await opened.then(

@@ -72,6 +72,7 @@ import {
   type SqliteConstructor,
 } from "./qmd-read-only.ts";
 import type { QmdCollectionSpec, QmdHit, QmdStore, QmdStoreOptions } from "./qmd-store-types.ts";
+import type { ReaderLease, ReaderPool } from "./reader-pool.ts";
 
 // Re-exported for callers that hold a store anyway; models.ts has it without loading QMD.
 export { ModelUnavailableError } from "./models.ts";
@@ -193,14 +194,26 @@ function specsOf(collections: QmdCollectionSpec[]): Map<string, QmdCollectionSpe
  * collections. `lexicalFirst` (an index that exists): see `lexicalFirstStore`.
  */
 export async function openQmdStore(
-  opts: QmdStoreOptions & { lexicalFirst?: boolean },
+  opts: QmdStoreOptions & { lexicalFirst?: boolean; readers?: ReaderPool },
 ): Promise<QmdStore> {
   const specs = specsOf(opts.collections);
   if (opts.lexicalFirst && existsSync(opts.dbPath)) {
-    const reader = openReader(opts.dbPath);
-    if (reader) return lexicalFirstStore(reader, specs, () => openFullStore(opts, specs));
+    const openReadOnly = () => {
+      const db = openReader(opts.dbPath);
+      return db ? createReadOnlyStore(db, specs) : undefined;
+    };
+    // A pool's store outlives this one (a warm hook process's next request reads it again).
+    const lease = opts.readers
+      ? opts.readers.lease(opts.dbPath, [...specs.keys()], openReadOnly)
+      : ownLease(openReadOnly());
+    if (lease) return lexicalFirstStore(lease, () => openFullStore(opts, specs));
   }
   return openFullStore(opts, specs);
+}
+
+/** `store` lent to its one user, closed when released. */
+function ownLease(store: QmdStore | undefined): ReaderLease | undefined {
+  return store && { store, release: () => store.close() };
 }
 
 /** The index opened through QMD: every path, writes and models included. */

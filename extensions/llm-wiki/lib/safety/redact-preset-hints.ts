@@ -19,6 +19,13 @@ interface PresetHint {
 
 const S = "@secretlint/secretlint-rule-";
 
+/**
+ * The preset's version these hints were read from: with it installed, every
+ * scanner rule of the preset has a hint (a spec checks it), so a text that
+ * rules out every hint is not shown to the preset at all.
+ */
+export const HINTED_PRESET_VERSION = "13.1.0";
+
 /** By rule id. */
 export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, PresetHint>([
   [
@@ -45,6 +52,9 @@ export const PRESET_HINTS: ReadonlyMap<string, PresetHint> = new Map<string, Pre
     },
   ],
   // package.json and .npmrc checks need a file path, never given; the token needs `npm_`.
+  // Reads only `.json` and `.p12` files, and no file extension is given here;
+  // its JSON check also needs a `private_key_id` key.
+  [`${S}gcp`, { any: ["private_key_id"] }],
   [`${S}npm`, { any: ["npm_", "_authToken=", "x-oauth-basic"] }],
   [`${S}slack`, { any: ["xox", "xapp", "hooks.slack.com"], anyCase: true }],
   [`${S}basicauth`, { any: ["://"] }],

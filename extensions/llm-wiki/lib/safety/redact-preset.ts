@@ -17,9 +17,14 @@
  * - message texts are never built (they quote the secret); only the message
  *   id is kept, to name the kind.
  *
- * The preset (~230 KB) is loaded once per process, on the first redaction,
- * so hosts that never write do not pay for it.
+ * The preset (~230 KB) is loaded once per process, on the first redaction
+ * that a rule of it could report in, so hosts that never write do not pay
+ * for it, and neither does a process whose writes hold none of the rules'
+ * literals (an MCP server's first recall logs what it showed: loading the
+ * preset was ~25 ms of its answer).
  */
+
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type {
   SecretLintRuleContext,
@@ -37,7 +42,7 @@ import type {
 import { diagnostic, errorMessage, WikiError } from "../diagnostics.ts";
 import { presetKind, type SecretSpan } from "./redact-kinds.ts";
 import type { FoundLiterals } from "./redact-literals.ts";
-import { presetRuledOut } from "./redact-preset-hints.ts";
+import { HINTED_PRESET_VERSION, PRESET_HINTS, presetRuledOut } from "./redact-preset-hints.ts";
 
 const PRESET = "@secretlint/secretlint-rule-preset-recommend";
 
@@ -58,6 +63,31 @@ let loaded: LoadedRule[] | undefined;
 /** Whether this process has loaded the preset yet (it loads on the first redaction). */
 export function isPresetLoaded(): boolean {
   return loaded !== undefined;
+}
+
+let hintsCover: boolean | undefined;
+
+/**
+ * Whether the installed preset is the version the hints were read from,
+ * whose every scanner rule has a hint (a spec checks it): then a text that
+ * rules out every hinted rule needs no rule of the preset. Another version
+ * may have rules without hints, so it is always loaded. Read once (its
+ * package.json, not the preset).
+ */
+function hintsCoverPreset(): boolean {
+  if (hintsCover !== undefined) return hintsCover;
+  try {
+    const require = createRequire(import.meta.url);
+    const manifest = JSON.parse(
+      readFileSync(require.resolve(`${PRESET}/package.json`), "utf8"),
+    ) as {
+      version?: unknown;
+    };
+    hintsCover = manifest.version === HINTED_PRESET_VERSION;
+  } catch {
+    hintsCover = false;
+  }
+  return hintsCover;
 }
 
 /** Loads the preset's scanner rules once (synchronously: the preset is an ES module without top-level await). */
@@ -177,6 +207,13 @@ function valueRange(text: string, range: readonly [number, number]): [number, nu
  * runs, for the spec.
  */
 export function presetSpans(text: string, literals?: FoundLiterals): SecretSpan[] {
+  if (
+    loaded === undefined &&
+    literals !== undefined &&
+    [...PRESET_HINTS.keys()].every((id) => presetRuledOut(id, literals)) &&
+    hintsCoverPreset()
+  )
+    return [];
   const rules = presetRules();
   // Made for the first rule that runs: on most texts the literals rule out every one.
   let source: SecretLintSourceCode | undefined;
