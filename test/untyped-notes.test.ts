@@ -6,6 +6,7 @@
  * Names and words are drawn afresh on each run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { pageKinds } from "../extensions/llm-wiki/lib/retrieval/page-kind.ts";
 import { parsePage } from "../extensions/llm-wiki/lib/vault/page.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -17,6 +18,7 @@ const store = randomWord(6, 9);
 const rival = randomWord(6, 9);
 const service_ = randomWord(6, 9);
 const day = "2026-04-14";
+const benchmark = randomWord(7, 10);
 
 let service: WikiService;
 let before: Map<string, Buffer>;
@@ -25,7 +27,7 @@ let wiki: string;
 beforeAll(async () => {
   const vault = makeTempVault({
     pages: {
-      [`decisions/${store}-over-${rival}`]: `# Use ${store} over ${rival}\n\nWe went with ${store} because it keeps transactions and joins; ${rival} was rejected after the load test.\n`,
+      [`decisions/${store}-over-${rival}`]: `# Use ${store} over ${rival}\n\nWe went with ${store} because it keeps transactions and joins; ${rival} was rejected after the ${benchmark} load test.\n`,
       [`runbooks/restore-${store}`]: `# Restore ${store} from backup\n\n1. Stop the writers.\n2. Restore last night's ${store} snapshot.\n3. Replay the log.\n`,
       [`incidents/${day}-${service_}-outage`]: `# ${service_} down for 40 minutes on ${day}\n\nThe ${service_} ran out of ${store} connections after a deploy; we raised the pool and added an alert.\n`,
       // Typed pages that say the same words more often.
@@ -64,6 +66,16 @@ describe("a vault of hand-written notes, organised by folder", () => {
     expect(await first(`what happened with ${service_}`)).toBe(
       `incidents/${day}-${service_}-outage`,
     );
+  });
+
+  it("answers from a page of an evidence type that reached the floor without calling it weak", async () => {
+    const result = await service.recall({ query: `${benchmark} load test`, refreshIndex: false });
+    expect(result.results[0]).toMatchObject({
+      id: `decisions/${store}-over-${rival}`,
+      part: "unpromoted",
+    });
+    expect(result.results[0]?.weak).toBeUndefined();
+    expect(renderRecallResult(result).split("\n")[0]).not.toContain("confidence floor");
   });
 
   it("takes the kind of answer a page is from a folder named for it, typed or not", () => {

@@ -203,7 +203,9 @@ export async function runNaturalQuestions(
         const first = ids.slice(0, 3);
         // A question the vault cannot answer is answered right by nothing, or by weak candidates only.
         const unanswerable = answers.length === 0;
-        const nothingStrong = explicit.results.every((r) => r.weak === true || r.part !== "card");
+        const nothingStrong = explicit.results.every(
+          (r) => r.weak === true || (r.part !== "card" && r.part !== "unpromoted"),
+        );
         if (unanswerable ? nothingStrong : answers.includes(ids[0] ?? "")) t.top1 += 1;
         if (unanswerable ? nothingStrong : first.some((id) => answers.includes(id))) t.top3 += 1;
         if (ids.length === 0 && !unanswerable) t.empty += 1;

@@ -279,9 +279,12 @@ export function renderRecallResult(
   const modes = recallModeLines(result);
   const fellBack = modes.lines.map((l) => `\n${l}`).join("");
   // The query is echoed too: an agent may pass on words it read in a page.
-  // Nothing reached the floor: the closest pages, said to be weak.
+  // Nothing reached the floor: the closest pages, said to be weak. A page
+  // of an evidence type (a pi-llm-wiki `decision`, a hand-written runbook)
+  // that reached it answers as surely as a card.
   const weak =
-    result.results.length > 0 && result.results.every((r) => r.weak || r.part !== "card");
+    result.results.length > 0 &&
+    result.results.every((r) => r.weak || (r.part !== "card" && r.part !== "unpromoted"));
   // A word searched as another spelling is said: the list answers that word.
   const read = (result.respelled ?? [])
     .map((r) => `; read "${neutraliseLine(r.from)}" as "${neutraliseLine(r.to)}"`)
