@@ -33,7 +33,9 @@ export function quietReason(
     return `${what}: the ${result.alreadyGiven} page(s) this prompt matches were already given at the session's start`;
   }
   if (result.trace.some((t) => t.conversation === true)) {
-    return `${what}: this prompt is a turn of conversation ("go ahead", "ship it"), with nothing in it to recall`;
+    return kind === "recall"
+      ? `${what}: this prompt is a turn of conversation ("go ahead", "ship it"), with nothing in it to recall`
+      : `${what}: the session's words are conversation, with nothing in them to recall`;
   }
   const skipped = result.trace.filter((t) => t.step === "skip");
   const searched = result.trace.filter((t) => t.step !== "skip" && t.hits !== undefined);
