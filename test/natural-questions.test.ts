@@ -1,7 +1,8 @@
 /**
  * The questions people type to an agent about their own project
- * (test/fixtures/natural: the example vault, a 105-page build-farm vault
- * and a 109-page mobile-app vault, a held-out half never tuned on), through the real service,
+ * (test/fixtures/natural: the example vault, a 105-page build-farm vault,
+ * a 109-page mobile-app vault and a 118-page clinic-scheduling vault, a
+ * held-out half never tuned on), through the real service,
  * lexical, no model: explicit recall never answers nothing to a question
  * its vault answers, and no figure falls below the committed report
  * (benchmarks/natural-questions.json, rewritten by
