@@ -78,7 +78,7 @@ describe("code-aware query words", () => {
 
   it("finds the noun of a phrasal verb: a question to roll out or set up finds the rollout or the setup", async () => {
     const verb = randomWord(5, 8);
-    for (const particle of ["out", "up", "in", "down", "off", "over"]) {
+    for (const particle of ["out", "up", "down", "off"]) {
       const noun = `${verb}${particle}`;
       const [ids] = await recallIds(
         {
@@ -95,8 +95,18 @@ describe("code-aware query words", () => {
     }
     // Only right after its verb: "roll the … out" is not a rollout.
     const stop = (w: string) => ["out", "the", "up"].includes(w);
-    expect(joinedRuns(["roll", "out"], stop)).toEqual([{ words: [0], joined: "rollout" }]);
+    expect(joinedRuns(["roll", "out"], stop)).toEqual([
+      { words: [0], joined: "rollout", particle: "out" },
+    ]);
     expect(joinedRuns(["roll", "the", "out"], stop)).toEqual([]);
+    // The verb means its phrase ("set up" is no question about SQL's SET)…
+    expect(buildLexQuery("set up the runner")?.terms[0]?.fts).toEqual(['"set up"', '"setup"']);
+    // …but "in" and "over" are prepositions more often than particles.
+    expect(buildLexQuery("a point in time")?.terms.map((t) => t.fts[0])).toEqual([
+      '"point"',
+      '"time"',
+    ]);
+    expect(buildLexQuery("kafka over rabbitmq")?.terms[0]?.fts[0]).toBe('"kafka"');
   });
 
   it("splits camelCase humps (acronyms too) and joins runs of two or three words", () => {

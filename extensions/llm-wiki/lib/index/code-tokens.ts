@@ -21,11 +21,15 @@ const JOIN_SPAN = 3;
 const MIN_JOINED_CHARS = 6;
 /**
  * Particles of English phrasal verbs, whose noun is the two written
- * together: "roll out" a rollout, "set up" a setup, "log in" a login,
+ * together: "roll out" a rollout, "set up" a setup, "cut off" a cutoff,
  * "clean up" a cleanup, "shut down" a shutdown, "hand off" a handoff. Stop
- * words, but a run may end on one right after its verb.
+ * words, but a run may end on one right after its verb. Not "in" or
+ * "over", prepositions far more often ("a point in time", "kafka over
+ * rabbitmq").
  */
-const PARTICLES: ReadonlySet<string> = new Set(["out", "up", "in", "down", "off", "over"]);
+const PARTICLES: ReadonlySet<string> = new Set(["out", "up", "down", "off"]);
+/** A phrasal verb's noun may be shorter than a name: "setup", "login". */
+const MIN_PHRASAL_CHARS = 5;
 
 /**
  * Lower-cased camelCase words of `text` (case kept, NFKC already applied)
@@ -46,6 +50,15 @@ export function camelHumps(text: string): Map<string, string[]> {
   return out;
 }
 
+/** A run of query words written together. */
+export interface JoinedRun {
+  /** Indexes of the run's words that are not stop words. */
+  words: number[];
+  joined: string;
+  /** The particle a phrasal verb's run ends on ("out" of "roll out"). */
+  particle?: string;
+}
+
 /**
  * Runs of two or three adjacent plain words (`words`, lower-cased, in
  * query order; `null` breaks a run) written together, each with the index
@@ -55,8 +68,8 @@ export function camelHumps(text: string): Map<string, string[]> {
 export function joinedRuns(
   words: ReadonlyArray<string | null>,
   isStop: (word: string) => boolean,
-): Array<{ words: number[]; joined: string }> {
-  const out: Array<{ words: number[]; joined: string }> = [];
+): JoinedRun[] {
+  const out: JoinedRun[] = [];
   if (words.filter((w) => w !== null).length > MAX_JOIN_WORDS) return out;
   for (let i = 0; i < words.length; i += 1) {
     const head = words[i];
@@ -67,8 +80,15 @@ export function joinedRuns(
       if (!next || !WORD.test(next)) break;
       joined += next;
       const particle = j === i + 1 && PARTICLES.has(next);
-      if ((!isStop(next) || particle) && joined.length >= MIN_JOINED_CHARS)
-        out.push({ words: range(i, j).filter((k) => !isStop(words[k] ?? "")), joined });
+      if (
+        (particle && joined.length >= MIN_PHRASAL_CHARS) ||
+        (!isStop(next) && joined.length >= MIN_JOINED_CHARS)
+      )
+        out.push({
+          words: range(i, j).filter((k) => !isStop(words[k] ?? "")),
+          joined,
+          ...(particle ? { particle: next } : {}),
+        });
     }
   }
   return out;

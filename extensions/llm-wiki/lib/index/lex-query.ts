@@ -97,8 +97,14 @@ export function buildLexQuery(
   for (const run of runs) {
     const fts = quote(run.joined);
     for (const at of run.words) {
-      const term = terms.get(words[at] ?? "");
-      if (term && !term.fts.includes(fts)) term.fts.push(fts);
+      const verb = words[at] ?? "";
+      const term = terms.get(verb);
+      if (!term) continue;
+      // A phrasal verb means its phrase, not its verb alone: "set up a new
+      // clinic" is no question about Postgres's SET.
+      if (run.particle !== undefined && term.fts[0] === quote(verb))
+        term.fts[0] = quote(`${verb} ${run.particle}`);
+      if (!term.fts.includes(fts)) term.fts.push(fts);
     }
   }
   // Words the team also uses for it ("outage" for "incident"): alternatives

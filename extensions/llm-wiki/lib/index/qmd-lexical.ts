@@ -414,9 +414,12 @@ export function createLexicalSearch(
     const asTyped = { parsed: typed, repairs: [] };
     const plain = typed.terms.filter((t) => /^[a-z]+$/.test(t.text)).slice(0, CONFIDENCE_TERMS);
     if (plain.length === 0) return asTyped;
-    const known = documentFrequencies(plain.map((t) => t.fts[0] ?? ""));
+    // The word as typed, not the term's first phrase: "set up" searches the
+    // phrase, and "set" alone is no typo however few pages hold the phrase.
+    const asWord = (t: LexTerm) => `"${t.text}"`;
+    const known = documentFrequencies(plain.map(asWord));
     const repairs = spellingRepairs(
-      plain.map((t) => ({ word: t.text, pages: known.get(t.fts[0] ?? "") ?? 0 })),
+      plain.map((t) => ({ word: t.text, pages: known.get(asWord(t)) ?? 0 })),
       (spellings) =>
         new Map(
           spellingDfStmt

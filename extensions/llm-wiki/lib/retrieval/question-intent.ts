@@ -70,9 +70,9 @@ const RULES: readonly IntentRule[] = [
   {
     name: "incident",
     kinds: ["incident"],
-    asks: /\b(incidents?|outages?|post-?mortems?|post mortems?|sev-?[0-4]|downtime|went down|was down|what (went wrong|happened|broke)|root cause|rca|degradation)\b/,
+    asks: /\b(incidents?|outages?|post-?mortems?|post mortems?|sev-?[0-4]|downtime|went down|was down|what (went wrong|happened|broke)|(bit|bitten|burned|burnt) us|blew up|root cause|rca|degradation)\b/,
     words:
-      /\b(incidents?|outages?|post-?mortems?|post mortems?|happened|went wrong|root cause|rca|downtime|sev-?[0-4])\b/gi,
+      /\b(incidents?|outages?|post-?mortems?|post mortems?|happened|went wrong|(bit|bitten|burned|burnt) us|blew up|root cause|rca|downtime|sev-?[0-4])\b/gi,
   },
   {
     name: "owner",
