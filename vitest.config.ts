@@ -20,7 +20,7 @@ export default defineConfig({
     // isolation, importing took about 40% of the worker time of the quick
     // files. test/helpers/file-env.ts undoes each file's environment changes.
     isolate: false,
-    setupFiles: ["test/helpers/file-env.ts"],
+    setupFiles: ["test/helpers/file-env.ts", "test/helpers/buffer-equality.ts"],
     // The slowest files start first, so neither worker is left alone at the end.
     sequence: { sequencer: SlowestFirstSequencer },
     globalSetup: ["test/global-setup.ts"],

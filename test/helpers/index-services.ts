@@ -58,7 +58,10 @@ export function indexStatus(service: WikiService): IndexStatus {
 
 /**
  * Environment of a child: the test's caches and models, no real home, no
- * warm hook process (it would outlive the spec), plus `extra`.
+ * warm hook process (it would outlive the spec), plus `extra`. The models
+ * run as in the test's own process: without `QMD_EMBED_PARALLELISM` a child
+ * embeds and reranks in one context of two threads, which on two busy cores
+ * took 2.4 times as long per text as each of two one-thread contexts.
  */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -72,6 +75,7 @@ export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     "QMD_EMBED_MODEL",
     "QMD_RERANK_MODEL",
     "QMD_GENERATE_MODEL",
+    "QMD_EMBED_PARALLELISM",
   ]) {
     const value = process.env[key];
     if (value !== undefined) env[key] = value;
