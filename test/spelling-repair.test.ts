@@ -5,8 +5,12 @@
  * never changed. Each run draws its own vocabulary and typos; the seed is
  * printed on failure.
  */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backgroundCount } from "../extensions/llm-wiki/lib/lexical/background.ts";
+import { isEnglishStem } from "../extensions/llm-wiki/lib/lexical/english-words.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
 import {
   oneEditAway,
@@ -17,6 +21,7 @@ import { repairedNames } from "../extensions/llm-wiki/lib/name-typos.ts";
 import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { renderStems } from "../scripts/build-english-stems.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -55,7 +60,8 @@ function typoOf(word: string): string {
 function coinedWord(): string {
   for (;;) {
     const word = randomWord(7, 10);
-    if (backgroundCount(ftsTokens(word)[0] ?? "") === 0) return word;
+    const [stem = ""] = ftsTokens(word);
+    if (backgroundCount(stem) === 0 && !isEnglishStem(stem)) return word;
   }
 }
 
@@ -79,6 +85,25 @@ describe("spellings one edit away", () => {
       expect(repairable(ordinary, 0), ordinary).toBe(false);
     expect(repairable(word.slice(0, 4), 0), "too short to guess").toBe(false);
     expect(repairable(`${word}_x`, 0), "identifiers are not typed words").toBe(false);
+  });
+
+  it("never reads an English word as a typo, however rare in software English", () => {
+    const root = join(import.meta.dirname, "..");
+    const words = readFileSync(join(root, "node_modules", "dictionary-en", "index.dic"), "utf8")
+      .split("\n")
+      .map((line) => line.split("/")[0] ?? "")
+      .filter((w) => /^[a-z]{5,24}$/.test(w));
+    const next = rng(seed);
+    const drawn = Array.from({ length: 300 }, () => words[Math.floor(next() * words.length)] ?? "");
+    // The words software English lacks, which spelling repair once bent into a vault's words.
+    for (const word of [...drawn, "senior", "salary", "lunch", "cafeteria"])
+      expect(repairable(word, 0), `${word} (seed ${seed})`).toBe(false);
+    // The generated list is the dictionary's, byte for byte.
+    const committed = readFileSync(
+      join(root, "extensions", "llm-wiki", "lib", "lexical", "english-stems.ts"),
+      "utf8",
+    );
+    expect(renderStems()).toBe(committed);
   });
 
   it("takes the spelling most pages hold, and nothing when none holds one", () => {
