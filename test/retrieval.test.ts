@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadBenchmarkFixture } from "../extensions/llm-wiki/lib/bench/fixture.ts";
 import { capabilities, retrievalVault } from "../extensions/llm-wiki/lib/recall/recall-vaults.ts";
 import type { RecallInput, RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { isConversationTurn } from "../extensions/llm-wiki/lib/retrieval/conversation-turn.ts";
 import { ORDER_WEIGHTS } from "../extensions/llm-wiki/lib/retrieval/score-vault.ts";
 import {
   type RetrievalOutcome,
@@ -1018,8 +1019,12 @@ describe("automatic recall stays silent", () => {
   });
 
   it("when the reranker ran: it orders pages but admits none without lexical evidence", async () => {
-    // Ordinary coding prompts, a fresh sample each run, plus the fixture's negatives.
-    const prompts = loadOrdinaryPrompts(ORDINARY_PROMPTS).map((p) => p.text);
+    // Ordinary coding prompts, a fresh sample each run, plus the fixture's
+    // negatives. Not the turns of conversation ("go ahead"): no step runs
+    // for those at all (test/conversation-turn.test.ts).
+    const prompts = loadOrdinaryPrompts(ORDINARY_PROMPTS)
+      .map((p) => p.text)
+      .filter((text) => !isConversationTurn(text));
     const sample = [...prompts].sort(() => Math.random() - 0.5).slice(0, 12);
     const negatives = FIXTURE.queries
       .filter((q) => q.autoExpectation === "none")
