@@ -115,7 +115,10 @@ describe("the validated mirror", () => {
       pages: {
         "concepts/alpha": concept("Alpha", "The zephyr wind.\n"),
         "sources/gamma": source("Gamma", "The quokka colony.\n"),
+        // No type but text: a note written by hand, read as its folder says.
         "concepts/no-type": pageText({ title: "Untyped" }, "An untyped wombat.\n"),
+        // No type and no text: not a page.
+        "concepts/empty-untyped": pageText({ title: "Empty wombat" }, ""),
         "concepts/odd-type": pageText({ type: "banana", title: "Odd" }, "A banana wombat.\n"),
         "concepts/bad-yaml": "---\ntype: concept\ntitle: [unclosed\n---\nA broken wombat.\n",
         "concepts/binary": new Uint8Array([0, 1, 2, 0x77, 0x6f, 0x6d, 0x62, 0x61, 0x74]),
@@ -135,12 +138,14 @@ describe("the validated mirror", () => {
     // A type we do not know is kept as evidence (OKF readers tolerate unknown types).
     expect(Object.keys(readManifest(gen)?.entries ?? {})).toEqual([
       "concepts/alpha",
+      "concepts/no-type",
       "concepts/odd-type",
       "sources/gamma",
     ]);
     expect([...mirrorFiles(gen).keys()].sort()).toEqual(
       [
         `${collectionOf("concepts/alpha", "canonical")}/concepts/alpha.md`,
+        `${collectionOf("concepts/no-type", "canonical")}/concepts/no-type.md`,
         `${collectionOf("concepts/odd-type", "evidence")}/concepts/odd-type.md`,
         `${collectionOf("sources/gamma", "evidence")}/sources/gamma.md`,
       ].sort(),
@@ -151,10 +156,13 @@ describe("the validated mirror", () => {
     )?.text;
     expect(text).toBe("# Alpha\n\nThe zephyr wind.\n");
     expect(existsSync(gen.documents)).toBe(false);
-    // Of the wombat pages only the one of an unknown type is a page; the rest were refused.
-    expect(await recalled(service, "wombat")).toEqual(["concepts/odd-type"]);
+    // Of the wombat pages the untyped note and the one of an unknown type are pages; the rest were refused.
+    expect((await recalled(service, "wombat")).sort()).toEqual([
+      "concepts/no-type",
+      "concepts/odd-type",
+    ]);
     expect(await recalled(service, "zephyr")).toEqual(["concepts/alpha"]);
-    expect(indexStatus(service)).toMatchObject({ state: "ready", documents: 3, pending: 0 });
+    expect(indexStatus(service)).toMatchObject({ state: "ready", documents: 4, pending: 0 });
   });
 
   it("mirrors every accepted page under its exact id, whatever characters the id holds", async () => {
