@@ -116,3 +116,30 @@ describe("a vault of hand-written notes, organised by folder", () => {
     for (const [path, bytes] of before) expect(after.get(path)?.equals(bytes), path).toBe(true);
   });
 });
+
+describe("a title with a qualifier in brackets", () => {
+  it("names its page by the words before the brackets too: a question about Redis names the page titled Redis (ElastiCache)", async () => {
+    const name = randomWord(6, 9);
+    const vault = makeTempVault({
+      pages: {
+        [`entities/${name}-cluster`]: pageText(
+          { type: "entity", title: `${name} (${randomWord(6, 9)})` },
+          `Runs ${name} 7 on three nodes.`,
+        ),
+        // Pages saying the asked words more often, the name once.
+        "skills/restore": pageText(
+          { type: "skill", title: "Restore the database" },
+          `Pick the instance type, then the instance size; the instance type is on the ${name} dashboard.`,
+        ),
+      },
+    });
+    const own = serviceFor(vault.root);
+    expect((await own.reindex({ scope: "all", components: ["lexical"] })).ok).toBe(true);
+    const result = await own.recall({ query: `what instance type is ${name} on` });
+    const entity = result.results.find((r) => r.id === `entities/${name}-cluster`);
+    expect(entity?.named).toBe(true);
+    // Named, it answers an unasked prompt about it as well.
+    const auto = await own.recall({ query: `is ${name} healthy`, policy: "automatic" });
+    expect(auto.results.map((r) => r.id)).toContain(`entities/${name}-cluster`);
+  });
+});

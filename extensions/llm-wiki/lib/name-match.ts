@@ -108,7 +108,10 @@ function add(map: Map<string, Set<string>>, key: string, id: string): void {
 export function pageNames(
   page: Pick<PageMeta, "title" | "aliases"> & { recallTriggers?: readonly string[] },
 ): string[] {
-  return [page.title, ...page.aliases, ...(page.recallTriggers ?? [])];
+  // "Redis (ElastiCache)" is also named Redis: a title's trailing qualifier is not its name.
+  const head = page.title.replace(/\s*\([^()]*\)\s*$/, "").trim();
+  const titles = head !== "" && head !== page.title ? [page.title, head] : [page.title];
+  return [...titles, ...page.aliases, ...(page.recallTriggers ?? [])];
 }
 
 /**
