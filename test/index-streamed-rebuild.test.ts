@@ -81,7 +81,7 @@ const FOLDERS = {
   analysis: "analyses",
 };
 
-/** `count` pages with random words and links between them; every `rejectEvery`-th has no type. */
+/** `count` pages with random words and links between them; every `rejectEvery`-th is malformed (front matter that is not YAML). */
 function pagesOf(count: number, rejectEvery = 0): Record<string, string> {
   const ids = Array.from({ length: count }, (_, i) => {
     const type = TYPES[i % TYPES.length] ?? "concept";
@@ -92,7 +92,7 @@ function pagesOf(count: number, rejectEvery = 0): Record<string, string> {
     const type = TYPES[i % TYPES.length] ?? "concept";
     const fields: Record<string, string> =
       rejectEvery > 0 && i % rejectEvery === rejectEvery - 1
-        ? { title: `Untyped ${i}` }
+        ? { type, title: `[Malformed ${i}` }
         : { type, title: `${randomWord()} ${randomWord()} ${i}`, tags: `[${randomWord()}]` };
     const link = ids[(i * 7 + 3) % count];
     pages[id] = pageText(
@@ -128,7 +128,7 @@ describe("a fresh process's first index", () => {
     // SQLite wrote the first slice before the registry was saved: the refresh was still reading.
     expect(registrySavedAtFirstSlice).toBe(false);
     const streamed = liveIndex(vault);
-    // Every page but the untyped ones, and the page with the key.
+    // Every page but the malformed ones, and the page with the key.
     const accepted = count - Math.floor(count / 97) + 1;
     expect(streamed.documents.length).toBe(accepted);
     expect(Object.keys(streamed.entries).length).toBe(accepted);
