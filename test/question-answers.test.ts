@@ -155,6 +155,12 @@ describe("reading a question: its intent and its subject", () => {
       [`do we still keep ${x} logs for 90 days`, "current"],
       [`are ${x} tides still computed on the server`, "current"],
       [`which ${x} phones do we still support`, "current"],
+      // Whether a rule allows it, then how: "can I …" opening the question.
+      [`can I log the ${x} phone number for debugging`, "permission"],
+      [`can we make a ${x} field nullable`, "permission"],
+      [`how can I make a ${x} field nullable`, "howto"],
+      // What bit the team is an incident.
+      [`that thing where ${x} bit us`, "incident"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.

@@ -19,6 +19,7 @@ export interface QuestionIntent {
     | "decision"
     | "incident"
     | "howto"
+    | "permission"
     | "owner"
     | "repeat"
     | "requirement"
@@ -95,6 +96,14 @@ const RULES: readonly IntentRule[] = [
     kinds: ["requirement", "decision"],
     asks: /\b((do|does|are|is) (\S+ ){1,4}still|we still)\b/,
     words: /\bstill\b/gi,
+  },
+  {
+    // "can I log the patient's phone number", "can I make a field nullable":
+    // asks whether a rule allows it first, then how.
+    name: "permission",
+    kinds: ["requirement", "howto"],
+    asks: /^(can|may) (i|we) /,
+    words: /^$/g,
   },
   {
     name: "howto",
