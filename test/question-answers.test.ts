@@ -159,6 +159,8 @@ describe("reading a question: its intent and its subject", () => {
       [`can I log the ${x} phone number for debugging`, "permission"],
       [`can we make a ${x} field nullable`, "permission"],
       [`how can I make a ${x} field nullable`, "howto"],
+      // Whether something really works asks for what was measured.
+      [`do ${x} reminders actually reduce no-shows`, "finding"],
       // What bit the team is an incident.
       [`that thing where ${x} bit us`, "incident"],
       // Any other "why" asks for a rationale or what went wrong.

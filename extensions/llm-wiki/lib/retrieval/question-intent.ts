@@ -65,7 +65,7 @@ const RULES: readonly IntentRule[] = [
   {
     name: "finding",
     kinds: ["finding", "incident"],
-    asks: /\b(what did (we|i|you) (find|learn|measure|see|conclude|discover)|our findings|led to)\b/,
+    asks: /\b(what did (we|i|you) (find|learn|measure|see|conclude|discover)|our findings|led to|(do|does|did) (\S+ ){1,4}actually)\b/,
     words: /\b(find|found|findings|learn|learned|learnt|investigation|conclude|discover)\b/gi,
   },
   {
