@@ -7,6 +7,7 @@
  * of their kind (retrieval/question-intent.ts); time questions ask for
  * kinds too ("which incidents happened in Q3"). Pure, from page metadata.
  */
+import { folderKind } from "../vault/folder-kinds.ts";
 import type { PageMeta } from "../vault/page.ts";
 
 /** The kinds of answer a question can ask for. */
@@ -72,18 +73,6 @@ const FINDING_TAGS = /\b(analysis|benchmark|study|investigation|findings|measure
 /** Tags and ids, not titles: "limit cycles" is no requirement. */
 const REQUIREMENT_WORDS = /\b(requirement|requirements|slo|sla|policy)\b/;
 
-/** Folders whose name says the kind of page they hold, whatever its type. */
-const FOLDER_KINDS: ReadonlyMap<string, PageKind> = new Map([
-  ...["decisions", "adr", "adrs"].map((f): [string, PageKind] => [f, "decision"]),
-  ...["incidents", "postmortems", "post-mortems", "outages"].map((f): [string, PageKind] => [
-    f,
-    "incident",
-  ]),
-  ...["runbooks", "playbooks", "howtos", "how-to", "guides", "procedures"].map(
-    (f): [string, PageKind] => [f, "howto"],
-  ),
-]);
-
 /** Lower case, punctuation as spaces: "ADR-007: Kafka" reads "adr 007 kafka". */
 function plain(text: string | undefined): string {
   return (text ?? "")
@@ -104,7 +93,8 @@ export function pageKinds(page: PageMeta): ReadonlySet<PageKind> {
   const named = ` ${title} ${plain(page.id.slice(folder.length + 1))} ${page.tags.map(plain).join(" ")} `;
   const about = plain(page.description ?? page.summary);
   const kinds = new Set<PageKind>();
-  const byFolder = FOLDER_KINDS.get(folder.toLowerCase());
+  // A folder named for a kind of answer (vault/folder-kinds.ts) says it, whatever the type.
+  const byFolder = folderKind(page.id);
   if (byFolder) kinds.add(byFolder);
   if (
     DECISION_TYPES.has(type) ||

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { type Diagnostic, diagnostic, errorMessage } from "../diagnostics.ts";
+import { type FolderKind, folderKind } from "./folder-kinds.ts";
 import {
   type Frontmatter,
   FrontmatterLanguageError,
@@ -211,31 +212,31 @@ function isBinary(bytes: Uint8Array): boolean {
   }
 }
 
-/**
- * The type a folder's name says: `entities/` an entity, `runbooks/` a
- * skill, `postmortems/` an analysis; any other folder its name in the
- * singular (`decisions/` a decision), top-level pages notes.
- */
-const FOLDER_TYPES: ReadonlyMap<string, string> = new Map([
+/** llm-wiki's own folders whose singular is not their type. */
+const PLURALS: ReadonlyMap<string, string> = new Map([
   ["entities", "entity"],
   ["syntheses", "synthesis"],
   ["analyses", "analysis"],
-  ...["runbooks", "playbooks", "howtos", "how-to", "guides", "procedures"].map(
-    (f): [string, string] => [f, "skill"],
-  ),
-  ...["incidents", "postmortems", "post-mortems", "outages"].map((f): [string, string] => [
-    f,
-    "analysis",
-  ]),
-  ["adr", "decision"],
-  ["adrs", "decision"],
 ]);
 
+/** What an untyped page's type is read as, from a folder that says its kind (folder-kinds.ts). */
+const KIND_TYPES: Readonly<Record<FolderKind, string>> = {
+  decision: "decision",
+  incident: "analysis",
+  howto: "skill",
+};
+
+/**
+ * The type a folder's name says: `entities/` an entity, `runbooks/` a
+ * skill, `postmortems/` an analysis, `adrs/` a decision; any other folder
+ * its name in the singular, top-level pages notes.
+ */
 function typeFromFolder(id: string): string {
   const slash = id.indexOf("/");
   if (slash < 0) return "note";
   const folder = id.slice(0, slash).toLowerCase();
-  const known = FOLDER_TYPES.get(folder);
+  const kind = folderKind(id);
+  const known = kind ? KIND_TYPES[kind] : PLURALS.get(folder);
   if (known) return known;
   const singular = folder.replace(/ies$/, "y").replace(/(?<!s)s$/, "");
   return UNKNOWN_TYPE.test(singular) ? singular : "note";
