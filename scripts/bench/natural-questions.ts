@@ -14,6 +14,7 @@ import {
   type BenchmarkSplit,
   loadBenchmarkFixture,
 } from "../../extensions/llm-wiki/lib/bench/fixture.ts";
+import { onlyWeak } from "../../extensions/llm-wiki/lib/render-text.ts";
 import { indexedBenchVault, loadOrdinaryPrompts, type OrdinaryPrompt } from "./auto-precision.ts";
 
 /** One slice's figures (rates over its questions or prompts). */
@@ -203,9 +204,7 @@ export async function runNaturalQuestions(
         const first = ids.slice(0, 3);
         // A question the vault cannot answer is answered right by nothing, or by weak candidates only.
         const unanswerable = answers.length === 0;
-        const nothingStrong = explicit.results.every(
-          (r) => r.weak === true || (r.part !== "card" && r.part !== "unpromoted"),
-        );
+        const nothingStrong = explicit.results.length === 0 || onlyWeak(explicit.results);
         if (unanswerable ? nothingStrong : answers.includes(ids[0] ?? "")) t.top1 += 1;
         if (unanswerable ? nothingStrong : first.some((id) => answers.includes(id))) t.top3 += 1;
         if (ids.length === 0 && !unanswerable) t.empty += 1;

@@ -270,6 +270,20 @@ export function recallModeLines(
   return { mode, lines };
 }
 
+/**
+ * Whether an answer holds pages but none reached the floor: the closest
+ * pages, said to be weak. A page of an evidence type (a pi-llm-wiki
+ * `decision`, a hand-written runbook) that reached it answers as surely as
+ * a card; the pages a card brings along (its evidence, what it supersedes)
+ * do not answer by themselves.
+ */
+export function onlyWeak(results: RecallResult["results"]): boolean {
+  return (
+    results.length > 0 &&
+    results.every((r) => r.weak === true || (r.part !== "card" && r.part !== "unpromoted"))
+  );
+}
+
 /** A recall's text answer; `explain` adds the pipeline's stages and their times at the end. */
 export function renderRecallResult(
   result: RecallResult,
@@ -279,12 +293,7 @@ export function renderRecallResult(
   const modes = recallModeLines(result);
   const fellBack = modes.lines.map((l) => `\n${l}`).join("");
   // The query is echoed too: an agent may pass on words it read in a page.
-  // Nothing reached the floor: the closest pages, said to be weak. A page
-  // of an evidence type (a pi-llm-wiki `decision`, a hand-written runbook)
-  // that reached it answers as surely as a card.
-  const weak =
-    result.results.length > 0 &&
-    result.results.every((r) => r.weak || (r.part !== "card" && r.part !== "unpromoted"));
+  const weak = onlyWeak(result.results);
   // A word searched as another spelling is said: the list answers that word.
   const read = (result.respelled ?? [])
     .map((r) => `; read "${neutraliseLine(r.from)}" as "${neutraliseLine(r.to)}"`)
