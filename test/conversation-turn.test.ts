@@ -8,6 +8,7 @@
 import { randomInt } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quietReason } from "../cli/hook-quiet.ts";
+import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { isConversationTurn } from "../extensions/llm-wiki/lib/retrieval/conversation-turn.ts";
 import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
@@ -108,6 +109,7 @@ describe("automatic recall on a turn of conversation", () => {
       expect(result.results, query).toEqual([]);
       expect(result.rendered, query).toBe("");
       expect(quietReason("recall", result)).toMatch(/turn of conversation/);
+      expect(renderRecallResult(result).split("\n")[0]).toContain("a turn of conversation");
     }
   });
 

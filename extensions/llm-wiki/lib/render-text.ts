@@ -304,9 +304,11 @@ export function renderRecallResult(
     const cut = result.diagnostics.some((d) => d.code === BUDGET_DIAGNOSTIC);
     const none = cut
       ? "not searched in time (turn budget), which is not the same as no memory"
-      : result.window
-        ? "no page dated in that time answers it"
-        : "no reliable memory found";
+      : result.trace.some((t) => t.conversation === true)
+        ? "a turn of conversation, with nothing in it to recall (an asked recall searches it)"
+        : result.window
+          ? "no page dated in that time answers it"
+          : "no reliable memory found";
     return `${head}: ${none}.${fellBack}${tail}`;
   }
   const lines = result.results.map((r, i) => {
