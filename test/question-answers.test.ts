@@ -50,6 +50,7 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
     gatewayDecision: `syntheses/adr-009-read-only-${gate}-gateway`,
     backpressure: "concepts/backpressure",
     retention: `requirements/${subject}-event-retention`,
+    review: `sources/meeting-2026-01-27-${other}-review`,
   };
   page(
     ids.entity,
@@ -57,7 +58,7 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
   );
   page(
     ids.decision,
-    `---\ntype: synthesis\ntitle: "ADR-007: ${cap(subject)} over ${cap(other)} for build events"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-01\n---\n\n# ADR-007: ${cap(subject)} over ${cap(other)} for build events\n\nWe went with ${subject}: replay of the last week of events, ordering per build and consumer groups.\n${cap(other)} kept messages only until acknowledged, so a new consumer could not replay history.\n`,
+    `---\ntype: synthesis\ntitle: "ADR-007: ${cap(subject)} over ${cap(other)} for build events"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-01\nsources: [${ids.review}]\nrelations: [{target: ${ids.review}, type: derived_from}]\n---\n\n# ADR-007: ${cap(subject)} over ${cap(other)} for build events\n\nWe went with ${subject}: replay of the last week of events, ordering per build and consumer groups.\n${cap(other)} kept messages only until acknowledged, so a new consumer could not replay history.\n`,
   );
   page(
     ids.checklist,
@@ -82,6 +83,10 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
   page(
     ids.retention,
     `---\ntype: requirement\ntitle: "Build event retention"\nstatus: stable\ncreated: 2026-02-20\n---\n\n# Build event retention\n\nBuild events are kept for fourteen days since February; seven days was too short to replay a release.\n`,
+  );
+  page(
+    ids.review,
+    `---\ntype: source\ntitle: "Meeting notes: ${other} review, 2026-01-27"\nstatus: stable\ncreated: 2026-01-27\n---\n\n# Meeting notes: ${other} review\n\nThe ${other} queue lost a day of build events when a consumer fell behind.\nOptions: tune ${other} retention, or move the build events to ${subject}. Follow-up: write the ADR.\n`,
   );
   const bodyWords: string[] = [];
   for (let i = 0; i < 8; i += 1) {
@@ -277,6 +282,15 @@ describe("questions of intent reach the page that answers them (CLI)", () => {
     const order = cards(recall(`do we still keep ${subject} events for seven days`));
     expect(order[0]).toBe(ids.retention);
     expect(order).toContain(ids.entity);
+  });
+
+  it("what came out of X: the decision derived from the page named X, before that page", () => {
+    const order = cards(recall(`what came out of the ${other} review meeting`));
+    const listed = recall(`what came out of the ${other} review meeting`).results.map((r) => r.id);
+    expect(order[0]).toBe(ids.decision);
+    expect(listed).toContain(ids.review);
+    // Without asking what followed, the page named is the answer.
+    expect(recall(`the ${other} review meeting`).results[0]?.id).toBe(ids.review);
   });
 
   it("who owns X: the entity page", () => {

@@ -34,6 +34,11 @@ export interface QuestionIntent {
   kinds: readonly PageKind[];
   /** The question without its words of intent; the question itself when nothing else is left. */
   subject: string;
+  /**
+   * The question asks what followed from a page it names ("what came out of
+   * RFC-007"): the answer is a page derived from that one, not the page itself.
+   */
+  followsNamed?: true;
 }
 
 interface IntentRule {
@@ -198,6 +203,9 @@ export interface QuestionRead {
   instruction?: true;
 }
 
+/** "What came out of the review", "the outcome of RFC-005": what a named page led to. */
+const FOLLOWS = /\b(came out of|comes? out of|outcome of|results? of|resulted from)\b/;
+
 /** Verbs that open an instruction whatever follows them. */
 const COMMANDS =
   "write|add|move|deploy|revert|rename|delete|remove|fix|update|configure|install|implement|refactor|convert|generate|create|make|turn|pin|migrate|rewrite|replace|suggest|recommend|draft|translate|optimize|optimise|set up|setup|scaffold|bump|upgrade|downgrade|enable|disable|wrap|extract|rebase|squash|stash|cherry-pick|clean up|speed up|show me how|help me|can you|could you|would you|please";
@@ -230,6 +238,7 @@ export function readQuestion(query: string, whole: string = query): QuestionRead
   const read: QuestionRead = rule
     ? { intent: { name: rule.name, kinds: rule.kinds, subject }, subject }
     : { subject };
+  if (read.intent?.name === "decision" && FOLLOWS.test(asks)) read.intent.followsNamed = true;
   // "… what we know about X", "… our notes on Y": asks memory, however it opens.
   if (INSTRUCTION.test(text.trim()) && !/\b(what we know|our notes)\b/.test(text))
     read.instruction = true;

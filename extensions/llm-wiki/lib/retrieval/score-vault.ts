@@ -72,6 +72,29 @@ export const ABOUT_ANSWERS = 0.75;
  */
 const CARRIES_NAME: ReadonlySet<string> = new Set(["decision", "incident"]);
 
+/**
+ * The candidates derived from a page in `named`: they list it among their
+ * `sources` or declare a `derived_from` relation to it.
+ */
+function derivedFrom(
+  vault: RetrievalVault,
+  run: VaultRun,
+  named: ReadonlySet<string>,
+): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (named.size === 0) return out;
+  for (const { hit } of run.candidates) {
+    const page = vault.pages.get(hit.pageId);
+    if (!page || named.has(page.id)) continue;
+    if (
+      page.sources.some((s) => named.has(s)) ||
+      page.relations?.some((r) => r.type === "derived_from" && named.has(r.target))
+    )
+      out.add(page.id);
+  }
+  return out;
+}
+
 /** Explicit recall's best candidates below its floor, shown marked weak when nothing passes. */
 export const WEAK_CANDIDATES = 3;
 
@@ -152,6 +175,24 @@ export function scoreVault(
       const page = vault.pages.get(c.hit.pageId);
       return page !== undefined && intent.kinds.some((k) => pageKinds(page).has(k));
     });
+  // "What came out of RFC-007": the decision derived from the page the question
+  // names answers it, and the named page is its evidence, no longer the answer.
+  // A page is named by its title or alias, or by its account of itself ("the
+  // event bus review meeting").
+  const inputs = intent?.followsNamed
+    ? new Set([
+        ...exact,
+        ...contained,
+        ...run.candidates
+          .map((c) => vault.pages.get(c.hit.pageId))
+          .filter(
+            (p): p is PageMeta =>
+              p !== undefined && aboutShares(p, subjectOf(), true).about >= ABOUT_ANSWERS,
+          )
+          .map((p) => p.id),
+      ])
+    : undefined;
+  const followers = inputs ? derivedFrom(vault, run, inputs) : undefined;
   const add = (
     id: string,
     hit: QmdHit | undefined,
@@ -173,14 +214,18 @@ export function scoreVault(
     // "Bazel remote cache on NVMe" carries the name the question says, as the
     // page named Remote cache does, and is what a "why" or "what happened" asks for first.
     const carried =
-      fits &&
-      kindAt === 0 &&
-      CARRIES_NAME.has(intent?.kinds[0] ?? "") &&
-      !isExact &&
-      !isContained &&
-      page
-        ? namesHold(page, phrases)
-        : 0;
+      fits && kindAt === 0 && followers?.has(id) && !isExact && !isContained
+        ? 2
+        : fits &&
+            kindAt === 0 &&
+            CARRIES_NAME.has(intent?.kinds[0] ?? "") &&
+            !isExact &&
+            !isContained &&
+            page
+          ? namesHold(page, phrases)
+          : 0;
+    // The page the answer was derived from stays listed, as evidence.
+    const input = followers !== undefined && followers.size > 0 && inputs?.has(id) === true;
     // Unasked, a one-word name is no evidence in an instruction ("move the
     // kafka producer setup into its own package"), nor in a question asking
     // for another kind of page ("how do I do an upsert in postgres" asks for
@@ -217,11 +262,11 @@ export function scoreVault(
     const order =
       (standing / topStanding) * multiplier +
       ORDER_WEIGHTS.about * about +
-      (fits ? ORDER_WEIGHTS.intent * (kindAt === 0 ? 1 : ORDER_WEIGHTS.laterKind) : 0) +
+      (fits && !input ? ORDER_WEIGHTS.intent * (kindAt === 0 ? 1 : ORDER_WEIGHTS.laterKind) : 0) +
       // A question asking for a kind of page is about its subject, not its name's page.
       // "rate limits on the gateway": the longer name is the more specific mention.
       // A page named by several words keeps its place whatever the question asks.
-      ((named && (!kindListed || fits || nameWords > 1)) || carried > 1
+      (!input && ((named && (!kindListed || fits || nameWords > 1)) || carried > 1)
         ? ORDER_WEIGHTS.named +
           ORDER_WEIGHTS.nameWord * Math.min(2, Math.max(0, Math.max(nameWords, carried) - 1))
         : 0) +
