@@ -21,8 +21,8 @@ import type { VaultPaths } from "./paths.ts";
 import { seekShardRecord } from "./registry-shard-seek.ts";
 import { fnv1a } from "./stable-hash.ts";
 
-/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. 10: pages git left unmerged (`mergeConflicts`) are read, not rejected. */
-const CACHE_VERSION = 10;
+/** 4: records say whether the page holds a secret, and its fields are kept redacted then (older caches are re-parsed). 6: records carry the page's own `date`. 7: and its OKF provenance. 8: and the targets of its text-form conflicts. 9: `date` falls back to the older system's `ingested`. 10: pages git left unmerged (`mergeConflicts`) are read, not rejected. 11: a page with text and no `type` is read by its folder, titled by its first heading. test/derived-versions.test.ts fails when what a record holds changes and this does not. */
+export const CACHE_VERSION = 11;
 /** Shards of the cache; a power of two so the shard is a mask of the path's hash. */
 export const REGISTRY_SHARDS = 32;
 

@@ -27,7 +27,12 @@ import { fnv1a } from "./stable-hash.ts";
 export const MAX_NAME_BUCKETS = 256;
 /** Pages per bucket a table is laid out for: a small vault keeps a few files, not 64. */
 const PAGES_PER_BUCKET = 160;
-const NAMES_VERSION = 3;
+/**
+ * 4: a title's trailing qualifier in brackets is a name too ("Redis
+ * (ElastiCache)" is named Redis). test/derived-versions.test.ts fails when
+ * `pageNameKeys` changes and this does not.
+ */
+export const NAMES_VERSION = 4;
 
 /** One stamp (`fileStamp`) per bucket, then the CJK file's: its length gives the layout. */
 export type NameStamps = string[];
