@@ -22,6 +22,7 @@ import { renderRecallResult } from "../extensions/llm-wiki/lib/render-text.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { renderStems } from "../scripts/build-english-stems.ts";
+import { renderSoftwareStems } from "../scripts/build-software-names.ts";
 import { randomWord } from "./helpers/random-text.ts";
 import { makeTempVault, removeTempDirs } from "./helpers/temp-vault.ts";
 
@@ -106,6 +107,27 @@ describe("spellings one edit away", () => {
     expect(renderStems()).toBe(committed);
   });
 
+  it("never reads a software name as a typo, though software English lacks it", () => {
+    const root = join(import.meta.dirname, "..");
+    const names = readFileSync(
+      join(root, "node_modules", "@cspell", "dict-software-terms", "dict", "software-tools.txt"),
+      "utf8",
+    )
+      .split("\n")
+      .map((line) => line.trim().toLowerCase())
+      .filter((w) => /^[a-z]{5,24}$/.test(w));
+    const next = rng(seed);
+    const drawn = Array.from({ length: 100 }, () => names[Math.floor(next() * names.length)] ?? "");
+    // "mongo", asked of a vault that says "ongoing", was read as a typo of it.
+    for (const word of [...drawn, "mongo", "mongodb", "kafka", "terraform", "kubectl", "grafana"])
+      expect(repairable(word, 0), `${word} (seed ${seed})`).toBe(false);
+    const committed = readFileSync(
+      join(root, "extensions", "llm-wiki", "lib", "lexical", "software-stems.ts"),
+      "utf8",
+    );
+    expect(renderSoftwareStems()).toBe(committed);
+  });
+
   it("takes the spelling most pages hold, and nothing when none holds one", () => {
     const word = coinedWord();
     const rival = `${word.slice(0, -1)}${word.at(-1) === "q" ? "x" : "q"}`;
@@ -135,7 +157,7 @@ describe("recall with a typo, on a real index", () => {
   let service: WikiService;
 
   beforeAll(async () => {
-    const filler = ["deploy", "service", "team", "config", "release"];
+    const filler = ["deploy", "service", "team", "config", "release", "ongoing"];
     const pages: Record<string, string> = {};
     subjects.forEach((subject, i) => {
       const others = filler.join(" ");
@@ -193,6 +215,13 @@ describe("recall with a typo, on a real index", () => {
     expect(asked.respelled).toBeUndefined();
     const spelled = await service.recall({ query: `the ${subjects[0]} subsystem` });
     expect(spelled.respelled).toBeUndefined();
+    // A software name the vault lacks is not a typo of the word it holds one edit away.
+    const named = await service.recall({
+      query: "mongo aggregation to count documents per status",
+      policy: "automatic",
+    });
+    expect(named.respelled).toBeUndefined();
+    expect(named.results).toEqual([]);
   });
 });
 

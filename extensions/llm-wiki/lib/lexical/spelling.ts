@@ -7,7 +7,7 @@
  * handed in.
  */
 import { backgroundCount } from "./background.ts";
-import { isEnglishStem } from "./english-words.ts";
+import { isEnglishStem, isSoftwareNameStem } from "./english-words.ts";
 import { ftsTokens } from "./fts-tokens.ts";
 
 /** Shorter words have too many neighbours one edit away to guess from. */
@@ -44,16 +44,22 @@ export function oneEditAway(word: string): string[] {
 /**
  * Whether `word` may be a typo worth repairing: a plain Latin word of a
  * typed length that no page holds (`pagesHolding`) and that ordinary
- * writing does not use: neither software English (the background model)
- * nor an English dictionary ("senior" asked of a vault that says "sensor"
- * is a word the vault lacks, not a typo) lists its stem.
+ * writing does not use: neither software English (the background model),
+ * an English dictionary ("senior" asked of a vault that says "sensor" is a
+ * word the vault lacks, not a typo) nor a dictionary of software names
+ * ("mongo" asked of a vault that says "ongoing") lists its stem.
  */
 export function repairable(word: string, pagesHolding: number): boolean {
   if (pagesHolding > 0) return false;
   if (word.length < MIN_LENGTH || word.length > MAX_LENGTH) return false;
   if (!/^[a-z]+$/.test(word)) return false;
   const [stem] = ftsTokens(word);
-  return stem !== undefined && backgroundCount(stem) === 0 && !isEnglishStem(stem);
+  return (
+    stem !== undefined &&
+    backgroundCount(stem) === 0 &&
+    !isEnglishStem(stem) &&
+    !isSoftwareNameStem(stem)
+  );
 }
 
 /**
