@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { camelHumps, joinedRuns } from "../extensions/llm-wiki/lib/index/code-tokens.ts";
 import { buildLexQuery } from "../extensions/llm-wiki/lib/index/lex-query.ts";
+import { matchNames } from "../extensions/llm-wiki/lib/name-match.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
 import { randomWord } from "./helpers/random-text.ts";
@@ -107,6 +108,57 @@ describe("code-aware query words", () => {
       '"time"',
     ]);
     expect(buildLexQuery("kafka over rabbitmq")?.terms[0]?.fts[0]).toBe('"kafka"');
+  });
+
+  it("finds a numbered record however its number is padded: adr 9, adr-9 and ADR-009 alike", async () => {
+    const label = randomWord(3, 4);
+    const n = 1 + Math.floor(Math.random() * 9);
+    const padded = String(n).padStart(3, "0");
+    const queries = [`${label} ${n}`, `${label}-${n}`, `what did ${label} ${n} say`];
+    const answers = await recallIds(
+      {
+        "syntheses/record": page(
+          `${label.toUpperCase()}-${padded} Queue first`,
+          "We put the queue first and the cache second.",
+        ),
+        // Other records, and pages that are no record.
+        ...Object.fromEntries(
+          Array.from({ length: 3 }, (_, i) => [
+            `syntheses/other-${i}`,
+            page(
+              `${label.toUpperCase()}-${String(10 + i).padStart(3, "0")} Other ${i}`,
+              `Another record, number ${10 + i}.`,
+            ),
+          ]),
+        ),
+        ...Object.fromEntries(
+          Array.from({ length: 5 }, (_, i) => [
+            `concepts/plain-${i}`,
+            page(`Plain ${i}`, `Soup, bread and salad number ${n}, then ${n} olives.`),
+          ]),
+        ),
+      },
+      queries,
+    );
+    answers.forEach((ids, i) =>
+      expect(ids[0], `${queries[i]} (${label}-${padded})`).toBe("syntheses/record"),
+    );
+    // Other paddings are alternatives of the label's term, never a number alone nor a new term.
+    const q = buildLexQuery(`${label} ${n}`);
+    expect(q?.terms.map((t) => t.text)).toEqual([label]);
+    expect(q?.terms[0]?.fts).toEqual(
+      [label, `${label} 0${n}`, `${label} 00${n}`].map((p) => `"${p}"`),
+    );
+    // Typed word for word, the record's alias is its name: "adr 9" is "ADR-009".
+    const named = new Map([
+      ["syntheses/record", { title: "Queue first", aliases: [`${label.toUpperCase()}-${padded}`] }],
+    ]) as unknown as Parameters<typeof matchNames>[0];
+    expect([...matchNames(named, `${label} ${n}`).exact]).toEqual(["syntheses/record"]);
+    expect([...matchNames(named, `what did ${label} ${n} say`).contained]).toEqual([
+      "syntheses/record",
+    ]);
+    // "still 10 minutes" is no record: the number as typed adds nothing.
+    expect(buildLexQuery("still 10 minutes")?.match).not.toContain('"still 10"');
   });
 
   it("splits camelCase humps (acronyms too) and joins runs of two or three words", () => {

@@ -61,10 +61,14 @@ function plain(text: string): string {
   return normal.trim().replace(/\s+/g, " ").toLowerCase();
 }
 
-/** Words only: punctuation becomes a space, so "ADR-001: SQLite" reads "adr 001 sqlite". */
+/**
+ * Words only: punctuation becomes a space and a number's leading zeros go,
+ * so "ADR-001: SQLite" reads "adr 1 sqlite", as people type it ("adr 1").
+ */
 function words(text: string): string {
   return plain(text)
     .replace(/[^\p{L}\p{N}\p{M}]+/gu, " ")
+    .replace(/(^| )0+(?=\d)/g, "$1")
     .trim();
 }
 
@@ -229,7 +233,12 @@ export function matchNames(
                 return stems[i + k];
               })
               .join(" ");
-      for (const id of table.words.get(key) ?? []) found(id, n, n > 1 ? key : undefined);
+      // The whole query, word for word, is the name as typed ("adr 9" for "ADR-009").
+      const whole = i === 0 && n === tokens.length;
+      for (const id of table.words.get(key) ?? []) {
+        if (whole) exact.add(id);
+        found(id, n, n > 1 ? key : undefined);
+      }
     }
   }
   // A two-word name typed with one slip ("warm pol size"), found only beside its other word.

@@ -89,6 +89,25 @@ export function buildLexQuery(
     }
     for (const word of token.slice(last).match(TOKEN) ?? []) addWord(word, add);
   }
+  // "adr 9", "rfc-4": a label and its number name one record, whichever way
+  // its number is padded ("ADR-009"). Only the other paddings are searched:
+  // the number as typed alone matches noise, and "still 10 minutes" is no name.
+  // Alternatives of the label's own term, so a query's weight and confidence
+  // do not change when no page writes the number so.
+  words.forEach((word, at) => {
+    const label = at > 0 ? words[at - 1] : null;
+    if (word === null || label == null || !/^\d{1,3}$/.test(word)) return;
+    const term = terms.get(label);
+    if (!term || !/^\p{L}{2,}$/u.test(label)) return;
+    for (const phrase of numbered(label, word).map(quote))
+      if (!term.fts.includes(phrase)) term.fts.push(phrase);
+  });
+  for (const term of terms.values()) {
+    const m = /^(\p{L}{2,})[-_](\d{1,3})$/u.exec(term.text);
+    if (!m?.[1] || !m[2]) continue;
+    for (const phrase of numbered(m[1], m[2]).map(quote))
+      if (!term.fts.includes(phrase)) term.fts.push(phrase);
+  }
   // A run of words written together, as the index holds a camelCase name, is
   // one more way to find each of the run's words (a page naming it holds them
   // all); an alternative of their terms, so a query's weight and confidence
@@ -118,6 +137,14 @@ export function buildLexQuery(
   if (terms.size === 0) return null;
   const all = new Set([...terms.values()].flatMap((t) => t.fts));
   return { terms: [...terms.values()], match: [...all].join(" OR ") };
+}
+
+/** A label's number as pages may write it otherwise: unpadded, or padded to two and three digits. */
+function numbered(label: string, number: string): string[] {
+  const n = number.replace(/^0+(?=\d)/, "");
+  return [...new Set([n, n.padStart(2, "0"), n.padStart(3, "0")])]
+    .filter((d) => d !== number)
+    .map((d) => `${label} ${d}`);
 }
 
 function quote(text: string): string {

@@ -29,10 +29,11 @@ export const MAX_NAME_BUCKETS = 256;
 const PAGES_PER_BUCKET = 160;
 /**
  * 4: a title's trailing qualifier in brackets is a name too ("Redis
- * (ElastiCache)" is named Redis). test/derived-versions.test.ts fails when
+ * (ElastiCache)" is named Redis). 5: a number's leading zeros go ("ADR-009"
+ * is named "adr 9"). test/derived-versions.test.ts fails when
  * `pageNameKeys` changes and this does not.
  */
-export const NAMES_VERSION = 4;
+export const NAMES_VERSION = 5;
 
 /** One stamp (`fileStamp`) per bucket, then the CJK file's: its length gives the layout. */
 export type NameStamps = string[];
