@@ -110,6 +110,14 @@ describe("code-aware query words", () => {
     expect(buildLexQuery("kafka over rabbitmq")?.terms[0]?.fts[0]).toBe('"kafka"');
   });
 
+  it("searches no negated auxiliary: a page saying can't is no closer to a question that does", () => {
+    const subject = randomWord(6, 9);
+    for (const neg of ["can't", "don't", "doesn't", "didn't", "won't", "isn't", "cannot"]) {
+      const q = buildLexQuery(`why ${neg} the ${subject} restart`);
+      expect(q?.terms.map((t) => t.text)).toEqual([subject, "restart"]);
+    }
+  });
+
   it("finds a numbered record however its number is padded: adr 9, adr-9 and ADR-009 alike", async () => {
     const label = randomWord(3, 4);
     const n = 1 + Math.floor(Math.random() * 9);

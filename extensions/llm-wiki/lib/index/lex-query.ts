@@ -16,7 +16,11 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "other our ours ourselves out over own same she should so some such than that the their " +
     "theirs them themselves then there these they this those through to too under until up " +
     "very was we were what when where which while who whom why will with would you your " +
-    "yours yourself yourselves"
+    "yours yourself yourselves " +
+    // Negated auxiliaries are function words too: a page that says "can't" is no closer
+    // to "why can't firmware go to every charger" than one that does not.
+    "can't cannot don't doesn't didn't won't isn't aren't wasn't weren't shouldn't " +
+    "wouldn't couldn't haven't hasn't hadn't"
   ).split(" "),
 );
 
@@ -157,7 +161,7 @@ function addWord(
   humps: ReadonlyMap<string, string[]> = new Map(),
 ): void {
   // "2+2", "step 3": lone small numbers match noise on almost every page.
-  if (/^\d{1,2}$/.test(token)) return;
+  if (/^\d{1,2}$/.test(token) || STOP_WORDS.has(token)) return;
   if (!CONNECTORS.test(token)) {
     const parts = humps.get(token);
     // A camelCase name: itself first (how the index holds it), then its humps as words.
