@@ -168,6 +168,10 @@ describe("reading a question: its intent and its subject", () => {
       [`do ${x} reminders actually reduce no-shows`, "finding"],
       // What bit the team is an incident.
       [`that thing where ${x} bit us`, "incident"],
+      [`what was wrong with the ${x} in october`, "incident"],
+      [`recent ${x} problems`, "incident"],
+      [`who's responsible for the ${x}`, "owner"],
+      [`who is in charge of ${x}`, "owner"],
       // Any other "why" asks for a rationale or what went wrong.
       [`why does ${x} crash on start`, "why"],
       // Ordinary prompts ask for no kind of page.

@@ -76,16 +76,16 @@ const RULES: readonly IntentRule[] = [
   {
     name: "incident",
     kinds: ["incident"],
-    asks: /\b(incidents?|outages?|post-?mortems?|post mortems?|sev-?[0-4]|downtime|went down|was down|what (went wrong|happened|broke)|(bit|bitten|burned|burnt) us|blew up|root cause|rca|degradation)\b/,
+    asks: /\b(incidents?|outages?|post-?mortems?|post mortems?|sev-?[0-4]|downtime|went down|was down|what (went wrong|happened|broke|was wrong)|problems|(bit|bitten|burned|burnt) us|blew up|root cause|rca|degradation)\b/,
     words:
-      /\b(incidents?|outages?|post-?mortems?|post mortems?|happened|went wrong|(bit|bitten|burned|burnt) us|blew up|root cause|rca|downtime|sev-?[0-4])\b/gi,
+      /\b(incidents?|outages?|post-?mortems?|post mortems?|happened|went wrong|was wrong|problems|(bit|bitten|burned|burnt) us|blew up|root cause|rca|downtime|sev-?[0-4])\b/gi,
   },
   {
     name: "owner",
     kinds: ["entity"],
-    asks: /\b(who (owns|maintains|runs|manages|is responsible|is on ?call|do i ask|to ask|should i ask)|owners?\b|ownership|maintainers?|point of contact)\b/,
+    asks: /\b(who('s| is) (responsible|in charge|on ?call)|who (owns|maintains|runs|manages|looks after|do i ask|to ask|should i ask)|owners?\b|ownership|maintainers?|point of contact)\b/,
     words:
-      /\b(owns|owners?|owned|ownership|maintains|maintainers?|who runs|who manages|is responsible for|point of contact|do i ask|should i ask|to ask)\b/gi,
+      /\b(owns|owners?|owned|ownership|maintains|maintainers?|who runs|who manages|who looks after|(is|'s) responsible for|(is|'s) in charge of|point of contact|do i ask|should i ask|to ask)\b/gi,
   },
   {
     name: "repeat",
