@@ -123,9 +123,17 @@ describe("parseTimeWindow", () => {
       "in 2048 tokens",
       "march the files",
       "a weekly job",
+      // The latest of something, not a window of days.
+      "the most recent firmware release",
+      "Traceback (most recent call last)",
     ]) {
       expect(parseTimeWindow(q, { now }).window).toBeUndefined();
     }
+    // "recent X" is the last thirty days, as "lately" is, and leaves X to search.
+    const recent = parseTimeWindow("recent firmware problems", { now });
+    const lately = parseTimeWindow("firmware lately", { now }).window;
+    expect(recent.window).toMatchObject({ since: lately?.since, until: lately?.until });
+    expect(recent.rest).toBe("firmware problems");
   });
 
   it("finds a phrase the same way whatever ordinary words, digits and case surround it", () => {
@@ -143,6 +151,7 @@ describe("parseTimeWindow", () => {
       "before 2026-05",
       "during 2025",
       "lately",
+      "recent",
     ];
     const noise = ["ticket 4821", "in topic 3", "note 7", "the Api", "v2", "of 12 shards", "for"];
     const seed = Date.now();

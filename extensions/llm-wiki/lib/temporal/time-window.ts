@@ -297,6 +297,8 @@ const PERIODS: PeriodRule[] = [
     },
   },
   { re: "recently|lately", may: "recently|lately", span: (_m, t) => ({ from: t - 29, to: t }) },
+  // "recent firmware problems"; "the most recent release" is the latest, not a window.
+  { re: "(?<!most )recent", may: "recent", span: (_m, t) => ({ from: t - 29, to: t }) },
   {
     re: `(?:the )?(?:last|past|previous) ${COUNT} ${UNIT}`,
     may: "(?:last|past|previous) ",
