@@ -3,7 +3,9 @@
  * page derives a different record or different name keys, the cache's
  * version has changed too, or an upgraded install keeps the old reading
  * (an untyped note still rejected, "Redis (ElastiCache)" still not named
- * Redis) until each page happens to be edited. The record is rewritten with
+ * Redis, the index searching a page's old title) until each page happens to
+ * be edited. The index's version is INDEX_FORMAT: a generation of an older
+ * one answers until the next update rebuilds it. The record is rewritten with
  * `node scripts/derived-versions.ts`, after the version is raised.
  */
 import { readFileSync } from "node:fs";
@@ -18,7 +20,7 @@ const recorded = JSON.parse(
 const now = derive(fixturePages(join(REPO, "test", "fixtures")));
 
 describe("the caches derived from pages are versioned by what they derive", () => {
-  for (const cache of ["registryCache", "names"] as const) {
+  for (const cache of ["registryCache", "names", "index"] as const) {
     it(`${cache}: the same page derives the same, or the version moved on`, () => {
       const changed = Object.keys(recorded[cache].pages).filter(
         (key) => key in now[cache].pages && now[cache].pages[key] !== recorded[cache].pages[key],
@@ -42,5 +44,6 @@ describe("the caches derived from pages are versioned by what they derive", () =
       now.registryCache.version,
     );
     expect(recorded.names.version, "run node scripts/derived-versions.ts").toBe(now.names.version);
+    expect(recorded.index.version, "run node scripts/derived-versions.ts").toBe(now.index.version);
   });
 });

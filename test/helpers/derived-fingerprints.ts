@@ -1,13 +1,15 @@
 /**
  * What the on-disk caches derive from a page, fingerprinted per page: the
- * registry record's parse (metadata, diagnostics, links) and the name
- * table's keys. An upgrade reads caches an older build wrote; when the same
+ * registry record's parse (metadata, diagnostics, links), the name table's
+ * keys, and the text the search index holds for it (a generation of an older
+ * INDEX_FORMAT answers until the next update rebuilds it). An upgrade reads caches an older build wrote; when the same
  * bytes derive something else, the cache's version must change or the old
  * derivation is served (test/derived-versions.test.ts).
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { INDEX_FORMAT, mirrorText } from "../../extensions/llm-wiki/lib/index/mirror.ts";
 import { pageNameKeys } from "../../extensions/llm-wiki/lib/name-match.ts";
 import { extractLinks } from "../../extensions/llm-wiki/lib/vault/links.ts";
 import { pageMeta, parsePage } from "../../extensions/llm-wiki/lib/vault/page.ts";
@@ -18,6 +20,7 @@ import { NAMES_VERSION } from "../../extensions/llm-wiki/lib/vault/registry-name
 export interface DerivedRecord {
   registryCache: { version: number; pages: Record<string, string> };
   names: { version: number; pages: Record<string, string> };
+  index: { version: number; pages: Record<string, string> };
 }
 
 const short = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
@@ -49,6 +52,7 @@ export function derive(pages: ReturnType<typeof fixturePages>): DerivedRecord {
   const record: DerivedRecord = {
     registryCache: { version: CACHE_VERSION, pages: {} },
     names: { version: NAMES_VERSION, pages: {} },
+    index: { version: INDEX_FORMAT, pages: {} },
   };
   for (const { id, rel, bytes } of pages) {
     const key = short(`${rel}\n${short(bytes.toString("binary"))}`);
@@ -64,6 +68,7 @@ export function derive(pages: ReturnType<typeof fixturePages>): DerivedRecord {
     record.names.pages[key] = result.ok
       ? short(JSON.stringify(pageNameKeys(id, pageMeta(result.page))))
       : "-";
+    record.index.pages[key] = result.ok ? short(mirrorText(result.page, true)) : "-";
   }
   return record;
 }
