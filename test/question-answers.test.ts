@@ -156,6 +156,12 @@ describe("reading a question: its intent and its subject", () => {
       [`what's the default value of ${x} retries`, "setting"],
       [`how many partitions does ${x} have`, "setting"],
       [`how many pro ${x} subscribers do we have`, "setting"],
+      // A component's figure is on its page; a rule about it is a requirement.
+      [`how long does the ${x} wait for an answer`, "setting"],
+      [`how often does the ${x} recompute limits`, "setting"],
+      [`how long do we keep ${x} logs`, "requirement"],
+      [`how fast do ${x} records have to reach partners`, "requirement"],
+      [`how much does the ${x} fleet cost`, "requirement"],
       // Whether a rule or a choice holds today: the current requirement or decision.
       [`do we still keep ${x} logs for 90 days`, "current"],
       [`are ${x} tides still computed on the server`, "current"],

@@ -125,6 +125,15 @@ const RULES: readonly IntentRule[] = [
     words: /\b((set|configured) (to|as)|value of|value for)(?=\W*$|\W)/gi,
   },
   {
+    // "how long does the gateway wait", "how often does the site controller
+    // recompute", "how much is pro yearly": a figure of a component, on its
+    // page; a rule ("how long do we keep", "must we", "have to") is a requirement.
+    name: "setting",
+    kinds: ["entity", "requirement"],
+    asks: /^(after )?how (long|often|many|much|fast|soon) (does|do|did|is|are|was|were) (?!(we|i|you|they|someone|somebody|anyone|users?|people)\b)(?!.*\b(must|have to|has to|need to|needs to|should|allowed|kept|keep|cost|costs|spend)\b)/,
+    words: /\b(?<=how )(long|many|much|often|soon|fast)\b/gi,
+  },
+  {
     name: "requirement",
     kinds: ["requirement"],
     asks: /\b(how (long|many|much|often|soon|fast)|requirements?|slos?|slas?|what is the limit|what's the limit|allowed to)\b/,
