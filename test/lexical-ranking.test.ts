@@ -203,6 +203,25 @@ describe("scoring parts", () => {
     expect(Number.isFinite(poissonSurprise(200, 0.001))).toBe(true);
   });
 
+  it("weighs a number with a unit as no evidence, and a bare number as a name", () => {
+    const n = 100 + Math.floor(Math.random() * 9000);
+    const match = (term: string, stem: string) =>
+      termEvidence({
+        term,
+        stems: [stem],
+        df: 4,
+        documents: 36,
+        idf: idf(36, 4),
+        counts: [0, 1, 2],
+        score: 2 * idf(36, 4),
+      });
+    // "retrying on 400s": HTTP errors to the prompt, a timeout of 400 s to the vault.
+    for (const unit of ["s", "ms", "k", "xx"])
+      expect(match(`${n}${unit}`, `${n}`).evidence, `${n}${unit}`).toBe(0);
+    // "port 8089" names this vault's service.
+    expect(match(`${n}`, `${n}`).evidence).toBeGreaterThanOrEqual(1);
+  });
+
   it("tokenizes as the index does (SQLite's porter unicode61) on every word of the vault", () => {
     const db = openQmdSqlite<{
       exec(sql: string): void;

@@ -79,11 +79,20 @@ export function poissonSurprise(k: number, lambda: number): number {
   return lambda - k * Math.log(lambda) + logFactorial(k);
 }
 
+/**
+ * A number with a unit or a plural ("400s", "180ms", "10k", "5xx"): the
+ * background model holds no numbers, so each would look like a name only
+ * this vault uses, and "400s" (HTTP errors) is also "400 s" of a timeout.
+ * A bare number stays evidence: "port 8089" names this vault's service.
+ */
+const NUMBER = /^\d+[a-z]{1,2}$/;
+
 /** One matched term's evidence on one page. */
 export function termEvidence(match: TermMatch): TermEvidence {
   const vaultShare = (match.df + 0.5) / (match.documents + 1);
   const background = backgroundShare(match.stems);
-  const ratio = Math.log(vaultShare / background) / Math.log(SPECIFIC_RATIO);
+  const numeric = NUMBER.test(match.term);
+  const ratio = numeric ? 0 : Math.log(vaultShare / background) / Math.log(SPECIFIC_RATIO);
   const surprise = poissonSurprise(match.df, match.documents * background) / SURPRISE_NATS;
   // Past "fully specific", a word the background (almost) never holds — a
   // project's own name or identifier — counts up to half as much again, so
