@@ -52,8 +52,11 @@ async function runWithSlowStdin(
   // A hang is a failure too: the child is killed well before the test's own limit.
   const guard = setTimeout(() => child.kill("SIGKILL"), 50_000);
   try {
-    for (const chunk of chunks) {
-      await sleep(randomInt(400, 800));
+    for (const [i, chunk] of chunks.entries()) {
+      // The first pause outlasts the CLI's start, so its first read finds no
+      // text yet; later ones only need it back at an empty pipe, which a
+      // reader that loops on its reads is within milliseconds.
+      await sleep(i === 0 ? randomInt(400, 800) : randomInt(40, 120));
       // Gone already (it failed on the first empty read): the assertions say so.
       if (child.exitCode === null) child.stdin.write(chunk);
     }

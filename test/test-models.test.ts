@@ -13,10 +13,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { QMDStore } from "@tobilu/qmd";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { capLlamaThreads } from "../extensions/llm-wiki/lib/index/llama-threads.ts";
 import {
   ensureTestModels,
   ensureTestModelsSync,
@@ -182,6 +183,17 @@ describe("QMD with the generated test models", () => {
     const expanded = await store.expandQuery("how do we undo a schema change");
     expect(expanded.length).toBeGreaterThan(0);
     for (const q of expanded) expect(["lex", "vec", "hyde"]).toContain(q.type);
+  });
+
+  it("expands with the llama.cpp threads llm-wiki caps it at (node-llama-cpp would take at least four)", async () => {
+    const llm = store.internal.llm;
+    capLlamaThreads(llm, 1);
+    const expanded = await store.expandQuery("which note says how to roll back a migration");
+    expect(expanded.length).toBeGreaterThan(0);
+    const runtime = (llm as unknown as { llama?: { maxThreads: number } } | undefined)?.llama;
+    expect(runtime?.maxThreads).toBe(1);
+    // The runtime may be node-llama-cpp's shared one: leave it as llm-wiki's own stores set it.
+    if (runtime) runtime.maxThreads = availableParallelism();
   });
 
   it("runs the full pipeline with expansion and reranking", async () => {

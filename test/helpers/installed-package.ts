@@ -10,11 +10,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -82,6 +85,56 @@ export function runCommandAsync(command: string, args: string[], cwd: string): P
   });
 }
 
+/** Whether process `pid` is running (a signal 0 reaches it, or it is another user's). */
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The scratch folder of the default install: `<tmp>/llm-wiki-installed`
+ * on every run that finds it free, else a new folder. Pi compiles the
+ * installed extension's TypeScript with jiti, which caches what it
+ * compiled by file path (checking each source's hash): in a folder new on
+ * every run, Pi's first load compiled all of it again (15 to 21 s on two
+ * busy cores); at the same path it compiles only what changed. The folder
+ * is claimed by renaming a new one holding this process's id onto that
+ * path, which fails while another run holds it; one a killed run left is
+ * taken over.
+ */
+function claimScratchFolder(): string {
+  const stable = join(realpathSync(tmpdir()), "llm-wiki-installed");
+  const owner = (dir: string) => {
+    try {
+      return Number(readFileSync(join(dir, "owner.pid"), "utf8"));
+    } catch {
+      return 0;
+    }
+  };
+  if (existsSync(stable) && !alive(owner(stable))) {
+    const left = `${stable}-left-${process.pid}`;
+    try {
+      renameSync(stable, left);
+      rmSync(left, { recursive: true, force: true });
+    } catch {
+      // Another run took it over first.
+    }
+  }
+  const claim = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-installed-")));
+  writeFileSync(join(claim, "owner.pid"), String(process.pid));
+  try {
+    renameSync(claim, stable);
+    return stable;
+  } catch {
+    return claim;
+  }
+}
+
 function seconds(start: number): number {
   return Math.round((performance.now() - start) / 100) / 10;
 }
@@ -117,8 +170,11 @@ export async function installPackedPackage(
 ): Promise<InstalledPackage> {
   const pkg = manifest();
   const flags = options.flags ?? [];
-  const work = realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-installed-")));
   const from = options.from;
+  // Only the default install is loaded by Pi; the lean one gets a new folder.
+  const work = from
+    ? realpathSync(mkdtempSync(join(tmpdir(), "llm-wiki-installed-")))
+    : claimScratchFolder();
   let pack = 0;
   if (from) copyFileSync(join(from.work, from.tarball), join(work, from.tarball));
   else {

@@ -27,6 +27,8 @@
  * - While a model call runs, writes to stdout made from inside that call are
  *   routed to stderr (an MCP stdio stream must carry protocol only); writes
  *   from any other async context pass through untouched.
+ * - The llama.cpp runtime a store's LLM object loads gets no more threads
+ *   than the machine has cores (llama-threads.ts).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -36,6 +38,7 @@ import { makeDirs } from "../vault/fs-safe.ts";
 import { deferDurability } from "./bulk-load.ts";
 import { documentLoadWorker, startDocumentLoad } from "./document-load.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
+import { capLlamaThreads } from "./llama-threads.ts";
 import { modelRuntime } from "./model-runtime.ts";
 import {
   type ModelRole,
@@ -265,6 +268,7 @@ function createAdapter(
   opts: QmdStoreOptions,
 ): QmdStore {
   const db = qmd.internal.db;
+  capLlamaThreads(qmd.internal.llm);
   const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
   // A bulk load writes its documents on a worker thread; this connection
   // writes again only after the worker closed (embedding, the durability switch).
