@@ -23,8 +23,9 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { writeOrCheck } from "./lib/generated-file.ts";
 
 const root = join(import.meta.dirname, "..");
 const store = join(root, "node_modules", ".pnpm");
@@ -191,11 +192,5 @@ if (import.meta.main) {
     );
   }
   const text = renderModel(buildModel());
-  if (process.argv.includes("--check")) {
-    const same = readFileSync(out, "utf8") === text;
-    process.stdout.write(same ? "background model is current\n" : "background model differs\n");
-    process.exit(same ? 0 : 1);
-  }
-  writeFileSync(out, text);
-  process.stdout.write(`wrote ${relative(root, out)} (${text.length} bytes)\n`);
+  writeOrCheck(root, out, text, "background model");
 }

@@ -10,9 +10,10 @@
  * words ("senior" as "sensor"). `--check` exits 1 when the committed list
  * differs from a rebuild.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { writeOrCheck } from "./lib/generated-file.ts";
 
 const root = join(import.meta.dirname, "..");
 const dictionary = join(root, "node_modules", "dictionary-en");
@@ -50,11 +51,5 @@ export const ENGLISH_STEMS =
 
 if (import.meta.main) {
   const text = renderStems();
-  if (process.argv.includes("--check")) {
-    const same = readFileSync(out, "utf8") === text;
-    process.stdout.write(same ? "english stems are current\n" : "english stems differ\n");
-    process.exit(same ? 0 : 1);
-  }
-  writeFileSync(out, text);
-  process.stdout.write(`wrote ${relative(root, out)} (${text.length} bytes)\n`);
+  writeOrCheck(root, out, text, "english stems");
 }

@@ -11,11 +11,12 @@
  * (english-stems.ts) left out. `--check` exits 1 when the committed list
  * differs from a rebuild.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { isEnglishStem } from "../extensions/llm-wiki/lib/lexical/english-words.ts";
 import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
+import { writeOrCheck } from "./lib/generated-file.ts";
 
 const root = join(import.meta.dirname, "..");
 const out = join(root, "extensions", "llm-wiki", "lib", "lexical", "software-stems.ts");
@@ -89,11 +90,5 @@ export const SOFTWARE_STEMS =
 
 if (import.meta.main) {
   const text = renderSoftwareStems();
-  if (process.argv.includes("--check")) {
-    const same = readFileSync(out, "utf8") === text;
-    process.stdout.write(same ? "software stems are current\n" : "software stems differ\n");
-    process.exit(same ? 0 : 1);
-  }
-  writeFileSync(out, text);
-  process.stdout.write(`wrote ${relative(root, out)} (${text.length} bytes)\n`);
+  writeOrCheck(root, out, text, "software stems");
 }

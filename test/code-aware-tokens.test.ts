@@ -148,9 +148,8 @@ describe("code-aware query words", () => {
       },
       queries,
     );
-    answers.forEach((ids, i) =>
-      expect(ids[0], `${queries[i]} (${label}-${padded})`).toBe("syntheses/record"),
-    );
+    for (const [i, ids] of answers.entries())
+      expect(ids[0], `${queries[i]} (${label}-${padded})`).toBe("syntheses/record");
     // Other paddings are alternatives of the label's term, never a number alone nor a new term.
     const q = buildLexQuery(`${label} ${n}`);
     expect(q?.terms.map((t) => t.text)).toEqual([label]);
