@@ -6,9 +6,10 @@
  * statements; an index that exists opens read-only and lexical-first, a
  * missing one opens nothing), the models' availability is probed (file
  * checks), and the parsers a recall runs on its question build their
- * patterns and tables on a fixed phrase. One step per event-loop turn, so a
- * call that arrives waits for the step in hand at most, and none runs once a
- * call has started: that call pays what is left itself.
+ * patterns and tables on a fixed phrase. The first step (the first vault's
+ * index, the largest) runs at once, the others one per event-loop turn, so
+ * a call that arrives waits for the step in hand at most, and none runs once
+ * a call has started: that call pays what is left itself.
  *
  * Nothing here searches, writes or takes a lock, so no answer can change
  * and no writer waits; a step that fails (a vault gone, an unreadable
@@ -66,8 +67,9 @@ export function createRecallWarmup(
       // No vault to resolve (a folder gone): the first call says so itself.
       return;
     }
-    for (const step of list) {
-      await nextTurn();
+    for (const [i, step] of list.entries()) {
+      // The first step at once: the client's next message is still on its way.
+      if (i > 0) await nextTurn();
       if (state === "stopped") return;
       try {
         await step();
