@@ -46,7 +46,8 @@ export function recallWarmupSteps(service: WikiService): WarmupStep[] {
     () => parseTimeWindow(PHRASE, { now: new Date() }),
     () => buildLexQuery(PHRASE, { joinWords: true, relatedWords: true }),
     () => ftsTokens(PHRASE),
-    // A shown page is logged redacted: the detector builds its automaton on first use.
+    // Shown pages are logged, and page resources served, redacted: the
+    // detector builds its automaton on first use.
     () => redactSecrets(PHRASE),
   ];
 }
