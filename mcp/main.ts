@@ -20,6 +20,7 @@ import { serverRoot } from "../extensions/llm-wiki/lib/vault/wiki-root.ts";
 import { agentName } from "../extensions/llm-wiki/lib/vault/writer.ts";
 import { refreshProblems } from "../extensions/llm-wiki/lib/views/views-follow.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { createRecallWarmup } from "./recall-warmup.ts";
 import { createMcpServer, screenRequest } from "./server.ts";
 import { createStartupIndex } from "./startup-index.ts";
 import { LineTransport, type LineTransportOptions } from "./stdio-transport.ts";
@@ -97,6 +98,12 @@ export async function main(
     },
   });
   const startup = createStartupIndex(service, log);
+  // The first call's fixed costs (stores opened, parsers built), paid while the client reads the handshake.
+  const warmup = createRecallWarmup(service);
+  const startAfterHandshake = () => {
+    startup.start();
+    warmup.start();
+  };
   // Calls still running when the client leaves; shutdown waits for them to let go of the stores.
   const inFlight = new Set<Promise<unknown>>();
   // Aborted when the calls still running after the end of input must wrap up.
@@ -106,6 +113,8 @@ export async function main(
     version: packageVersion(),
     indexReady: startup.ready,
     track(work) {
+      // A call has started: it pays whatever the warm-up has not done yet.
+      warmup.stop();
       inFlight.add(work);
       const drop = () => {
         inFlight.delete(work);
@@ -118,10 +127,10 @@ export async function main(
   // soon as it has gone out (the client reads it meanwhile), or at `initialized` at the latest.
   server.oninitialized = () => {
     client = server.getClientVersion()?.name;
-    startup.start();
+    startAfterHandshake();
   };
   const screen = (message: JSONRPCMessage) => {
-    if ("method" in message && message.method === "initialize") setImmediate(() => startup.start());
+    if ("method" in message && message.method === "initialize") setImmediate(startAfterHandshake);
     return screenRequest(message);
   };
   const transportOptions: LineTransportOptions = { screen, log };
@@ -142,6 +151,7 @@ export async function main(
   /** The calls still running wrap up (each answers, if only that it was cancelled); the update stops. */
   const wrapUpCalls = () => {
     clearTimeout(grace);
+    warmup.stop();
     wrapUp.abort();
     void stopStartup();
   };
@@ -173,7 +183,7 @@ export async function main(
           await closed;
           wrapUpCalls();
           await stopStartup();
-          await Promise.allSettled([...inFlight]);
+          await Promise.allSettled([...inFlight, warmup.settled()]);
           await service
             .close()
             .catch((error: unknown) => log(`close failed: ${errorMessage(error)}`));

@@ -300,4 +300,58 @@ describe("a session's feedback through the service (real vault, real index)", ()
     ).toBe(true);
     expect(events()).toEqual(["relevant"]);
   });
+
+  it("holds a shown page's log line when asked: judged at once, logged on flush or before the next line, in order", async () => {
+    const root = copyExample();
+    const service = serviceFor(root, { settings });
+    await service.reindex({});
+    const log = join(root, ".llm-wiki", "meta", "events.jsonl");
+    const lines = () =>
+      (existsSync(log) ? readFileSync(log, "utf8") : "")
+        .split("\n")
+        .filter((l) => l.includes('"recall_feedback"'))
+        .map((l) => JSON.parse(l) as { page: string; action: string });
+    const session = service.feedbackSession();
+
+    // Held, then flushed: nothing in the log until the flush, the page judgeable meanwhile.
+    const first = await service.recall({ query: "idempotency keys for webhook retries" });
+    const page = first.results[0];
+    if (!page) throw new Error("nothing recalled");
+    session.recordShown(first, undefined, { holdLog: true });
+    expect(lines()).toEqual([]);
+    expect(session.find(page.vault, page.id)).toBeDefined();
+    session.flushShown();
+    expect(lines().map((l) => l.action)).toEqual(first.results.map(() => "shown"));
+    session.flushShown();
+    expect(lines()).toHaveLength(first.results.length);
+
+    // Held, then a judgment: the held line is written first, so the log keeps the session's order.
+    session.endTurn();
+    const second = await service.recall({ query: "what is the sync latency SLO" });
+    const judged = second.results[0];
+    if (!judged) throw new Error("nothing recalled");
+    session.recordShown(second, undefined, { holdLog: true });
+    const before = lines().length;
+    expect(
+      (await service.recallFeedback(session, { page: judged.id, judgment: "relevant" })).ok,
+    ).toBe(true);
+    const after = lines().slice(before);
+    expect(after.map((l) => l.action)).toEqual([...second.results.map(() => "shown"), "relevant"]);
+    expect(after.at(-1)?.page).toBe(judged.id);
+  });
+
+  it("loses only the signal when a held line cannot be written, never the flush's caller", async () => {
+    const root = copyExample();
+    const service = serviceFor(root, { settings });
+    await service.reindex({});
+    const result = await service.recall({ query: "idempotency keys for webhook retries" });
+    const session = service.feedbackSession();
+    session.recordShown(result, undefined, { holdLog: true });
+    // The log's place taken by a folder: appending to it fails.
+    const log = join(root, ".llm-wiki", "meta", "events.jsonl");
+    rmSync(log, { force: true });
+    mkdirSync(log);
+    expect(() => session.flushShown()).not.toThrow();
+    expect(statSync(log).isDirectory()).toBe(true);
+  });
 });

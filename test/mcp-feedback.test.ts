@@ -15,6 +15,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -172,9 +173,14 @@ describe("recall feedback through the MCP server", () => {
     expect(ids).toContain(shownId);
     expect(ids).not.toContain(unshownId);
     const hash = queryHash(query);
-    expect(feedbackEvents(vault)).toContainEqual(
-      expect.objectContaining({ page: shownId, action: "shown", query_hash: hash }),
-    );
+    // The shown pages are logged once the answer has gone out, at once after it.
+    const shownLine = expect.objectContaining({ page: shownId, action: "shown", query_hash: hash });
+    const until = Date.now() + 30_000;
+    while (!feedbackEvents(vault).some((e) => e.page === shownId && e.action === "shown")) {
+      if (Date.now() > until) throw new Error("the shown pages were never logged");
+      await sleep(20);
+    }
+    expect(feedbackEvents(vault)).toContainEqual(shownLine);
 
     // A page the recall did not show: refused, and nothing is logged for it.
     const refused = await call(server, "wiki_recall_feedback", {
@@ -237,6 +243,11 @@ describe("recall feedback through the MCP server", () => {
         observation: result.correction.id,
       }),
     );
+    // The log keeps the session's order: shown, then opened, then corrected.
+    const order = feedbackEvents(vault)
+      .filter((e) => e.page === shownId)
+      .map((e) => e.action);
+    expect(order).toEqual(["shown", "opened", "corrected"]);
 
     // The question never reaches the disk, only its hash.
     for (const file of allFiles(vault.paths.dir)) {

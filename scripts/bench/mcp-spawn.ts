@@ -6,12 +6,22 @@
  * compile cache, as a user's first spawn does; the median is a later
  * spawn's time. Run alone (`node scripts/bench/mcp-spawn.ts VAULT [RUNS]
  * [SERVER]`, the vault indexed and `pnpm build` done) it prints the medians,
- * every sample and the machine's load as one JSON line.
+ * every sample and the machine's load as one JSON line. `--pages N` in place
+ * of VAULT times benchmark-scale.ts's synthetic vault of N pages, written and
+ * indexed once into a folder kept for the next run (`--cache DIR`, default
+ * `$TMPDIR/llm-wiki-mcp-spawn-N`): at 100k pages that is minutes of work a
+ * run that changes only the server need not repeat.
  */
-import { loadavg } from "node:os";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { writeSessionTopic } from "./hook-spawn.ts";
+import { writeSyntheticVault } from "./synthetic-vault.ts";
 
 const SOURCE_ENTRY = join(import.meta.dirname, "..", "..", "mcp", "index.ts");
 
@@ -81,10 +91,47 @@ export async function measureMcpSpawn(
   };
 }
 
+/**
+ * The synthetic vault of `pages` pages in `dir`, written and fully indexed
+ * unless a previous run left it there complete (a marker names the page
+ * count and the generator's text, so a changed generator builds it again).
+ */
+export function cachedSyntheticVault(pages: number, dir: string): string {
+  const marker = join(dir, ".mcp-spawn-vault.json");
+  // The generators' own text: a changed generator writes other pages.
+  const generators = createHash("sha256");
+  for (const file of ["synthetic-vault.ts", "hook-spawn.ts"])
+    generators.update(readFileSync(join(import.meta.dirname, file)));
+  const want = JSON.stringify({ pages, generators: generators.digest("hex") });
+  if (existsSync(marker) && readFileSync(marker, "utf8") === want) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeSyntheticVault(dir, pages);
+  writeSessionTopic(dir);
+  const built = spawnSync(
+    process.execPath,
+    [join(import.meta.dirname, "scale-worker.ts"), "full-index", dir, String(pages)],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] },
+  );
+  if (built.status !== 0) throw new Error(`indexing the synthetic vault in ${dir} failed`);
+  writeFileSync(marker, want);
+  return dir;
+}
+
 if (import.meta.main) {
-  const [vault, runs = "7", server = join(SOURCE_ENTRY, "..", "..", "dist", "mcp", "index.js")] =
-    process.argv.slice(2);
-  if (!vault) throw new Error("usage: mcp-spawn.ts VAULT [RUNS] [SERVER]");
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { pages: { type: "string" }, cache: { type: "string" } },
+  });
+  const pages = values.pages === undefined ? undefined : Number(values.pages);
+  const vault =
+    pages === undefined
+      ? positionals.shift()
+      : cachedSyntheticVault(pages, values.cache ?? join(tmpdir(), `llm-wiki-mcp-spawn-${pages}`));
+  const [runs = "7", server = join(SOURCE_ENTRY, "..", "..", "dist", "mcp", "index.js")] =
+    positionals;
+  if (!vault)
+    throw new Error("usage: mcp-spawn.ts (VAULT | --pages N [--cache DIR]) [RUNS] [SERVER]");
   const before = loadavg().map((l) => Math.round(l * 100) / 100);
   const times = await measureMcpSpawn(vault, Number(runs), server);
   const round = (n: number) => Math.round(n);

@@ -83,6 +83,8 @@ export class FeedbackSession {
   private readonly shownPages = new Map<string, ShownPage>();
   /** Corrections saved whose `corrected` event could not be logged: a retry logs it. */
   private readonly pendingCorrections = new Set<string>();
+  /** Log writes of shown pages held until `flushShown` (`recordShown`'s `holdLog`), oldest first. */
+  private readonly heldLogs: Array<() => void> = [];
   private turn = 0;
   private readonly options: FeedbackSessionOptions;
 
@@ -132,6 +134,8 @@ export class FeedbackSession {
     action: FeedbackAction,
     extra: Partial<Pick<FeedbackEvent, "observation" | "resolution">> = {},
   ): void {
+    // Whatever was shown before this is logged before it: the log keeps the session's order.
+    this.flushShown();
     const now = this.now();
     for (const kind of ["project", "personal"] as const) {
       const mine = entries.filter((e) => e.vault === kind);
@@ -158,11 +162,16 @@ export class FeedbackSession {
   /**
    * Records what a delivered recall showed (call after delivery: a block
    * the model never received was not shown). Ranks are the pages' order in
-   * the answer.
+   * the answer. With `holdLog`, the pages count as shown at once but their
+   * log line waits for `flushShown` (or the session's next log write,
+   * which writes it first): a host records them before its answer goes out
+   * and logs them after, so the answer does not wait for the log's first
+   * write (the secret detector it builds, the log files it lists).
    */
   recordShown(
     result: Pick<RecallResult, "query" | "results" | "modeUsed">,
     embedModel?: string,
+    options: { holdLog?: boolean } = {},
   ): void {
     if (result.results.length === 0) return;
     const hash = queryHash(result.query);
@@ -191,7 +200,24 @@ export class FeedbackSession {
       this.shownPages.set(key, entry);
       fresh.push(entry);
     }
-    if (this.options.implicit) this.writeAll(fresh, "shown");
+    if (!this.options.implicit) return;
+    if (options.holdLog) this.heldLogs.push(() => this.writeAll(fresh, "shown"));
+    else this.writeAll(fresh, "shown");
+  }
+
+  /**
+   * Writes the held log lines of shown pages, oldest first. One that cannot
+   * be written (a read-only vault, a full disk) loses that signal only,
+   * never the write that flushed it.
+   */
+  flushShown(): void {
+    for (const write of this.heldLogs.splice(0)) {
+      try {
+        write();
+      } catch {
+        // As for an unheld log line: the signal is lost, nothing else.
+      }
+    }
   }
 
   /**
