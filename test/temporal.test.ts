@@ -6,6 +6,10 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  appendFeedback,
+  INDEX_VERSION,
+} from "../extensions/llm-wiki/lib/feedback/feedback-event.ts";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
 import { pageDates } from "../extensions/llm-wiki/lib/temporal/page-dates.ts";
 import {
@@ -430,6 +434,32 @@ describe("page dates", () => {
       { kind: "page_updated", id: "concepts/logged" },
       new Date("2026-03-09T10:00:00Z"),
     );
+    // A recall showing a page, and a judgment of it, say nothing of when it happened.
+    for (const page of ["concepts/logged", "concepts/unknown"])
+      appendFeedback(
+        vault.paths,
+        [
+          {
+            vault_id: "v",
+            page,
+            query_hash: null,
+            action: "shown",
+            rank: 1,
+            mode: "lexical",
+            index_version: INDEX_VERSION,
+          },
+          {
+            vault_id: "v",
+            page,
+            query_hash: null,
+            action: "relevant",
+            rank: 1,
+            mode: "lexical",
+            index_version: INDEX_VERSION,
+          },
+        ],
+        new Date("2026-05-01T10:00:00Z"),
+      );
     const service = serviceFor(vault.root);
     const dates = pageDates(vault.paths, service.registry(vault.paths).pages, { git: false });
     expect(dates.get("sources/paper")).toEqual({

@@ -14,6 +14,7 @@ import { runGit } from "../code-refs/git-run.ts";
 import { vaultArea, writeFileAtomic } from "../vault/fs-safe.ts";
 import type { PageMeta } from "../vault/page.ts";
 import type { VaultPaths } from "../vault/paths.ts";
+import { isInternalEvent } from "../views/event-entries.ts";
 import { readTimedEvents } from "./event-log.ts";
 import { dayNumber } from "./time-window.ts";
 
@@ -64,11 +65,16 @@ function isoOf(value: string): string | undefined {
   return dayNumber(iso) === undefined ? undefined : iso;
 }
 
-/** The last day the event log names each page on. */
+/**
+ * The last day the event log names each page on. Only what was done to or
+ * recorded about the page dates it: a recall showing it, or a judgment of
+ * that recall (internal events, kept for ranking), says nothing of when
+ * its content happened, and would move its date every time it is shown.
+ */
 function eventDates(paths: VaultPaths): Map<string, string> {
   const out = new Map<string, string>();
   for (const e of readTimedEvents(paths)) {
-    if (!e.page) continue;
+    if (!e.page || isInternalEvent({ kind: e.kind, visibility: e.visibility })) continue;
     const day = isoOf(e.ts);
     if (day && (out.get(e.page) ?? "") < day) out.set(e.page, day);
   }
