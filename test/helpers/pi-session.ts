@@ -1,9 +1,8 @@
 /**
  * A real in-process Pi session for tests: Pi's own agent loop, built-in
- * tools, settings and resource loader, with `extensions/llm-wiki/index.ts`
- * as the session's extension, driven by Pi's scripted faux model. Every
- * model request is recorded, and the UI is a plain object that records
- * notices and statuses.
+ * tools, settings and extension loader, loading `extensions/llm-wiki/index.ts`
+ * from its path, driven by Pi's scripted faux model. Every model request is
+ * recorded, and the UI is a plain object that records notices and statuses.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -21,7 +20,6 @@ import {
   createAgentSession,
   DefaultResourceLoader,
   type ExtensionError,
-  type ExtensionFactory,
   type ExtensionUIContext,
   ModelRuntime,
   SessionManager,
@@ -38,24 +36,6 @@ export const EXTENSION = join(
   "llm-wiki",
   "index.ts",
 );
-
-let factory: Promise<ExtensionFactory> | undefined;
-
-/**
- * The extension's entry, imported once per test worker and handed to each
- * session as its factory, as Pi does for a session in a folder it already
- * loaded the extension for. Pi's loader keeps loaded extensions per working
- * directory, and every session here has a new one: it would evaluate the
- * extension's 320-odd modules through jiti again each time (0.3 to 0.5 s of
- * CPU a session with jiti's cache warm, seconds cold). Pi loading the
- * extension itself, from the checkout as a package or from a path, is
- * specified where it is the point: pi-package-resources, the `pi` command
- * specs (pi-cli.ts) and the smoke specification (`options.extensions`).
- */
-function extensionFactory(): Promise<ExtensionFactory> {
-  factory ??= import(EXTENSION).then((m: { default: ExtensionFactory }) => m.default);
-  return factory;
-}
 
 export interface PiDirs {
   /** A scratch folder for Pi's model store. */
@@ -132,9 +112,8 @@ export async function startPi(
     /** UI methods replacing the recording ones (e.g. `custom`, to draw a command's screen). */
     ui?: Partial<ExtensionUIContext>;
     /**
-     * Extension files Pi loads itself, from their paths, besides those of the
-     * packages in Pi's settings; `[]` when a test installs the package.
-     * Default: none, and the checkout's extension as the session's factory.
+     * Extension files loaded besides those of the packages in Pi's settings
+     * (default: the checkout's source); `[]` when a test installs the package.
      */
     extensions?: string[];
   } = {},
@@ -155,9 +134,7 @@ export async function startPi(
     cwd: project,
     agentDir: dirs.agentDir,
     settingsManager,
-    ...(options.extensions
-      ? { additionalExtensionPaths: options.extensions }
-      : { extensionFactories: [await extensionFactory()] }),
+    additionalExtensionPaths: options.extensions ?? [EXTENSION],
     noSkills: true,
     noPromptTemplates: true,
     noThemes: true,
