@@ -12,6 +12,7 @@ import {
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Registry, refreshRegistry } from "../extensions/llm-wiki/lib/vault/registry.ts";
+import { CACHE_VERSION } from "../extensions/llm-wiki/lib/vault/registry-cache.ts";
 import {
   makeTempDir,
   makeTempVault,
@@ -99,7 +100,7 @@ describe("refreshRegistry: first build", () => {
       "wiki/sources/paper.md",
     ]);
     for (const text of cache.shards.values()) {
-      expect(JSON.parse(text)).toMatchObject({ version: 10 });
+      expect(JSON.parse(text)).toMatchObject({ version: CACHE_VERSION });
       expect(text).not.toContain(vault.root);
     }
     expect(existsSync(vault.paths.backlinks)).toBe(true);
