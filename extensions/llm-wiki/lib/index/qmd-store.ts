@@ -29,6 +29,11 @@
  *   from any other async context pass through untouched.
  * - The llama.cpp runtime a store's LLM object loads gets no more threads
  *   than the machine has cores (llama-threads.ts).
+ * - When no installed GPU build of llama.cpp can start here (llama-backend.ts),
+ *   `QMD_LLAMA_GPU=false` is set while QMD starts loading a runtime: the
+ *   store's LLM object's load (synchronously, as QMD reads it) and `embed()`
+ *   (whose chunking loads the process-wide default object). A user's
+ *   `QMD_LLAMA_GPU` / `QMD_FORCE_CPU` is never touched.
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -38,6 +43,7 @@ import { makeDirs } from "../vault/fs-safe.ts";
 import { deferDurability } from "./bulk-load.ts";
 import { documentLoadWorker, startDocumentLoad } from "./document-load.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
+import { lazyBackendEnv } from "./llama-backend.ts";
 import { capLlamaThreads } from "./llama-threads.ts";
 import { modelRuntime } from "./model-runtime.ts";
 import {
@@ -63,7 +69,9 @@ import { createLexicalSearch } from "./qmd-lexical.ts";
 import { lexicalFirstStore } from "./qmd-lexical-first.ts";
 import {
   abortable,
+  loadRuntimeWithEnv,
   modelCall,
+  withEnv,
   withModelEnv,
   withoutCi,
   withStdoutToStderr,
@@ -269,6 +277,8 @@ function createAdapter(
 ): QmdStore {
   const db = qmd.internal.db;
   capLlamaThreads(qmd.internal.llm);
+  const buildEnv = lazyBackendEnv();
+  loadRuntimeWithEnv(qmd.internal.llm, buildEnv);
   const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
   // A bulk load writes its documents on a worker thread; this connection
   // writes again only after the worker closed (embedding, the durability switch).
@@ -409,16 +419,19 @@ function createAdapter(
       const signal = embedOpts?.signal;
       return modelPath(["embed"], signal, async () => {
         const onProgress = embedOpts?.onProgress;
-        const result = await withModelEnv(models, () =>
-          qmd.embed({
-            force: embedOpts?.force ?? false,
-            onProgress: (p) => {
-              // Throwing here is how QMD's embed loop stops at the next batch.
-              signal?.throwIfAborted();
-              // The caller's callback is not QMD output: its stdout stays stdout.
-              modelCall.exit(() => onProgress?.({ done: p.bytesProcessed, total: p.totalBytes }));
-            },
-          }),
+        // QMD's chunking loads its process-wide default LLM object's runtime in here.
+        const result = await withEnv(buildEnv(), () =>
+          withModelEnv(models, () =>
+            qmd.embed({
+              force: embedOpts?.force ?? false,
+              onProgress: (p) => {
+                // Throwing here is how QMD's embed loop stops at the next batch.
+                signal?.throwIfAborted();
+                // The caller's callback is not QMD output: its stdout stays stdout.
+                modelCall.exit(() => onProgress?.({ done: p.bytesProcessed, total: p.totalBytes }));
+              },
+            }),
+          ),
         );
         return {
           embedded: result.docsProcessed,
