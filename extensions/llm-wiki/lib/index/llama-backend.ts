@@ -125,7 +125,7 @@ export function backendEnv(choice: LlamaBackendChoice): Record<string, string> {
  * runs: a store that never runs one pays nothing) and then kept.
  */
 export function lazyBackendEnv(
-  choose: () => LlamaBackendChoice = llamaBackend,
+  choose: () => LlamaBackendChoice = () => llamaBackend(),
 ): () => Record<string, string> {
   let choice: LlamaBackendChoice | undefined;
   return () => {
@@ -189,13 +189,25 @@ export function libraryFinder(
   };
 }
 
+/** Where `llamaBackend` looks, for tests; by default this process's. */
+export interface LlamaBackendProbe {
+  env?: Readonly<Record<string, string | undefined>>;
+  platform?: string;
+  arch?: string;
+  /** A file inside the installed `@tobilu/qmd` package (its entry). */
+  qmdEntry?: string;
+  hasLibrary?: (name: string) => boolean;
+}
+
 /** This process's choice, from its environment, its installed builds and its libraries. */
-export function llamaBackend(env: NodeJS.ProcessEnv = process.env): LlamaBackendChoice {
+export function llamaBackend(probe: LlamaBackendProbe = {}): LlamaBackendChoice {
+  const env = probe.env ?? process.env;
+  const platform = probe.platform ?? process.platform;
   return chooseLlamaBackend({
     env,
-    platform: process.platform,
-    arch: process.arch,
-    llama: installedLlama(),
-    hasLibrary: libraryFinder(process.platform, env),
+    platform,
+    arch: probe.arch ?? process.arch,
+    llama: installedLlama(probe.qmdEntry ? { qmdEntry: probe.qmdEntry } : {}),
+    hasLibrary: probe.hasLibrary ?? libraryFinder(platform, env),
   });
 }
