@@ -122,7 +122,7 @@ export function backendEnv(choice: LlamaBackendChoice): Record<string, string> {
 
 /**
  * `backendEnv` of `choose()`, decided when first asked (when a model first
- * runs: a store that never runs one pays nothing) and then kept.
+ * runs: a process that never runs one pays nothing) and then kept.
  */
 export function lazyBackendEnv(
   choose: () => LlamaBackendChoice = () => llamaBackend(),

@@ -29,11 +29,9 @@
  *   from any other async context pass through untouched.
  * - The llama.cpp runtime a store's LLM object loads gets no more threads
  *   than the machine has cores (llama-threads.ts).
- * - When no installed GPU build of llama.cpp can start here (llama-backend.ts),
- *   `QMD_LLAMA_GPU=false` is set while QMD starts loading a runtime: the
- *   store's LLM object's load (synchronously, as QMD reads it) and `embed()`
- *   (whose chunking loads the process-wide default object). A user's
- *   `QMD_LLAMA_GPU` / `QMD_FORCE_CPU` is never touched.
+ * - `QMD_LLAMA_GPU=false` is set while QMD starts loading a llama.cpp runtime
+ *   (the store's LLM object's load, and `embed()`) when no installed GPU
+ *   build can start here and the user set none (llama-backend.ts).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -113,6 +111,8 @@ const CHUNK_SPAN = 3_600;
 interface QmdEngine {
   createStore: typeof import("@tobilu/qmd").createStore;
   cacheDir: string;
+  /** What to set while QMD loads a runtime; once per process, or a store would take another's setting for the user's. */
+  buildEnv: () => Record<string, string>;
 }
 
 let engine: Promise<QmdEngine> | undefined;
@@ -127,7 +127,7 @@ function loadQmd(): Promise<QmdEngine> {
     // QMD reads XDG_CACHE_HOME once, when its llm.js is first evaluated: that is now.
     const cacheDir = qmdModelCacheDir(process.env);
     const { createStore } = await import("@tobilu/qmd");
-    return { createStore, cacheDir };
+    return { createStore, cacheDir, buildEnv: lazyBackendEnv() };
   })();
   return engine;
 }
@@ -232,7 +232,7 @@ async function openFullStore(
   opts: QmdStoreOptions,
   specs: Map<string, QmdCollectionSpec>,
 ): Promise<QmdStore> {
-  const { createStore, cacheDir } = await loadQmd();
+  const { createStore, cacheDir, buildEnv } = await loadQmd();
   const models = modelsForQmd(opts.models, cacheDir);
   makeDirs(dirname(opts.dbPath));
   if (!existsSync(opts.dbPath)) createIndexFile(opts.dbPath);
@@ -266,7 +266,7 @@ async function openFullStore(
     await qmd.close();
     throw error;
   }
-  return createAdapter(qmd, specs, models, opts);
+  return createAdapter(qmd, specs, models, opts, buildEnv);
 }
 
 function createAdapter(
@@ -274,10 +274,10 @@ function createAdapter(
   specs: Map<string, QmdCollectionSpec>,
   models: ResolvedModels,
   opts: QmdStoreOptions,
+  buildEnv: () => Record<string, string>,
 ): QmdStore {
   const db = qmd.internal.db;
   capLlamaThreads(qmd.internal.llm);
-  const buildEnv = lazyBackendEnv();
   loadRuntimeWithEnv(qmd.internal.llm, buildEnv);
   const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
   // A bulk load writes its documents on a worker thread; this connection
