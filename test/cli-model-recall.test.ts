@@ -5,13 +5,13 @@
  * when they first need it and answer with it. Where no installed GPU build
  * of llama.cpp can start, the process loads the CPU build and never tries one.
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gpuBuilds, llamaBackend } from "../extensions/llm-wiki/lib/index/llama-backend.ts";
 import { ensureTestModels } from "../scripts/generate-test-models.ts";
+import { buildImportLog } from "./helpers/build-import-log.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { copyExampleVault } from "./helpers/temp-vault.ts";
@@ -58,44 +58,19 @@ describe("an asked recall from the command line, with models", () => {
   });
 });
 
-/**
- * Node's `--import` hook that writes every `@node-llama-cpp/*` package the
- * process asks for to `log`: node-llama-cpp imports a build's package to
- * load or probe it.
- */
-function buildImportLog(dir: string, log: string): string {
-  const hooks = join(dir, "hooks.mjs");
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-  if (specifier.startsWith("@node-llama-cpp/")) appendFileSync(${JSON.stringify(log)}, specifier + "\\n");
-  return next(specifier, context);
-}
-`,
-  );
-  const entry = join(dir, "log-builds.mjs");
-  writeFileSync(
-    entry,
-    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
-  );
-  return entry;
-}
-
 describe("the llama.cpp build of a model-backed recall", () => {
   it("is the CPU build, no GPU build tried, when none installed can start here; the answer is the model's", () => {
-    const log = join(base, "builds.log");
-    writeFileSync(log, "");
+    const builds = buildImportLog(base);
     const run = runCli(["recall", "--json", "--mode", "hybrid", ASKED], {
       cwd: root,
-      env: { ...env, NODE_OPTIONS: `--import "${buildImportLog(base, log)}"` },
+      env: { ...env, NODE_OPTIONS: builds.nodeOptions },
       timeout: 300_000,
     });
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { modeUsed: string; results: Array<{ id: string }> };
     expect(result.modeUsed).toBe("hybrid");
     expect(result.results.map((r) => r.id)).toContain("concepts/cache-invalidation");
-    const asked = readFileSync(log, "utf8").split("\n").filter(Boolean);
+    const asked = builds.asked();
     // The log sees the build that ran: the observation itself works.
     expect(asked.length).toBeGreaterThan(0);
     const gpu = gpuBuilds(process.platform, process.arch).map((b) => b.package);
