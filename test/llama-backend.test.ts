@@ -131,6 +131,12 @@ describe("the llama.cpp build a model process loads", () => {
     },
   );
 
+  it("a user's value is shown without its control bytes", () => {
+    const { entry } = installed(["linux-x64"]);
+    const choice = llamaBackend(linux(entry, { env: { QMD_LLAMA_GPU: "cu\u001b[2Jda\u0007" } }));
+    expect(choice).toEqual({ choice: "set", reason: "QMD_LLAMA_GPU=cu?[2Jda? is set" });
+  });
+
   it("an empty variable is no setting (QMD reads it as auto)", () => {
     const { entry } = installed(["linux-x64"]);
     const env = { QMD_LLAMA_GPU: " ", QMD_FORCE_CPU: "" };

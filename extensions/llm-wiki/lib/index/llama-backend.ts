@@ -89,7 +89,9 @@ function cpuBuild(platform: string, arch: string): string | undefined {
 export function chooseLlamaBackend(facts: LlamaBackendFacts): LlamaBackendChoice {
   for (const name of GPU_ENV_VARS) {
     const value = facts.env[name]?.trim();
-    if (value) return { choice: "set", reason: `${name}=${value} is set` };
+    // Printed by `llm-wiki models`: no control byte reaches the terminal.
+    if (value)
+      return { choice: "set", reason: `${name}=${value.replace(/[^\x20-\x7e]/g, "?")} is set` };
   }
   const { llama } = facts;
   if (!llama) return { choice: "auto", reason: "node-llama-cpp is not installed" };
