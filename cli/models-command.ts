@@ -1,11 +1,15 @@
 /**
- * `llm-wiki models [status]` lists the three models and whether each can run
- * offline; `llm-wiki models pull [--role R]... [--stall-timeout S]` downloads
+ * `llm-wiki models [status]` lists the three models, whether each can run
+ * offline and which llama.cpp build would run them; `llm-wiki models pull [--role R]... [--stall-timeout S]` downloads
  * the missing `hf:` ones into QMD's cache, with progress on stderr. Ctrl-C
  * cancels and leaves no partial file. The only command that downloads.
  */
 import type { Diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
 import { diagnostic } from "../extensions/llm-wiki/lib/diagnostics.ts";
+import {
+  type LlamaBackendChoice,
+  llamaBackend,
+} from "../extensions/llm-wiki/lib/index/llama-backend.ts";
 import {
   DEFAULT_STALL_MS,
   HF_ENDPOINT,
@@ -29,8 +33,8 @@ export const MODELS_OPTIONS: Record<string, OptionSpec> = {
   "stall-timeout": { type: "string" },
 };
 
-export const MODELS_USAGE = `  models [status]                          the embed, rerank and generate models and whether
-                                           each is available offline
+export const MODELS_USAGE = `  models [status]                          the embed, rerank and generate models, whether
+                                           each is available offline, and the llama.cpp build
   models pull [--role R]...                download missing hf: models into QMD's cache
          [--stall-timeout S]               (HF_ENDPOINT for a mirror); the only download
 `;
@@ -44,14 +48,19 @@ function rolesOf(values: string[]): ModelRole[] {
   });
 }
 
-function renderStatus(statuses: ModelStatus[]): string {
-  return statuses
-    .map((s) =>
-      s.available
-        ? `${s.role.padEnd(8)} available  ${s.uri}\n         ${s.path}`
-        : `${s.role.padEnd(8)} missing    ${s.uri}\n         ${s.reason}${s.repair ? `\n         repair: ${s.repair}` : ""}`,
-    )
-    .join("\n");
+const BACKENDS: Record<LlamaBackendChoice["choice"], string> = {
+  cpu: "llama.cpp's CPU build, no GPU probe",
+  auto: "llama.cpp build chosen by QMD (a GPU when one starts)",
+  set: "llama.cpp build as set",
+};
+
+function renderStatus(statuses: ModelStatus[], backend: LlamaBackendChoice): string {
+  const models = statuses.map((s) =>
+    s.available
+      ? `${s.role.padEnd(8)} available  ${s.uri}\n         ${s.path}`
+      : `${s.role.padEnd(8)} missing    ${s.uri}\n         ${s.reason}${s.repair ? `\n         repair: ${s.repair}` : ""}`,
+  );
+  return [...models, `runtime  ${BACKENDS[backend.choice]}\n         ${backend.reason}`].join("\n");
 }
 
 function renderPull(results: PullResult[]): string {
@@ -83,10 +92,12 @@ export async function modelsCommand(
   if (action === "status") {
     const available = modelAvailability(models);
     const statuses = roles.map((role) => available[role]);
+    // Which llama.cpp build a model would load (llama-backend.ts), and why.
+    const backend = llamaBackend();
     return {
       ok: true,
-      result: { models: statuses, cacheDir: models.cacheDir },
-      text: renderStatus(statuses),
+      result: { models: statuses, cacheDir: models.cacheDir, backend },
+      text: renderStatus(statuses, backend),
       diagnostics: [],
     };
   }

@@ -2,13 +2,16 @@
  * An asked `llm-wiki recall` opens its index lexical-first (the SQLite
  * driver alone) and still answers every model mode: with the tiny test
  * models configured, hybrid, quality and adaptive recall load QMD's store
- * when they first need it and answer with it.
+ * when they first need it and answer with it. Where no installed GPU build
+ * of llama.cpp can start, the process loads the CPU build and never tries one.
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { gpuBuilds, llamaBackend } from "../extensions/llm-wiki/lib/index/llama-backend.ts";
 import { ensureTestModels } from "../scripts/generate-test-models.ts";
+import { buildImportLog } from "./helpers/build-import-log.ts";
 import { runCli } from "./helpers/cli.ts";
 import { childEnv } from "./helpers/index-services.ts";
 import { copyExampleVault } from "./helpers/temp-vault.ts";
@@ -52,5 +55,28 @@ describe("an asked recall from the command line, with models", () => {
     // Not the lexical fallback: the model path ran.
     expect(result.modeUsed).toBe(mode);
     expect(result.results.map((r) => r.id)).toContain("concepts/cache-invalidation");
+  });
+});
+
+describe("the llama.cpp build of a model-backed recall", () => {
+  it("is the CPU build, no GPU build tried, when none installed can start here; the answer is the model's", () => {
+    const builds = buildImportLog(base);
+    const run = runCli(["recall", "--json", "--mode", "hybrid", ASKED], {
+      cwd: root,
+      env: { ...env, NODE_OPTIONS: builds.nodeOptions },
+      timeout: 300_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { modeUsed: string; results: Array<{ id: string }> };
+    expect(result.modeUsed).toBe("hybrid");
+    expect(result.results.map((r) => r.id)).toContain("concepts/cache-invalidation");
+    const asked = builds.asked();
+    // The log sees the build that ran: the observation itself works.
+    expect(asked.length).toBeGreaterThan(0);
+    const gpu = gpuBuilds(process.platform, process.arch).map((b) => b.package);
+    // The child's environment sets neither QMD_LLAMA_GPU nor QMD_FORCE_CPU.
+    if (llamaBackend({ env: {} }).choice === "cpu") {
+      expect(asked.filter((name) => gpu.some((g) => name.startsWith(g)))).toEqual([]);
+    }
   });
 });

@@ -18,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { GPU_ENV_VARS } from "../extensions/llm-wiki/lib/index/llama-backend.ts";
 import { hfCacheFileNames, resolveModels } from "../extensions/llm-wiki/lib/index/models.ts";
 import {
   buildLexQuery,
@@ -507,6 +508,7 @@ describe("model paths with local test models", () => {
     return embedding;
   };
   const savedModelVars = MODEL_VARS.map((name) => process.env[name]);
+  const gpuVars = GPU_ENV_VARS.map((name) => [name, process.env[name]] as const);
 
   beforeAll(async () => {
     models = resolveModels(await ensureTestModels(), {});
@@ -538,8 +540,9 @@ describe("model paths with local test models", () => {
 
   // Checked after every model call of this block, not before the first one.
   afterEach(() => {
-    // The adapter leaves QMD_*_MODEL and CI as it found them.
+    // The adapter leaves QMD_*_MODEL, QMD's build variables and CI as it found them.
     for (const name of MODEL_VARS) expect(process.env[name], name).toBeUndefined();
+    for (const [name, value] of gpuVars) expect(process.env[name], name).toBe(value);
     expect(process.env.CI).toBe("true");
   });
 

@@ -21,6 +21,8 @@ import { fauxToolCall } from "@earendil-works/pi-ai";
 import { DefaultResourceLoader, SettingsManager } from "@earendil-works/pi-coding-agent";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { gpuBuilds } from "../../extensions/llm-wiki/lib/index/llama-backend.ts";
+import { buildImportLog } from "./build-import-log.ts";
 import { makeRepo } from "./git-repo.ts";
 import { childEnv } from "./index-services.ts";
 import { metaResult } from "./mcp-result.ts";
@@ -409,7 +411,12 @@ export function smokeSpec(label: string, shipped: () => ShippedPackage): void {
         expect(JSON.parse(status.stdout)).toMatchObject({
           vault: { index: { needsEmbedding: 0, vectors: { present: true } } },
         });
-        const recall = await cli(["recall", CRANE.asked, "--mode", "hybrid", "--json"]);
+        const builds = buildImportLog(base);
+        const recall = await runBin(
+          shipped().llmWiki,
+          ["recall", CRANE.asked, "--mode", "hybrid", "--json"],
+          { cwd: project, env: { ...env, NODE_OPTIONS: builds.nodeOptions } },
+        );
         expectOk(recall, "recall --mode hybrid");
         const answer = JSON.parse(recall.stdout) as {
           modeUsed: string;
@@ -417,6 +424,15 @@ export function smokeSpec(label: string, shipped: () => ShippedPackage): void {
         };
         expect(answer.modeUsed).toBe("hybrid");
         expect(answer.results.map((r) => r.id)).toContain(CRANE.id);
+        // Where no GPU build the package installed can start (npm installs
+        // CUDA and Vulkan builds on Linux x64), none is even tried.
+        const models = await cli(["models", "--json"]);
+        const { backend } = JSON.parse(models.stdout) as { backend: { choice: string } };
+        expect(builds.asked().length).toBeGreaterThan(0);
+        if (backend.choice === "cpu") {
+          const gpu = gpuBuilds(process.platform, process.arch).map((b) => b.package);
+          expect(builds.asked().filter((name) => gpu.some((g) => name.startsWith(g)))).toEqual([]);
+        }
       });
     });
   });

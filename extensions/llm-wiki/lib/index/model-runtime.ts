@@ -11,7 +11,7 @@
  * Found from the file system only, as Node would resolve the packages from
  * where QMD's own dependencies live; nothing is imported or loaded.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -98,6 +98,29 @@ function qmdEntryFile(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** node-llama-cpp as QMD resolves it: which of its packages are installed beside it. */
+export interface InstalledLlama {
+  /** A llama.cpp build the user made with node-llama-cpp's own tooling. */
+  localBuild: boolean;
+  /** Whether package `name` (a prebuilt binary) resolves from node-llama-cpp. */
+  has(name: string): boolean;
+}
+
+/** node-llama-cpp as QMD would load it, or undefined when it is not installed. */
+export function installedLlama(
+  probe: Pick<ModelRuntimeProbe, "qmdEntry"> = {},
+): InstalledLlama | undefined {
+  const entry = probe.qmdEntry ?? qmdEntryFile();
+  const found = entry ? packageDir(dirname(entry), "node-llama-cpp") : undefined;
+  if (!found) return undefined;
+  // node-llama-cpp imports its builds from where it really is (pnpm links it).
+  const llamaDir = realpathSync(found);
+  return {
+    localBuild: hasLocalBuild(llamaDir),
+    has: (name) => packageDir(llamaDir, name) !== undefined,
+  };
 }
 
 const pinned = (name: string, version: string) => (version ? `${name}@${version}` : name);

@@ -1,8 +1,9 @@
 /**
  * The process-wide effects the QMD adapter needs, confined to one place (see
- * qmd-store.ts's module comment): model variables held while QMD reads them,
- * `CI` cleared while QMD creates its LLM object, and stdout writes from
- * inside a model call routed to stderr so an MCP stdio stream stays clean.
+ * qmd-store.ts's module comment): model and build variables held while QMD
+ * reads them, `CI` cleared while QMD creates its LLM object, and stdout
+ * writes from inside a model call routed to stderr so an MCP stdio stream
+ * stays clean.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { MODEL_ENV_VARS, MODEL_ROLES, type ResolvedModels } from "./models.ts";
@@ -49,25 +50,70 @@ export async function withStdoutToStderr<T>(fn: () => Promise<T>): Promise<T> {
  * Runs `fn` with the `QMD_*_MODEL` variables set to `models` (see the module
  * comment), then restores each variable that still holds what we set.
  */
-export async function withModelEnv<T>(
-  models: ResolvedModels,
-  fn: () => T | Promise<T>,
-): Promise<T> {
-  const saved = MODEL_ROLES.map((role) => ({
-    name: MODEL_ENV_VARS[role],
-    before: process.env[MODEL_ENV_VARS[role]],
-    value: models[role].uri,
+export function withModelEnv<T>(models: ResolvedModels, fn: () => T | Promise<T>): Promise<T> {
+  return withEnv(
+    Object.fromEntries(MODEL_ROLES.map((role) => [MODEL_ENV_VARS[role], models[role].uri])),
+    fn,
+  );
+}
+
+/** Sets `vars`, returning what puts back each one that still holds what was set. */
+function setEnv(vars: Readonly<Record<string, string>>): () => void {
+  const saved = Object.entries(vars).map(([name, value]) => ({
+    name,
+    value,
+    before: process.env[name],
   }));
   for (const v of saved) process.env[v.name] = v.value;
-  try {
-    return await fn();
-  } finally {
+  return () => {
     for (const v of saved) {
       if (process.env[v.name] !== v.value) continue;
       if (v.before === undefined) delete process.env[v.name];
       else process.env[v.name] = v.before;
     }
+  };
+}
+
+/** Runs `fn` with `vars` set, then restores each variable that still holds what was set. */
+export async function withEnv<T>(
+  vars: Readonly<Record<string, string>>,
+  fn: () => T | Promise<T>,
+): Promise<T> {
+  const restore = setEnv(vars);
+  try {
+    return await fn();
+  } finally {
+    restore();
   }
+}
+
+/** QMD's LLM object, as far as this wraps it: `ensureLlama` loads (once) and returns the runtime. */
+interface RuntimeHolder {
+  ensureLlama?: (...args: unknown[]) => Promise<unknown>;
+}
+
+/**
+ * Has `llm` (a QMD LLM object) load its llama.cpp runtime with `vars()` set.
+ * QMD reads its build variables synchronously when `ensureLlama` starts a
+ * load, so they are set for that synchronous call only, never across an
+ * await; an object without the expected shape (another QMD) is left alone.
+ */
+export function loadRuntimeWithEnv(
+  llm: unknown,
+  vars: () => Readonly<Record<string, string>>,
+): void {
+  if (typeof llm !== "object" || llm === null) return;
+  const holder = llm as RuntimeHolder;
+  const ensure = holder.ensureLlama;
+  if (typeof ensure !== "function") return;
+  holder.ensureLlama = (...args: unknown[]) => {
+    const restore = setEnv(vars());
+    try {
+      return ensure.apply(llm, args);
+    } finally {
+      restore();
+    }
+  };
 }
 
 /** Calls `fn` (which creates QMD's LLM object synchronously) with `CI` unset. */

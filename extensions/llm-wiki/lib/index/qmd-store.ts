@@ -29,6 +29,9 @@
  *   from any other async context pass through untouched.
  * - The llama.cpp runtime a store's LLM object loads gets no more threads
  *   than the machine has cores (llama-threads.ts).
+ * - `QMD_LLAMA_GPU=false` is set while QMD starts loading a llama.cpp runtime
+ *   (the store's LLM object's load, and `embed()`) when no installed GPU
+ *   build can start here and the user set none (llama-backend.ts).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -38,6 +41,7 @@ import { makeDirs } from "../vault/fs-safe.ts";
 import { deferDurability } from "./bulk-load.ts";
 import { documentLoadWorker, startDocumentLoad } from "./document-load.ts";
 import { buildLexQuery, type LexTerm } from "./lex-query.ts";
+import { lazyBackendEnv } from "./llama-backend.ts";
 import { capLlamaThreads } from "./llama-threads.ts";
 import { modelRuntime } from "./model-runtime.ts";
 import {
@@ -63,7 +67,9 @@ import { createLexicalSearch } from "./qmd-lexical.ts";
 import { lexicalFirstStore } from "./qmd-lexical-first.ts";
 import {
   abortable,
+  loadRuntimeWithEnv,
   modelCall,
+  withEnv,
   withModelEnv,
   withoutCi,
   withStdoutToStderr,
@@ -105,6 +111,8 @@ const CHUNK_SPAN = 3_600;
 interface QmdEngine {
   createStore: typeof import("@tobilu/qmd").createStore;
   cacheDir: string;
+  /** What to set while QMD loads a runtime; once per process, or a store would take another's setting for the user's. */
+  buildEnv: () => Record<string, string>;
 }
 
 let engine: Promise<QmdEngine> | undefined;
@@ -119,7 +127,7 @@ function loadQmd(): Promise<QmdEngine> {
     // QMD reads XDG_CACHE_HOME once, when its llm.js is first evaluated: that is now.
     const cacheDir = qmdModelCacheDir(process.env);
     const { createStore } = await import("@tobilu/qmd");
-    return { createStore, cacheDir };
+    return { createStore, cacheDir, buildEnv: lazyBackendEnv() };
   })();
   return engine;
 }
@@ -224,7 +232,7 @@ async function openFullStore(
   opts: QmdStoreOptions,
   specs: Map<string, QmdCollectionSpec>,
 ): Promise<QmdStore> {
-  const { createStore, cacheDir } = await loadQmd();
+  const { createStore, cacheDir, buildEnv } = await loadQmd();
   const models = modelsForQmd(opts.models, cacheDir);
   makeDirs(dirname(opts.dbPath));
   if (!existsSync(opts.dbPath)) createIndexFile(opts.dbPath);
@@ -258,7 +266,7 @@ async function openFullStore(
     await qmd.close();
     throw error;
   }
-  return createAdapter(qmd, specs, models, opts);
+  return createAdapter(qmd, specs, models, opts, buildEnv);
 }
 
 function createAdapter(
@@ -266,9 +274,11 @@ function createAdapter(
   specs: Map<string, QmdCollectionSpec>,
   models: ResolvedModels,
   opts: QmdStoreOptions,
+  buildEnv: () => Record<string, string>,
 ): QmdStore {
   const db = qmd.internal.db;
   capLlamaThreads(qmd.internal.llm);
+  loadRuntimeWithEnv(qmd.internal.llm, buildEnv);
   const settle = opts.bulkLoad ? deferDurability(db, opts.dbPath) : undefined;
   // A bulk load writes its documents on a worker thread; this connection
   // writes again only after the worker closed (embedding, the durability switch).
@@ -409,16 +419,19 @@ function createAdapter(
       const signal = embedOpts?.signal;
       return modelPath(["embed"], signal, async () => {
         const onProgress = embedOpts?.onProgress;
-        const result = await withModelEnv(models, () =>
-          qmd.embed({
-            force: embedOpts?.force ?? false,
-            onProgress: (p) => {
-              // Throwing here is how QMD's embed loop stops at the next batch.
-              signal?.throwIfAborted();
-              // The caller's callback is not QMD output: its stdout stays stdout.
-              modelCall.exit(() => onProgress?.({ done: p.bytesProcessed, total: p.totalBytes }));
-            },
-          }),
+        // QMD's chunking loads its process-wide default LLM object's runtime in here.
+        const result = await withEnv(buildEnv(), () =>
+          withModelEnv(models, () =>
+            qmd.embed({
+              force: embedOpts?.force ?? false,
+              onProgress: (p) => {
+                // Throwing here is how QMD's embed loop stops at the next batch.
+                signal?.throwIfAborted();
+                // The caller's callback is not QMD output: its stdout stays stdout.
+                modelCall.exit(() => onProgress?.({ done: p.bytesProcessed, total: p.totalBytes }));
+              },
+            }),
+          ),
         );
         return {
           embedded: result.docsProcessed,
