@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { camelHumps, joinedRuns } from "../extensions/llm-wiki/lib/index/code-tokens.ts";
-import { buildLexQuery } from "../extensions/llm-wiki/lib/index/lex-query.ts";
+import { buildLexQuery, STOP_WORDS } from "../extensions/llm-wiki/lib/index/lex-query.ts";
 import { matchNames } from "../extensions/llm-wiki/lib/name-match.ts";
 import { DEFAULT_SETTINGS } from "../extensions/llm-wiki/lib/settings.ts";
 import { createWikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
@@ -111,7 +111,8 @@ describe("code-aware query words", () => {
   });
 
   it("searches no negated auxiliary: a page saying can't is no closer to a question that does", () => {
-    const subject = randomWord(6, 9);
+    let subject = randomWord(6, 9);
+    while (STOP_WORDS.has(subject)) subject = randomWord(6, 9);
     for (const neg of ["can't", "don't", "doesn't", "didn't", "won't", "isn't", "cannot"]) {
       const q = buildLexQuery(`why ${neg} the ${subject} restart`);
       expect(q?.terms.map((t) => t.text)).toEqual([subject, "restart"]);
@@ -119,7 +120,9 @@ describe("code-aware query words", () => {
   });
 
   it("finds a numbered record however its number is padded: adr 9, adr-9 and ADR-009 alike", async () => {
-    const label = randomWord(3, 4);
+    // A label is a name, never a stop word ("the 9" names nothing).
+    let label = randomWord(3, 4);
+    while (STOP_WORDS.has(label)) label = randomWord(3, 4);
     const n = 1 + Math.floor(Math.random() * 9);
     const padded = String(n).padStart(3, "0");
     const queries = [`${label} ${n}`, `${label}-${n}`, `what did ${label} ${n} say`];

@@ -58,7 +58,7 @@ function writeVault(root: string, subject: string, other: string, gate: string) 
   );
   page(
     ids.decision,
-    `---\ntype: synthesis\ntitle: "ADR-007: ${cap(subject)} over ${cap(other)} for build events"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-01\nsources: [${ids.review}]\nrelations: [{target: ${ids.review}, type: derived_from}]\n---\n\n# ADR-007: ${cap(subject)} over ${cap(other)} for build events\n\nWe went with ${subject}: replay of the last week of events, ordering per build and consumer groups.\n${cap(other)} kept messages only until acknowledged, so a new consumer could not replay history.\n`,
+    `---\ntype: synthesis\ntitle: "ADR-007: ${cap(subject)} over ${cap(other)} for build events"\ntags: [adr]\nstatus: stable\ncreated: 2026-02-01\nsources: ["[[${ids.review}]]"]\n---\n\n# ADR-007: ${cap(subject)} over ${cap(other)} for build events\n\nWe went with ${subject}: replay of the last week of events, ordering per build and consumer groups.\n${cap(other)} kept messages only until acknowledged, so a new consumer could not replay history.\n`,
   );
   page(
     ids.checklist,

@@ -10,6 +10,7 @@ import { ftsTokens } from "../lexical/fts-tokens.ts";
 import { CONTAINED_NAME_CONFIDENCE, matchNames, namesHold, pageNames } from "../name-match.ts";
 import { pageEvidence } from "../recall-evidence.ts";
 import { boundedMultiplier, type RecallPolicy } from "../retrieval-policy.ts";
+import { sourcePages } from "../source-refs.ts";
 import type { TimeWindow } from "../temporal/time-window.ts";
 import { windowPreference } from "../temporal/window-preference.ts";
 import type { PageMeta } from "../vault/page.ts";
@@ -86,9 +87,12 @@ function derivedFrom(
   for (const { hit } of run.candidates) {
     const page = vault.pages.get(hit.pageId);
     if (!page || named.has(page.id)) continue;
+    // Entries as written ("[[sources/rfc-7]]", an alias, a SRC- id) name their page as the card's own sources do.
+    const names = (ref: string) =>
+      sourcePages(vault.pages, ref, vault.names).some((id) => named.has(id));
     if (
-      page.sources.some((s) => named.has(s)) ||
-      page.relations?.some((r) => r.type === "derived_from" && named.has(r.target))
+      page.sources.some(names) ||
+      page.relations?.some((r) => r.type === "derived_from" && names(r.target))
     )
       out.add(page.id);
   }
