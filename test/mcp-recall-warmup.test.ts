@@ -1,5 +1,5 @@
 /**
- * The MCP server's warm-up after the handshake (mcp/recall-warmup.ts): it
+ * The MCP server's warm-up after the handshake (lib/recall-warmup.ts, shared by any long-lived host): it
  * opens each vault's index and builds the question parsers before the first
  * call, so it must change no answer (a recall after it equals one without
  * it, and a real server answers a client that waited after the handshake
@@ -16,8 +16,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecallResult } from "../extensions/llm-wiki/lib/recall-operation.ts";
+import { createRecallWarmup } from "../extensions/llm-wiki/lib/recall-warmup.ts";
 import { createWikiService, type WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
-import { createRecallWarmup } from "../mcp/recall-warmup.ts";
 import { closeServices, serviceFor } from "./helpers/index-services.ts";
 import { isolatedEnv, SERVER } from "./helpers/mcp-child.ts";
 import { randomWord, randomWords } from "./helpers/random-text.ts";

@@ -15,12 +15,12 @@
  * and no writer waits; a step that fails (a vault gone, an unreadable
  * index) is dropped, and the recall that meets the same failure reports it.
  */
-import { buildLexQuery } from "../extensions/llm-wiki/lib/index/lex-query.ts";
-import { ftsTokens } from "../extensions/llm-wiki/lib/lexical/fts-tokens.ts";
-import { readQuestion } from "../extensions/llm-wiki/lib/retrieval/question-intent.ts";
-import { redactSecrets } from "../extensions/llm-wiki/lib/safety/redact.ts";
-import { parseTimeWindow } from "../extensions/llm-wiki/lib/temporal/time-window.ts";
-import type { WikiService } from "../extensions/llm-wiki/lib/wiki-service.ts";
+import { buildLexQuery } from "./index/lex-query.ts";
+import { ftsTokens } from "./lexical/fts-tokens.ts";
+import { readQuestion } from "./retrieval/question-intent.ts";
+import { redactSecrets } from "./safety/redact.ts";
+import { parseTimeWindow } from "./temporal/time-window.ts";
+import type { WikiService } from "./wiki-service.ts";
 
 /** A phrase with a question, a time window and plain words: every parser below reads something in it. */
 const PHRASE = "how did we decide the retry policy for failed jobs since last week";
